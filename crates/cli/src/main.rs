@@ -1,0 +1,5 @@
+//! `dgt-arbiter`: the command-line entry point. Each subcommand lives in its own module.
+
+fn main() -> anyhow::Result<()> {
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! What a player's hands (or the world) do to the emulated board and clock.
+//!
+//! The hand-motion generator (`hands`) produces [`TimedAction`]s from a game; the emulator
+//! applies them one by one at their times. Squares are real chess squares: the emulator
+//! maps them to DGT field indices through the board's orientation, so a script plays the
+//! same on a board turned round.
+
+use chess_rules::{Color, Piece, Square};
+
+/// One physical thing that happens at the board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// A hand lifts the piece standing on the square (the square reads empty).
+    Lift(Square),
+    /// A hand puts a piece down on the square. If another piece stood there, the square
+    /// changes code directly, with no empty state (as a capture made by putting the own
+    /// piece straight onto the victim does on a real board).
+    Place(Square, Piece),
+    /// The player of this colour presses the clock lever (the lever flips, that player's
+    /// time stops, the opponent's runs, the increment is added). Which physical side of the
+    /// clock belongs to which colour is the emulator's configuration.
+    PressClock(Color),
+    /// The clock's start/stop (play/pause) button: the running side stops, or runs again.
+    PauseClock,
+    /// The clock cable is pulled (the board then reports "no clock") or plugged back.
+    ClockCable { plugged: bool },
+    /// The board's own cable is pulled (the host sees the line vanish) or plugged back.
+    BoardCable { plugged: bool },
+    /// Garbage on the line: these bytes reach the host as they are.
+    LineNoise(Vec<u8>),
+}
+
+/// An action at a time, in milliseconds from the start of the script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimedAction {
+    pub at_ms: u64,
+    pub action: Action,
+}
