@@ -1,0 +1,357 @@
+//! The incremental board-to-host decoder: push any chunk of bytes, get typed messages or
+//! typed errors. It resynchronises on garbage, truncated frames and stray bit-7 bytes,
+//! holds at most one frame (16 KiB) whatever the input, and never panics.
+
+use crate::board::{FieldIndex, FieldUpdate, PieceCode, RawBoard};
+use crate::clock::{ClockAck, ClockTime};
+use crate::message::{
+    id, BatteryStatus, BoardMessage, BusAddress, DraughtsPart, EeMoves, HoursMinutes, SerialNumber,
+    Version,
+};
+
+/// The longest frame the 14-bit length field can describe.
+pub const MAX_FRAME_LEN: usize = 0x3FFF;
+
+/// A decoding problem and the stream offset (bytes since the decoder started) where the
+/// offending bytes began.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at byte {offset}: {kind}")]
+pub struct DecodeError {
+    pub offset: u64,
+    pub kind: DecodeErrorKind,
+}
+
+/// What went wrong while decoding.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeErrorKind {
+    #[error("{count} byte(s) outside any frame skipped")]
+    Garbage { count: usize },
+    #[error("unknown message id {id:#04x} skipped")]
+    UnknownId { id: u8 },
+    #[error("message {id:#04x} cannot be {len} bytes long; frame dropped")]
+    BadLength { id: u8, len: usize },
+    #[error(
+        "message {id:#04x} cut short after {got} of {expected} bytes by a byte with bit 7 set"
+    )]
+    Truncated { id: u8, expected: usize, got: usize },
+    #[error("message {id:#04x} incomplete at the end of the stream ({got} of {expected} bytes)")]
+    Unfinished { id: u8, expected: usize, got: usize },
+    #[error("message {id:#04x}: {problem}")]
+    BadPayload { id: u8, problem: PayloadProblem },
+}
+
+/// Why a well-framed payload could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayloadProblem {
+    #[error("byte {index} of the payload is {byte:#04x}, not a piece code")]
+    BadPieceCode { index: usize, byte: u8 },
+    #[error("{0:#04x} is not a field index")]
+    BadField(u8),
+    #[error("clock time {0:02x?} is not valid (hours above 9 or minutes/seconds not BCD 00..59)")]
+    BadClockTime([u8; 7]),
+}
+
+/// The accepted total frame lengths (header included) for a message id, or `None` for an
+/// unknown id.
+fn length_ok(id: u8, len: usize) -> Option<bool> {
+    Some(match id {
+        id::BOARD_DUMP => len == 67 || len == 103,
+        id::BWTIME => len == 10,
+        id::FIELD_UPDATE | id::BUS_ADDRESS | id::VERSION => len == 5,
+        id::EE_MOVES => (3..=MAX_FRAME_LEN).contains(&len),
+        id::SERIAL_NUMBER => len == 8 || len == 12,
+        id::TRADEMARK => (3..=1024).contains(&len),
+        id::BOARD_DUMP_50B | id::BOARD_DUMP_50W => len == 53,
+        id::BATTERY_STATUS => len == 12,
+        id::LONG_SERIAL_NUMBER => len == 13,
+        _ => return None,
+    })
+}
+
+#[derive(Debug, Clone)]
+enum State {
+    /// Between frames.
+    Idle,
+    /// After the id byte; `hi` holds LEN_HI once read.
+    Header { id: u8, start: u64, hi: Option<u8> },
+    /// Reading `len - 3` payload bytes into `buf`.
+    Payload { id: u8, start: u64, len: usize },
+}
+
+/// The incremental decoder. Feed it bytes as they arrive, in chunks of any size.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    state: State,
+    buf: Vec<u8>,
+    /// Bytes consumed so far: the offset of the next byte.
+    offset: u64,
+    /// A run of skipped bytes outside frames: (start offset, count).
+    garbage: Option<(u64, usize)>,
+}
+
+/// One output of the decoder.
+pub type Decoded = Result<BoardMessage, DecodeError>;
+
+impl Default for Decoder {
+    fn default() -> Decoder {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    pub fn new() -> Decoder {
+        Decoder {
+            state: State::Idle,
+            buf: Vec::new(),
+            offset: 0,
+            garbage: None,
+        }
+    }
+
+    /// Bytes consumed since the decoder started.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Decodes a chunk, returning what it completes.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Decoded> {
+        let mut out = Vec::new();
+        self.feed(bytes, |d| out.push(d));
+        out
+    }
+
+    /// Decodes a chunk, handing each output to `sink`.
+    pub fn feed(&mut self, bytes: &[u8], mut sink: impl FnMut(Decoded)) {
+        for &b in bytes {
+            self.byte(b, &mut sink);
+            self.offset += 1;
+        }
+    }
+
+    /// Ends the stream: reports a trailing run of garbage or an unfinished frame, and
+    /// resets the decoder to wait for a new frame.
+    pub fn finish(&mut self) -> Vec<Decoded> {
+        let mut out = Vec::new();
+        self.flush_garbage(&mut |d| out.push(d));
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Idle => {}
+            State::Header { id, start, hi } => out.push(Err(DecodeError {
+                offset: start,
+                kind: DecodeErrorKind::Unfinished {
+                    id,
+                    expected: 0,
+                    got: 1 + usize::from(hi.is_some()),
+                },
+            })),
+            State::Payload { id, start, len } => out.push(Err(DecodeError {
+                offset: start,
+                kind: DecodeErrorKind::Unfinished {
+                    id,
+                    expected: len,
+                    got: 3 + self.buf.len(),
+                },
+            })),
+        }
+        self.buf.clear();
+        out
+    }
+
+    /// Drops a partial frame and any pending garbage count without reporting them (after
+    /// a reconnect, say).
+    pub fn reset(&mut self) {
+        self.state = State::Idle;
+        self.buf.clear();
+        self.garbage = None;
+    }
+
+    fn flush_garbage(&mut self, sink: &mut impl FnMut(Decoded)) {
+        if let Some((offset, count)) = self.garbage.take() {
+            sink(Err(DecodeError {
+                offset,
+                kind: DecodeErrorKind::Garbage { count },
+            }));
+        }
+    }
+
+    fn byte(&mut self, b: u8, sink: &mut impl FnMut(Decoded)) {
+        let at = self.offset;
+        match std::mem::replace(&mut self.state, State::Idle) {
+            State::Idle => self.start(b, at, sink),
+            State::Header { id, start, hi } => {
+                if b & 0x80 != 0 {
+                    sink(Err(DecodeError {
+                        offset: start,
+                        kind: DecodeErrorKind::Truncated {
+                            id,
+                            expected: 3,
+                            got: 1 + usize::from(hi.is_some()),
+                        },
+                    }));
+                    self.start(b, at, sink);
+                    return;
+                }
+                let Some(hi) = hi else {
+                    self.state = State::Header {
+                        id,
+                        start,
+                        hi: Some(b),
+                    };
+                    return;
+                };
+                let len = usize::from(hi) * 128 + usize::from(b);
+                if length_ok(id, len) != Some(true) {
+                    sink(Err(DecodeError {
+                        offset: start,
+                        kind: DecodeErrorKind::BadLength { id, len },
+                    }));
+                } else if len == 3 {
+                    self.complete(id, start, sink);
+                } else {
+                    self.buf.clear();
+                    self.state = State::Payload { id, start, len };
+                }
+            }
+            State::Payload { id, start, len } => {
+                if b & 0x80 != 0 {
+                    sink(Err(DecodeError {
+                        offset: start,
+                        kind: DecodeErrorKind::Truncated {
+                            id,
+                            expected: len,
+                            got: 3 + self.buf.len(),
+                        },
+                    }));
+                    self.buf.clear();
+                    self.start(b, at, sink);
+                    return;
+                }
+                self.buf.push(b);
+                if self.buf.len() + 3 == len {
+                    self.complete(id, start, sink);
+                } else {
+                    self.state = State::Payload { id, start, len };
+                }
+            }
+        }
+    }
+
+    /// A byte outside a frame.
+    fn start(&mut self, b: u8, at: u64, sink: &mut impl FnMut(Decoded)) {
+        if b & 0x80 == 0 {
+            match &mut self.garbage {
+                Some((_, count)) => *count += 1,
+                None => self.garbage = Some((at, 1)),
+            }
+            return;
+        }
+        self.flush_garbage(sink);
+        if length_ok(b, 3).is_some() {
+            self.state = State::Header {
+                id: b,
+                start: at,
+                hi: None,
+            };
+        } else {
+            sink(Err(DecodeError {
+                offset: at,
+                kind: DecodeErrorKind::UnknownId { id: b },
+            }));
+        }
+    }
+
+    fn complete(&mut self, id: u8, start: u64, sink: &mut impl FnMut(Decoded)) {
+        let result = parse_payload(id, &self.buf).map_err(|problem| DecodeError {
+            offset: start,
+            kind: DecodeErrorKind::BadPayload { id, problem },
+        });
+        self.buf.clear();
+        self.state = State::Idle;
+        sink(result);
+    }
+}
+
+/// Reads the payload of a well-framed message (length already checked).
+fn parse_payload(msg_id: u8, p: &[u8]) -> Result<BoardMessage, PayloadProblem> {
+    let text = |p: &[u8]| p.iter().map(|&b| char::from(b & 0x7F)).collect::<String>();
+    Ok(match msg_id {
+        id::BOARD_DUMP if p.len() == 64 => {
+            let mut board = RawBoard::default();
+            for (i, &byte) in p.iter().enumerate() {
+                board.0[i] = PieceCode::from_byte(byte)
+                    .map_err(|_| PayloadProblem::BadPieceCode { index: i, byte })?;
+            }
+            BoardMessage::BoardDump { board }
+        }
+        id::BOARD_DUMP => BoardMessage::DraughtsDump {
+            part: DraughtsPart::Full,
+            codes: p.to_vec(),
+        },
+        id::BOARD_DUMP_50B | id::BOARD_DUMP_50W => BoardMessage::DraughtsDump {
+            part: if msg_id == id::BOARD_DUMP_50B {
+                DraughtsPart::BlackSquares
+            } else {
+                DraughtsPart::WhiteSquares
+            },
+            codes: p.to_vec(),
+        },
+        id::FIELD_UPDATE => {
+            let field = FieldIndex::new(p[0]).ok_or(PayloadProblem::BadField(p[0]))?;
+            let piece = PieceCode::from_byte(p[1]).map_err(|_| PayloadProblem::BadPieceCode {
+                index: 1,
+                byte: p[1],
+            })?;
+            BoardMessage::FieldUpdate(FieldUpdate { field, piece })
+        }
+        id::BWTIME => {
+            let mut raw = [0u8; 7];
+            raw.copy_from_slice(p);
+            if ClockAck::is_ack_payload(&raw) {
+                BoardMessage::ClockAck(ClockAck::decode(&raw))
+            } else {
+                BoardMessage::ClockTime(
+                    ClockTime::decode(&raw).ok_or(PayloadProblem::BadClockTime(raw))?,
+                )
+            }
+        }
+        id::SERIAL_NUMBER => {
+            let t = text(p);
+            match t.split_once(' ') {
+                Some((n, v)) => BoardMessage::SerialNumber(SerialNumber {
+                    number: n.to_owned(),
+                    storage_version: Some(v.to_owned()),
+                }),
+                None => BoardMessage::SerialNumber(SerialNumber {
+                    number: t,
+                    storage_version: None,
+                }),
+            }
+        }
+        id::LONG_SERIAL_NUMBER => BoardMessage::LongSerialNumber { text: text(p) },
+        id::TRADEMARK => BoardMessage::Trademark { text: text(p) },
+        id::VERSION => BoardMessage::Version(Version {
+            major: p[0],
+            minor: p[1],
+        }),
+        id::BUS_ADDRESS => {
+            BoardMessage::BusAddress(BusAddress((u16::from(p[0]) << 7) | u16::from(p[1])))
+        }
+        id::BATTERY_STATUS => {
+            let hm = |h: u8, m: u8| HoursMinutes {
+                hours: h,
+                minutes: m,
+            };
+            BoardMessage::BatteryStatus(BatteryStatus {
+                percent: p[0],
+                time_left: (p[1] != 0x7F && p[2] != 0x7F).then(|| hm(p[1], p[2])),
+                on_time: hm(p[3], p[4]),
+                standby_days: p[5],
+                standby: hm(p[6], p[7]),
+                charging: p[8] & 1 != 0,
+                discharging: p[8] & 2 != 0,
+            })
+        }
+        id::EE_MOVES => BoardMessage::EeMoves(EeMoves::parse(p)),
+        // `length_ok` admits no other id.
+        other => unreachable!("message id {other:#04x} passed the length check"),
+    })
+}
