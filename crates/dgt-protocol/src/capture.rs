@@ -1,1 +1,472 @@
-//! placeholder
+//! `.dgtcap` capture files (formats.md §1): a header of `# key: value` lines, then one
+//! record a line, `<ms> <dir> <hex bytes>`, with `<` for board-to-host bytes and `>` for
+//! host-to-board bytes. The reader streams records and names the line of any error; the
+//! writer formats the same lines.
+
+use std::fmt;
+use std::io::{self, BufRead, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::ClockSide;
+
+/// The longest line the reader accepts (a full EE_MOVES frame in hex is about 24 kB).
+pub const MAX_LINE_LEN: usize = 1 << 20;
+
+/// Which way the bytes went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// `<`: from the board to the host.
+    ToHost,
+    /// `>`: from the host to the board.
+    ToBoard,
+}
+
+impl Direction {
+    pub fn symbol(self) -> char {
+        match self {
+            Direction::ToHost => '<',
+            Direction::ToBoard => '>',
+        }
+    }
+}
+
+/// One read or write on the line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureRecord {
+    pub t_ms: u64,
+    pub direction: Direction,
+    pub bytes: Vec<u8>,
+}
+
+/// `BASE+INC` in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TimeControl {
+    pub base_secs: u32,
+    pub increment_secs: u32,
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}+{}", self.base_secs, self.increment_secs)
+    }
+}
+
+impl std::str::FromStr for TimeControl {
+    type Err = ();
+    fn from_str(s: &str) -> Result<TimeControl, ()> {
+        let (b, i) = s.split_once('+').ok_or(())?;
+        Ok(TimeControl {
+            base_secs: b.trim().parse().map_err(|_| ())?,
+            increment_secs: i.trim().parse().map_err(|_| ())?,
+        })
+    }
+}
+
+/// The header lines of a capture (all optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureHeader {
+    /// `board:`; readers default it to the file stem.
+    pub board: Option<String>,
+    /// `start-fen:` a full FEN (not checked here).
+    pub start_fen: Option<String>,
+    /// `time-control:`.
+    pub time_control: Option<TimeControl>,
+    /// `white-clock:` which side of the clock is White's.
+    pub white_clock: Option<ClockSide>,
+    /// Any other `key: value` header line, in file order.
+    pub extra: Vec<(String, String)>,
+}
+
+impl CaptureHeader {
+    /// The header as lines, starting with `# dgtcap 1`.
+    pub fn to_lines(&self) -> String {
+        let mut s = String::from("# dgtcap 1\n");
+        let mut line = |k: &str, v: &dyn fmt::Display| s.push_str(&format!("# {k}: {v}\n"));
+        if let Some(b) = &self.board {
+            line("board", b);
+        }
+        if let Some(f) = &self.start_fen {
+            line("start-fen", f);
+        }
+        if let Some(tc) = &self.time_control {
+            line("time-control", tc);
+        }
+        if let Some(w) = &self.white_clock {
+            line("white-clock", w);
+        }
+        for (k, v) in &self.extra {
+            line(k, v);
+        }
+        s
+    }
+}
+
+/// A capture file problem, with its 1-based line number.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {kind}")]
+pub struct CaptureError {
+    pub line: usize,
+    pub kind: CaptureErrorKind,
+}
+
+/// What is wrong with a capture line.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureErrorKind {
+    #[error("cannot read: {0}")]
+    Io(#[from] io::Error),
+    #[error("line is longer than {MAX_LINE_LEN} bytes")]
+    TooLong,
+    #[error("line is not UTF-8 text")]
+    NotText,
+    #[error("expected a time in ms, found {0:?}")]
+    BadTime(String),
+    #[error("expected a direction '<' or '>', found {0:?}")]
+    BadDirection(String),
+    #[error("bad hex bytes {0:?} (two hex digits a byte)")]
+    BadHex(String),
+    #[error("a record needs at least one byte")]
+    NoBytes,
+    #[error("time {t_ms} is before the previous record's {previous}")]
+    TimeWentBack { t_ms: u64, previous: u64 },
+    #[error("header {key:?} has a bad value {value:?} ({expected})")]
+    BadHeader {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
+}
+
+/// Streams the records of a capture. The header is read on construction.
+pub struct CaptureReader<R> {
+    input: R,
+    header: CaptureHeader,
+    line_no: usize,
+    last_t: u64,
+    /// The first record, read while looking for the end of the header.
+    pending: Option<Result<CaptureRecord, CaptureError>>,
+    done: bool,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> CaptureReader<R> {
+    /// Reads the header lines (up to the first record).
+    pub fn new(input: R) -> Result<CaptureReader<R>, CaptureError> {
+        let mut r = CaptureReader {
+            input,
+            header: CaptureHeader::default(),
+            line_no: 0,
+            last_t: 0,
+            pending: None,
+            done: false,
+            buf: Vec::new(),
+        };
+        loop {
+            let Some(line) = r.next_line()? else {
+                r.done = true;
+                break;
+            };
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if let Some(comment) = trimmed.strip_prefix('#') {
+                r.header_line(comment.trim())?;
+                continue;
+            }
+            r.pending = Some(r.parse_record(trimmed));
+            break;
+        }
+        Ok(r)
+    }
+
+    pub fn header(&self) -> &CaptureHeader {
+        &self.header
+    }
+
+    fn header_line(&mut self, text: &str) -> Result<(), CaptureError> {
+        let Some((key, value)) = text.split_once(':') else {
+            return Ok(()); // A plain comment, e.g. "dgtcap 1".
+        };
+        let (key, value) = (key.trim(), value.trim());
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Ok(()); // Prose, not a header.
+        }
+        let bad = |expected| CaptureError {
+            line: self.line_no,
+            kind: CaptureErrorKind::BadHeader {
+                key: key.to_owned(),
+                value: value.to_owned(),
+                expected,
+            },
+        };
+        match key {
+            "board" => self.header.board = Some(value.to_owned()),
+            "start-fen" => self.header.start_fen = Some(value.to_owned()),
+            "time-control" => {
+                self.header.time_control =
+                    Some(value.parse().map_err(|_| bad("BASE+INC in seconds"))?)
+            }
+            "white-clock" => {
+                self.header.white_clock = Some(match value {
+                    "left" => ClockSide::Left,
+                    "right" => ClockSide::Right,
+                    _ => return Err(bad("left or right")),
+                })
+            }
+            _ => self.header.extra.push((key.to_owned(), value.to_owned())),
+        }
+        Ok(())
+    }
+
+    /// The next line without its end, or `None` at the end of the input.
+    fn next_line(&mut self) -> Result<Option<String>, CaptureError> {
+        self.buf.clear();
+        self.line_no += 1;
+        let line = self.line_no;
+        let n = io::Read::take(&mut self.input, MAX_LINE_LEN as u64 + 1)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| CaptureError {
+                line,
+                kind: CaptureErrorKind::Io(e),
+            })?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if self.buf.len() > MAX_LINE_LEN {
+            return Err(CaptureError {
+                line,
+                kind: CaptureErrorKind::TooLong,
+            });
+        }
+        match std::str::from_utf8(&self.buf) {
+            Ok(s) => Ok(Some(s.to_owned())),
+            Err(_) => Err(CaptureError {
+                line,
+                kind: CaptureErrorKind::NotText,
+            }),
+        }
+    }
+
+    fn parse_record(&mut self, text: &str) -> Result<CaptureRecord, CaptureError> {
+        let line = self.line_no;
+        let err = |kind| CaptureError { line, kind };
+        let mut parts = text.splitn(3, char::is_whitespace);
+        let t_text = parts.next().unwrap_or("");
+        let t_ms: u64 = t_text
+            .parse()
+            .map_err(|_| err(CaptureErrorKind::BadTime(t_text.to_owned())))?;
+        let dir_text = parts.next().unwrap_or("");
+        let direction = match dir_text {
+            "<" => Direction::ToHost,
+            ">" => Direction::ToBoard,
+            other => return Err(err(CaptureErrorKind::BadDirection(other.to_owned()))),
+        };
+        let hex = parts.next().unwrap_or("");
+        let bytes = parse_hex(hex).ok_or_else(|| err(CaptureErrorKind::BadHex(hex.to_owned())))?;
+        if bytes.is_empty() {
+            return Err(err(CaptureErrorKind::NoBytes));
+        }
+        if t_ms < self.last_t {
+            return Err(err(CaptureErrorKind::TimeWentBack {
+                t_ms,
+                previous: self.last_t,
+            }));
+        }
+        self.last_t = t_ms;
+        Ok(CaptureRecord {
+            t_ms,
+            direction,
+            bytes,
+        })
+    }
+}
+
+impl<R: BufRead> Iterator for CaptureReader<R> {
+    type Item = Result<CaptureRecord, CaptureError>;
+
+    /// The next record; after an error the reader stops.
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(p) = self.pending.take() {
+            self.done |= p.is_err();
+            return Some(p);
+        }
+        while !self.done {
+            let line = match self.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            };
+            let trimmed = line.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let r = self.parse_record(trimmed);
+            self.done |= r.is_err();
+            return Some(r);
+        }
+        None
+    }
+}
+
+/// Hex bytes, two digits each, separated by single spaces or written together.
+fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 2);
+    for group in text.split(' ') {
+        let g = group.as_bytes();
+        if g.len() % 2 != 0 || (g.is_empty() && !text.is_empty()) {
+            return None;
+        }
+        for pair in g.chunks(2) {
+            let digit = |c: u8| char::from(c).to_digit(16);
+            out.push((digit(pair[0])? * 16 + digit(pair[1])?) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// One record as a line (with its newline): `1520 < 8e 00 05 34 00`.
+pub fn format_record(record: &CaptureRecord) -> String {
+    let mut s = format!("{} {}", record.t_ms, record.direction.symbol());
+    for b in &record.bytes {
+        s.push_str(&format!(" {b:02x}"));
+    }
+    s.push('\n');
+    s
+}
+
+/// Writes a capture: the header first, then records.
+pub struct CaptureWriter<W: Write> {
+    out: W,
+    last_t: u64,
+}
+
+impl<W: Write> CaptureWriter<W> {
+    /// Writes the header lines.
+    pub fn new(mut out: W, header: &CaptureHeader) -> io::Result<CaptureWriter<W>> {
+        out.write_all(header.to_lines().as_bytes())?;
+        Ok(CaptureWriter { out, last_t: 0 })
+    }
+
+    /// Writes one record. A time earlier than the previous one is written as the previous
+    /// one, so that the file stays valid.
+    pub fn write(&mut self, record: &CaptureRecord) -> io::Result<()> {
+        if record.bytes.is_empty() {
+            return Ok(());
+        }
+        let t_ms = record.t_ms.max(self.last_t);
+        self.last_t = t_ms;
+        let line = format_record(&CaptureRecord {
+            t_ms,
+            direction: record.direction,
+            bytes: record.bytes.clone(),
+        });
+        self.out.write_all(line.as_bytes())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> (CaptureHeader, Vec<Result<CaptureRecord, CaptureError>>) {
+        match CaptureReader::new(text.as_bytes()) {
+            Ok(r) => {
+                let h = r.header().clone();
+                (h, r.collect())
+            }
+            Err(e) => panic!("header error {e}"),
+        }
+    }
+
+    #[test]
+    fn reads_the_format_example() {
+        let text = "# dgtcap 1\n# board: 7\n# time-control: 180+2\n# white-clock: right\n\
+                    # source: test\n\n0 > 40\n5 > 42\n31 < 86 00 43 08\n1520 < 8e0005 34 00\n\
+                    # a comment\n1788 < 8e 00 05 24 01\n";
+        let (h, recs) = read(text);
+        assert_eq!(h.board.as_deref(), Some("7"));
+        assert_eq!(
+            h.time_control,
+            Some(TimeControl {
+                base_secs: 180,
+                increment_secs: 2
+            })
+        );
+        assert_eq!(h.white_clock, Some(ClockSide::Right));
+        assert_eq!(h.extra, vec![("source".into(), "test".into())]);
+        let recs: Vec<CaptureRecord> = recs.into_iter().map(|r| r.unwrap()).collect();
+        assert_eq!(recs.len(), 5);
+        assert_eq!(recs[0].direction, Direction::ToBoard);
+        assert_eq!(recs[3].bytes, [0x8e, 0x00, 0x05, 0x34, 0x00]);
+        assert_eq!(recs[4].t_ms, 1788);
+        // Write and read back.
+        let mut w = CaptureWriter::new(Vec::new(), &h).unwrap();
+        for r in &recs {
+            w.write(r).unwrap();
+        }
+        let written = String::from_utf8(w.into_inner()).unwrap();
+        let (h2, recs2) = read(&written);
+        assert_eq!(h2, h);
+        assert_eq!(
+            recs2.into_iter().map(|r| r.unwrap()).collect::<Vec<_>>(),
+            recs
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        type Case = (&'static str, usize, fn(&CaptureErrorKind) -> bool);
+        let cases: [Case; 7] = [
+            ("0 < 86\nx < 00\n", 2, |k| {
+                matches!(k, CaptureErrorKind::BadTime(_))
+            }),
+            ("0 < 86\n\n5 = 00\n", 3, |k| {
+                matches!(k, CaptureErrorKind::BadDirection(_))
+            }),
+            ("0 < 8g\n", 1, |k| matches!(k, CaptureErrorKind::BadHex(_))),
+            ("0 < 8\n", 1, |k| matches!(k, CaptureErrorKind::BadHex(_))),
+            ("0 < 86  00\n", 1, |k| {
+                matches!(k, CaptureErrorKind::BadHex(_))
+            }),
+            ("10 < 86\n9 < 00\n", 2, |k| {
+                matches!(k, CaptureErrorKind::TimeWentBack { .. })
+            }),
+            ("0 <\n", 1, |k| matches!(k, CaptureErrorKind::NoBytes)),
+        ];
+        for (text, line, is_kind) in cases {
+            let (_, recs) = read(text);
+            let err = recs.into_iter().find_map(|r| r.err()).expect(text);
+            assert_eq!(err.line, line, "{text:?}: {err}");
+            assert!(is_kind(&err.kind), "{text:?}: {err}");
+        }
+        let err = CaptureReader::new("# time-control: blitz\n".as_bytes())
+            .err()
+            .unwrap();
+        assert_eq!(err.line, 1);
+        assert!(err.to_string().contains("time-control"), "{err}");
+        let err = CaptureReader::new(&b"0 < \xff\n"[..]).err().unwrap();
+        assert!(matches!(err.kind, CaptureErrorKind::NotText));
+        let err = CaptureReader::new(&b"0 < 40\n1 < \xff\n"[..])
+            .unwrap()
+            .nth(1)
+            .unwrap()
+            .unwrap_err();
+        assert!(matches!(err.kind, CaptureErrorKind::NotText) && err.line == 2);
+    }
+}

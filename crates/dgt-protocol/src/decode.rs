@@ -113,6 +113,11 @@ impl Decoder {
         self.offset
     }
 
+    /// Bytes held for a frame in progress (never more than [`MAX_FRAME_LEN`]).
+    pub fn buffered_len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Decodes a chunk, returning what it completes.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<Decoded> {
         let mut out = Vec::new();
