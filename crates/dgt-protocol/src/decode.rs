@@ -360,3 +360,215 @@ fn parse_payload(msg_id: u8, p: &[u8]) -> Result<BoardMessage, PayloadProblem> {
         other => unreachable!("message id {other:#04x} passed the length check"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Orientation;
+    use crate::clock::ClockSide;
+    use chess_rules::Placement;
+
+    fn one(bytes: &[u8]) -> BoardMessage {
+        let mut d = Decoder::new();
+        let mut out = d.push(bytes);
+        assert_eq!(out.len(), 1, "{out:?}");
+        out.remove(0).unwrap()
+    }
+
+    #[test]
+    fn fact_sheet_frames() {
+        // §4.1: the normal start dump.
+        let mut dump = vec![
+            0x86, 0x00, 0x43, 0x08, 0x09, 0x0A, 0x0C, 0x0B, 0x0A, 0x09, 0x08,
+        ];
+        dump.extend([0x07; 8]);
+        dump.extend([0x00; 32]);
+        dump.extend([0x01; 8]);
+        dump.extend([0x02, 0x03, 0x04, 0x06, 0x05, 0x04, 0x03, 0x02]);
+        let BoardMessage::BoardDump { board } = one(&dump) else {
+            panic!("not a dump")
+        };
+        assert_eq!(board.placement(Orientation::Normal), Placement::start());
+        // §4.3: e2-e4 is 8E 00 05 34 00 then 8E 00 05 24 01.
+        let mut d = Decoder::new();
+        let out = d.push(&[0x8E, 0x00, 0x05, 0x34, 0x00, 0x8E, 0x00, 0x05, 0x24, 0x01]);
+        let squares: Vec<String> = out
+            .iter()
+            .map(|m| match m {
+                Ok(BoardMessage::FieldUpdate(u)) => {
+                    format!("{}{}", u.square(Orientation::Normal), u.piece)
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(squares, ["e2.", "e4P"]);
+        // §4.4: a running clock frame.
+        let BoardMessage::ClockTime(t) =
+            one(&[0x8D, 0x00, 0x0A, 0x20, 0x05, 0x05, 0x20, 0x05, 0x04, 0x09])
+        else {
+            panic!("not a clock time")
+        };
+        assert_eq!(t.running_side(), Some(ClockSide::Left));
+        // §4.5: an ACK.
+        assert!(matches!(
+            one(&[0x8D, 0x00, 0x0A, 0x0A, 0x10, 0x09, 0x0A, 0x21, 0x00, 0x00]),
+            BoardMessage::ClockAck(a) if a.version().is_some()
+        ));
+        // §4.6: serial 01025 has bus address 08 01.
+        assert_eq!(
+            one(&[0x90, 0x00, 0x05, 0x08, 0x01]),
+            BoardMessage::BusAddress(BusAddress(1025))
+        );
+        // §4.6: battery payload 58 00 00 00 00 00 00 00 02 = 88 %, discharging.
+        let BoardMessage::BatteryStatus(b) = one(&[
+            0xA0, 0x00, 0x0C, 0x58, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+        ]) else {
+            panic!("not a battery status")
+        };
+        assert_eq!((b.percent, b.charging, b.discharging), (88, false, true));
+        // §4.6: both serial number lengths.
+        assert_eq!(
+            one(b"\x91\x00\x0812345"),
+            BoardMessage::SerialNumber(SerialNumber {
+                number: "12345".into(),
+                storage_version: None
+            })
+        );
+        assert_eq!(
+            one(b"\x91\x00\x0c12345 1.0"),
+            BoardMessage::SerialNumber(SerialNumber {
+                number: "12345".into(),
+                storage_version: Some("1.0".into())
+            })
+        );
+        assert_eq!(
+            one(b"\xa2\x00\x0d3.25A12345"),
+            BoardMessage::LongSerialNumber {
+                text: "3.25A12345".into()
+            }
+        );
+        assert_eq!(
+            one(&[0x93, 0x00, 0x05, 0x01, 0x02]),
+            BoardMessage::Version(Version { major: 1, minor: 2 })
+        );
+        assert_eq!(
+            one(b"\x92\x00\x08DGT\r\n"),
+            BoardMessage::Trademark {
+                text: "DGT\r\n".into()
+            }
+        );
+        // §4.6: an EE log: power-up, a field record, a time record, end of file.
+        let BoardMessage::EeMoves(e) =
+            one(&[0x8F, 0x00, 0x0A, 0x6A, 0x41, 0x34, 0x70, 0x03, 0x02, 0x6B])
+        else {
+            panic!("not an EE log")
+        };
+        assert_eq!(e.records.len(), 4);
+        assert!(matches!(
+            e.records[1],
+            crate::message::EeRecord::Field { quick: false, .. }
+        ));
+        assert!(matches!(
+            e.records[2],
+            crate::message::EeRecord::Time { display: ClockSide::Left, time } if time.secs() == 182
+        ));
+    }
+
+    #[test]
+    fn resync_on_noise() {
+        let mut d = Decoder::new();
+        let update = [0x8E, 0x00, 0x05, 0x34, 0x00];
+        // Garbage, a truncated frame cut by a new id, a bad length, an unknown id.
+        let mut bytes = vec![0x01, 0x02, 0x03];
+        bytes.extend([0x8D, 0x00, 0x0A, 0x20]);
+        bytes.extend(update);
+        bytes.extend([0x8E, 0x00, 0x06]);
+        bytes.extend([0xFF]);
+        bytes.extend(update);
+        let out = d.push(&bytes);
+        let kinds: Vec<String> = out
+            .iter()
+            .map(|r| match r {
+                Ok(m) => format!("ok {}", m.id()),
+                Err(e) => format!("{:?}@{}", std::mem::discriminant(&e.kind), e.offset),
+            })
+            .collect();
+        assert_eq!(out.len(), 6, "{kinds:?}");
+        assert!(matches!(
+            out[0],
+            Err(DecodeError {
+                offset: 0,
+                kind: DecodeErrorKind::Garbage { count: 3 }
+            })
+        ));
+        assert!(matches!(
+            out[1],
+            Err(DecodeError {
+                offset: 3,
+                kind: DecodeErrorKind::Truncated {
+                    id: 0x8D,
+                    expected: 10,
+                    got: 4
+                }
+            })
+        ));
+        assert!(matches!(out[2], Ok(BoardMessage::FieldUpdate(_))));
+        assert!(matches!(
+            out[3],
+            Err(DecodeError {
+                offset: 12,
+                kind: DecodeErrorKind::BadLength { id: 0x8E, len: 6 }
+            })
+        ));
+        assert!(matches!(
+            out[4],
+            Err(DecodeError {
+                kind: DecodeErrorKind::UnknownId { id: 0xFF },
+                ..
+            })
+        ));
+        assert!(matches!(out[5], Ok(BoardMessage::FieldUpdate(_))));
+        // Invalid payloads are typed errors.
+        let out = d.push(&[0x8E, 0x00, 0x05, 0x40, 0x00, 0x8E, 0x00, 0x05, 0x00, 0x10]);
+        assert!(matches!(
+            &out[0],
+            Err(DecodeError {
+                kind: DecodeErrorKind::BadPayload {
+                    problem: PayloadProblem::BadField(0x40),
+                    ..
+                },
+                ..
+            })
+        ));
+        assert!(matches!(
+            &out[1],
+            Err(DecodeError {
+                kind: DecodeErrorKind::BadPayload {
+                    problem: PayloadProblem::BadPieceCode { .. },
+                    ..
+                },
+                ..
+            })
+        ));
+        let out = d.push(&[0x8D, 0x00, 0x0A, 0x00, 0x5A, 0x00, 0x00, 0x00, 0x00, 0x00]);
+        assert!(matches!(
+            &out[0],
+            Err(DecodeError {
+                kind: DecodeErrorKind::BadPayload {
+                    problem: PayloadProblem::BadClockTime(_),
+                    ..
+                },
+                ..
+            })
+        ));
+        // A frame cut off at the end of the stream is reported by `finish`.
+        assert!(d.push(&[0x8E, 0x00]).is_empty());
+        assert!(matches!(
+            d.finish()[0],
+            Err(DecodeError {
+                kind: DecodeErrorKind::Unfinished { id: 0x8E, .. },
+                ..
+            })
+        ));
+    }
+}
