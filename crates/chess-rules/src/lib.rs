@@ -8,8 +8,20 @@
 //!
 //! It does no IO and keeps no clocks: every function is driven by values.
 
+mod bridge;
+pub mod game;
+pub mod pgn;
 pub mod placement;
+pub mod position;
+pub mod san;
 pub mod types;
 
+pub use game::{AutomaticEnd, DrawClaim, EndReason, Game, GameResult, ParseResultError};
+pub use pgn::{read_pgn, PgnError, PgnGame, PgnMove, PgnReader, ReplayError};
 pub use placement::{Placement, PlacementError, SquareDiff};
+pub use position::{
+    CastleSide, CastlingRights, EnPassantField, FenError, IllegalMoveError, MoveInfo, Position,
+    PositionError, RepetitionKey, Status, UciError, START_FEN,
+};
+pub use san::SanError;
 pub use types::{Color, File, Move, ParseSquareError, ParseUciError, Piece, Rank, Role, Square};

@@ -322,6 +322,11 @@ impl Square {
         self.0
     }
 
+    /// The square with index `i & 63`; for indices that are known to be in range.
+    pub(crate) const fn from_index_masked(i: u8) -> Square {
+        Square(i & 63)
+    }
+
     pub fn file(self) -> File {
         File::ALL[usize::from(self.0 % 8)]
     }
@@ -337,7 +342,10 @@ impl Square {
 
     /// The square `df` files and `dr` ranks away, if it is on the board.
     pub fn offset(self, df: i8, dr: i8) -> Option<Square> {
-        Some(Square::new(self.file().offset(df)?, self.rank().offset(dr)?))
+        Some(Square::new(
+            self.file().offset(df)?,
+            self.rank().offset(dr)?,
+        ))
     }
 
     /// The same square seen from the other side of the board (a1 <-> h8).
@@ -514,7 +522,10 @@ mod tests {
     fn pieces_in_json_are_fen_letters() {
         let p = Piece::new(Color::Black, Role::Knight);
         assert_eq!(serde_json::to_string(&p).unwrap(), "\"n\"");
-        assert_eq!(serde_json::from_str::<Piece>("\"Q\"").unwrap().role, Role::Queen);
+        assert_eq!(
+            serde_json::from_str::<Piece>("\"Q\"").unwrap().role,
+            Role::Queen
+        );
         assert!(serde_json::from_str::<Piece>("\"x\"").is_err());
     }
 }

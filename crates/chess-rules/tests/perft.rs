@@ -1,0 +1,244 @@
+//! Perft: legal move generation and move playing through our own `Position` API, against
+//! the node counts of the suites in `shared/data/perft` (chessprogramming.org positions,
+//! Kiwipete, en passant and castling traps, 6,838 random positions, perftsuite.epd).
+//!
+//! Each position is run to the deepest depth whose expected count fits a node budget
+//! (`PERFT_NODE_BUDGET`; by default 100,000 for the 6,838 random positions, 1,000,000 for
+//! perftsuite.epd and 10,000,000 for the small tricky suites). The opt-in test `perft_deep` (run with `--ignored`) goes to
+//! 100,000,000 nodes a position.
+
+mod common;
+
+use std::time::Instant;
+
+use chess_rules::{FenError, Position, PositionError};
+
+struct Case {
+    id: String,
+    fen: String,
+    counts: Vec<(u32, u64)>,
+}
+
+/// Reads the `id` / `epd` / `perft DEPTH NODES` blocks of a `.perft` file.
+fn read_perft(text: &str) -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(id) = line.strip_prefix("id ") {
+            cases.push(Case {
+                id: id.to_owned(),
+                fen: String::new(),
+                counts: Vec::new(),
+            });
+        } else if let Some(epd) = line.strip_prefix("epd ") {
+            cases.last_mut().expect("epd before id").fen = epd.to_owned();
+        } else if let Some(p) = line.strip_prefix("perft ") {
+            let mut it = p.split_whitespace();
+            let depth = it.next().unwrap().parse().unwrap();
+            let nodes = it.next().unwrap().parse().unwrap();
+            cases
+                .last_mut()
+                .expect("perft before id")
+                .counts
+                .push((depth, nodes));
+        }
+    }
+    cases
+}
+
+/// Reads `FEN ;D1 n ;D2 n ...` lines of a perftsuite `.epd` file.
+fn read_epd_suite(text: &str) -> Vec<Case> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .map(|(i, line)| {
+            let mut parts = line.split(';');
+            let fen = parts.next().unwrap().trim().to_owned();
+            let counts = parts
+                .map(|p| {
+                    let p = p.trim();
+                    let (d, n) = p.split_once(' ').unwrap();
+                    (
+                        d.trim_start_matches('D').parse().unwrap(),
+                        n.trim().parse().unwrap(),
+                    )
+                })
+                .collect();
+            Case {
+                id: format!("line {}", i + 1),
+                fen,
+                counts,
+            }
+        })
+        .collect()
+}
+
+fn parse(fen: &str) -> Result<Position, FenError> {
+    match fen.split_whitespace().count() {
+        4 => Position::from_epd(fen),
+        _ => Position::from_fen(fen),
+    }
+}
+
+struct Outcome {
+    positions: usize,
+    checks: usize,
+    nodes: u64,
+    skipped: Vec<String>,
+}
+
+fn run(cases: &[Case], budget: u64) -> Outcome {
+    let mut out = Outcome {
+        positions: 0,
+        checks: 0,
+        nodes: 0,
+        skipped: Vec::new(),
+    };
+    for case in cases {
+        let pos = match parse(&case.fen) {
+            Ok(p) => p,
+            // Chess960 (X-FEN, Shredder-FEN) castling rights, where the rook is not on the
+            // a- or h-file or the king not on e1/e8 (standard chess only here), and
+            // positions no game can reach (castling rights for a king not on e1/e8, 28
+            // white pieces): the strict reader refuses them.
+            Err(FenError::Castling(_))
+            | Err(FenError::Position {
+                error: PositionError::CastlingRight { .. } | PositionError::TooManyPieces { .. },
+                ..
+            }) => {
+                out.skipped.push(case.id.clone());
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", case.id),
+        };
+        out.positions += 1;
+        for &(depth, expected) in &case.counts {
+            if expected > budget {
+                continue;
+            }
+            assert_eq!(
+                pos.perft(depth),
+                expected,
+                "{} ({}) depth {depth}",
+                case.id,
+                case.fen
+            );
+            out.checks += 1;
+            out.nodes += expected;
+        }
+    }
+    out
+}
+
+fn budget(default: u64) -> u64 {
+    std::env::var("PERFT_NODE_BUDGET")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn suite(file: &str, default_budget: u64) -> Outcome {
+    let started = Instant::now();
+    let text = common::read_text(&format!("perft/{file}"));
+    let cases = if file.ends_with(".epd") {
+        read_epd_suite(&text)
+    } else {
+        read_perft(&text)
+    };
+    assert!(!cases.is_empty(), "{file} has no positions");
+    let out = run(&cases, budget(default_budget));
+    common::report(
+        &format!("perft {file}"),
+        &format!(
+            "{} positions ({} refused as Chess960 or impossible: {:?}), {} counts, {} nodes",
+            out.positions,
+            out.skipped.len(),
+            out.skipped,
+            out.checks,
+            out.nodes
+        ),
+        started,
+    );
+    out
+}
+
+/// The positions of the tricky suites the strict reader refuses, by id.
+fn expected_refusal(id: &str) -> bool {
+    id.starts_with("xfen-")
+        || matches!(
+            id,
+            "hside-rook-blocks-aside-castling"
+                | "asymmetrical-and-king-on-h"
+                | "two-knight-checkers"
+                | "max-legals-too-much-material"
+        )
+}
+
+#[test]
+fn perft_scalachess_tricky() {
+    let out = suite("scalachess-tricky.perft", 10_000_000);
+    assert!(
+        out.skipped.iter().all(|id| expected_refusal(id)),
+        "{:?}",
+        out.skipped
+    );
+    assert_eq!(out.positions, 12);
+}
+
+#[test]
+fn perft_shakmaty_tricky() {
+    let out = suite("shakmaty-tricky.perft", 10_000_000);
+    assert!(
+        out.skipped.iter().all(|id| expected_refusal(id)),
+        "{:?}",
+        out.skipped
+    );
+    assert_eq!(out.positions, 17);
+}
+
+#[test]
+fn perft_python_chess_tricky() {
+    let out = suite("python-chess-tricky.perft", 10_000_000);
+    assert!(
+        out.skipped.iter().all(|id| expected_refusal(id)),
+        "{:?}",
+        out.skipped
+    );
+    assert_eq!(out.positions, 13);
+}
+
+#[test]
+fn perft_perftsuite() {
+    let out = suite("pychess-perftsuite.epd", 1_000_000);
+    assert!(out.skipped.is_empty());
+    assert_eq!(out.positions, 127);
+}
+
+#[test]
+fn perft_perftsuite2() {
+    let out = suite("pychess-perftsuite2.epd", 10_000_000);
+    assert!(out.skipped.is_empty());
+    assert!(out.positions >= 10);
+}
+
+#[test]
+fn perft_random() {
+    let out = suite("scalachess-random.perft", 100_000);
+    assert!(out.skipped.is_empty());
+    assert_eq!(out.positions, 6838);
+    assert!(out.checks >= 6838 * 3);
+}
+
+#[test]
+#[ignore = "deep counts: minutes; run with --ignored"]
+fn perft_deep() {
+    for file in [
+        "scalachess-tricky.perft",
+        "shakmaty-tricky.perft",
+        "python-chess-tricky.perft",
+        "pychess-perftsuite.epd",
+        "pychess-perftsuite2.epd",
+    ] {
+        suite(file, budget(100_000_000));
+    }
+}

@@ -1,0 +1,187 @@
+//! Every game in `shared/data/pgn` (real OTB, online and broadcast games, about 2,500):
+//! read, replay, and write the SAN of every move back exactly as the source wrote it
+//! (check and mate marks included); write each game in export format and read it back.
+
+mod common;
+
+use std::path::Path;
+use std::time::Instant;
+
+use chess_rules::{read_pgn, AutomaticEnd, Move, PgnGame, Position, Square, Status};
+
+/// Some sources disambiguate among pseudo-legal moves ("Nge2" with the other knight
+/// pinned). SAN disambiguates among legal moves only, so our shorter SAN is the right one
+/// exactly when the source names a square that only a pinned rival made necessary.
+fn redundant_disambiguation(pos: &Position, m: Move, ours: &str, theirs: &str) -> bool {
+    let piece = pos.piece_at(m.from).unwrap();
+    let pinned_rival = Square::all().any(|sq| {
+        sq != m.from
+            && pos.piece_at(sq) == Some(piece)
+            && pos.is_pseudo_legal(Move::new(sq, m.to, None))
+            && !pos.is_legal(Move::new(sq, m.to, None))
+    });
+    let (o, t) = (ours.as_bytes(), theirs.as_bytes());
+    // Same letter, then the source has one or two extra disambiguation characters.
+    pinned_rival && t.len() > o.len() && t[0] == o[0] && t[t.len() - (o.len() - 1)..] == o[1..]
+}
+
+fn pgn_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            pgn_files(&path, out);
+        } else if path.extension().is_some_and(|x| x == "pgn") {
+            out.push(path);
+        }
+    }
+}
+
+fn all_games() -> Vec<(String, usize, PgnGame)> {
+    let mut files = Vec::new();
+    pgn_files(&common::data_dir().join("pgn"), &mut files);
+    assert!(
+        files.len() >= 20,
+        "expected the PGN folder, found {files:?}"
+    );
+    let mut games = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let parsed = read_pgn(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (i, g) in parsed.into_iter().enumerate() {
+            games.push((name.clone(), i + 1, g));
+        }
+    }
+    games
+}
+
+#[test]
+fn every_game_replays_and_its_san_is_written_back_identically() {
+    let started = Instant::now();
+    let games = all_games();
+    let mut plies = 0usize;
+    let mut mismatches = Vec::new();
+    let mut mates = 0usize;
+    let mut overspecified = 0usize;
+    for (file, n, pgn) in &games {
+        let game = pgn
+            .replay()
+            .unwrap_or_else(|e| panic!("{file} game {n}: {e}"));
+        let written = game.san_moves();
+        assert_eq!(written.len(), pgn.moves.len());
+        for (i, (ours, theirs)) in written.iter().zip(&pgn.moves).enumerate() {
+            plies += 1;
+            let (pos, m) = (&game.positions()[i], game.moves()[i]);
+            if *ours != theirs.san && redundant_disambiguation(pos, m, ours, &theirs.san) {
+                overspecified += 1;
+            } else if *ours != theirs.san {
+                mismatches.push(format!(
+                    "{file} game {n} ply {}: wrote {ours}, source {}",
+                    i + 1,
+                    theirs.san
+                ));
+            }
+        }
+        if pgn.moves.last().is_some_and(|m| m.san.ends_with('#')) {
+            mates += 1;
+            assert_eq!(
+                game.position().status(),
+                Status::Checkmate,
+                "{file} game {n}"
+            );
+            assert!(matches!(
+                game.automatic_end(),
+                Some(AutomaticEnd::Checkmate { .. })
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} SAN mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    assert!(games.len() >= 2_150, "only {} games", games.len());
+    assert!(mates >= 100, "only {mates} games end in mate");
+    common::report(
+        "pgn replay + SAN",
+        &format!(
+            "{} games, {plies} plies, {mates} mates, {overspecified} source SANs that disambiguate against a pinned piece",
+            games.len()
+        ),
+        started,
+    );
+}
+
+#[test]
+fn every_game_survives_export_and_reading_back() {
+    let started = Instant::now();
+    let games = all_games();
+    for (file, n, pgn) in &games {
+        let text = pgn.to_pgn();
+        assert!(
+            text.lines()
+                .filter(|l| !l.starts_with('['))
+                .all(|l| l.chars().count() <= 80),
+            "{file} game {n}: a movetext line longer than 80 characters"
+        );
+        let back =
+            read_pgn(text.as_bytes()).unwrap_or_else(|e| panic!("{file} game {n}: {e}\n{text}"));
+        assert_eq!(back.len(), 1, "{file} game {n}");
+        let back = &back[0];
+        assert_eq!(back.moves, pgn.moves, "{file} game {n}");
+        assert_eq!(back.comments, pgn.comments, "{file} game {n}");
+        for (name, value) in &pgn.tags {
+            if name != "Result" {
+                assert_eq!(
+                    back.tag(name),
+                    Some(value.as_str()),
+                    "{file} game {n} tag {name}"
+                );
+            }
+        }
+        assert_eq!(back.to_pgn(), text, "{file} game {n}: export is not stable");
+    }
+    common::report(
+        "pgn export round trip",
+        &format!("{} games", games.len()),
+        started,
+    );
+}
+
+#[test]
+fn clocks_are_read_from_lichess_and_livechess_games() {
+    let games = read_pgn(&common::read(
+        "pgn/shakmaty-pgn-reader-benches/lichess_db_1000k.pgn",
+    ))
+    .unwrap();
+    assert_eq!(games.len(), 438);
+    let timed = games
+        .iter()
+        .filter(|g| !g.moves.is_empty() && g.moves.iter().all(|m| m.clock_ms.is_some()))
+        .count();
+    // Every Lichess game with moves carries a clock on every move.
+    let with_moves = games.iter().filter(|g| !g.moves.is_empty()).count();
+    assert_eq!(timed, with_moves);
+    let broadcast = read_pgn(&common::read(
+        "pgn/lichess-broadcaster/tournament-2/round-1/games.pgn",
+    ))
+    .unwrap();
+    assert_eq!(broadcast.len(), 12);
+    let missing: usize = broadcast
+        .iter()
+        .map(|g| g.moves.iter().filter(|m| m.clock_ms.is_none()).count())
+        .sum();
+    // SOURCES.md: 10 moves without %clk in the LiveChess export.
+    assert_eq!(missing, 10);
+    let zero_clock = broadcast[3].moves[34].clock_ms;
+    assert_eq!(
+        zero_clock,
+        Some(0),
+        "game 1.4 ply 35 shows the 00:00:00 glitch"
+    );
+}
