@@ -6,6 +6,7 @@
 //! same on a board turned round.
 
 use chess_rules::{Color, Piece, Square};
+use dgt_protocol::ClockButton;
 
 /// One physical thing that happens at the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,8 +27,15 @@ pub enum Action {
     ClockCable { plugged: bool },
     /// The board's own cable is pulled (the host sees the line vanish) or plugged back.
     BoardCable { plugged: bool },
-    /// Garbage on the line: these bytes reach the host as they are.
+    /// Garbage on the line: these bytes reach the host as they are (a truncated frame
+    /// is noise too: the first bytes of a frame and nothing more).
     LineNoise(Vec<u8>),
+    /// A button on the front of the clock is pressed; the board reports it (as an
+    /// unprompted clock ACK) in the UPDATE modes.
+    ClockButton(ClockButton),
+    /// The board's firmware hangs (sends nothing, ignores the host: a long silence) or
+    /// recovers.
+    Hang { hung: bool },
 }
 
 /// An action at a time, in milliseconds from the start of the script.

@@ -1,6 +1,14 @@
 //! An emulated DGT board with a DGT3000 clock behind it, served on a pseudo-terminal, and a
 //! hand-motion generator that turns games into the physical actions real players make.
+//!
+//! - [`Emulator`] is the sans-IO core: host bytes, physical [`Action`]s and virtual time
+//!   in, board-to-host bytes out, as the protocol fact sheet §9 describes.
+//! - [`serve`] puts emulators on pseudo-terminals (with a stable symlink that survives
+//!   unplug/replug) or on in-process byte streams, all driven by one thread, in real time
+//!   scaled by a speed factor.
 
 pub mod action;
+pub mod emulator;
 
 pub use action::{Action, TimedAction};
+pub use emulator::{BoardMode, Emulator, EmulatorConfig, LineBehaviour, OutputChunk};
