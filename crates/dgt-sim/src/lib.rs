@@ -9,6 +9,8 @@
 
 pub mod action;
 pub mod emulator;
+pub mod serve;
 
 pub use action::{Action, TimedAction};
 pub use emulator::{BoardMode, Emulator, EmulatorConfig, LineBehaviour, OutputChunk};
+pub use serve::{serve_pty, BoardHandle, Hub, ServeOptions, ServedBoard};
