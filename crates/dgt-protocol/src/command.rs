@@ -97,9 +97,10 @@ pub enum ClockCommand {
     },
     /// Sub 0B: beep for `units` x 64 ms.
     Beep { units: u8 },
-    /// Sub 0C: 8 characters of text on a DGT3000.
+    /// Sub 0C: 8 characters of text on a DGT3000; `beep` 0 is silent, 1-15 a beep
+    /// (sources differ on its length).
     Ascii { text: ClockText<8>, beep: u8 },
-    /// Sub 0D: 11 characters of text on a Revelation II.
+    /// Sub 0D: 11 characters of text on a Revelation II, `beep` as for `Ascii`.
     AsciiRevelation { text: ClockText<11>, beep: u8 },
 }
 
@@ -349,12 +350,12 @@ impl ClockCommand {
             ClockCommand::Beep { units } => vec![*units],
             ClockCommand::Ascii { text, beep } => {
                 let mut v = text.bytes().to_vec();
-                v.push((*beep).min(15));
+                v.push(*beep);
                 v
             }
             ClockCommand::AsciiRevelation { text, beep } => {
                 let mut v = text.bytes().to_vec();
-                v.push((*beep).min(15));
+                v.push(*beep);
                 v
             }
         }
@@ -659,6 +660,19 @@ impl CommandDecoder {
             }
             Some((wrapper, start, Some(size))) => {
                 self.buf.push(b);
+                if b & 0x80 != 0 {
+                    // Clock and LED data are 7-bit; this is no such command.
+                    let bytes = std::mem::take(&mut self.buf);
+                    let problem = if wrapper == CLOCK_WRAPPER {
+                        CommandProblem::BadClockCommand(bytes)
+                    } else {
+                        CommandProblem::BadLedCommand(bytes)
+                    };
+                    return Some(Err(CommandError {
+                        offset: start,
+                        problem,
+                    }));
+                }
                 if self.buf.len() < size {
                     self.pending = Some((wrapper, start, Some(size)));
                     return None;
@@ -820,6 +834,25 @@ mod tests {
                 problem: CommandProblem::BadClockCommand(_)
             })
         ));
+        // Clock data is 7-bit: a byte with bit 7 ends the command as an error.
+        let out = d.push(&[0x2B, 0x04, 0x03, 0x0B, 0x81, 0x00, 0x42]);
+        assert!(
+            matches!(
+                &out[..],
+                [
+                    Err(CommandError {
+                        problem: CommandProblem::BadClockCommand(_),
+                        ..
+                    }),
+                    Err(CommandError {
+                        problem: CommandProblem::UnknownByte(0x00),
+                        ..
+                    }),
+                    Ok(HostCommand::SendBoard)
+                ]
+            ),
+            "{out:?}"
+        );
         assert!(d.push(&[0x2B, 0x05]).is_empty());
         assert!(matches!(
             d.finish(),
