@@ -335,7 +335,7 @@ impl Game {
 
     /// The end the rules impose now, if any: checkmate (which takes precedence over the
     /// 75-move rule), stalemate, fivefold repetition, or 75 moves. A dead position needs a
-    /// search and is asked separately (`Position::dead_position`).
+    /// search and is asked separately ([`Position::dead_position`]).
     pub fn automatic_end(&self) -> Option<AutomaticEnd> {
         let pos = self.position();
         match pos.status() {

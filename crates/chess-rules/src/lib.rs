@@ -15,6 +15,7 @@ pub mod placement;
 pub mod position;
 pub mod san;
 pub mod types;
+pub mod winnable;
 
 pub use game::{AutomaticEnd, DrawClaim, EndReason, Game, GameResult, ParseResultError};
 pub use pgn::{read_pgn, PgnError, PgnGame, PgnMove, PgnReader, ReplayError};
@@ -25,3 +26,4 @@ pub use position::{
 };
 pub use san::SanError;
 pub use types::{Color, File, Move, ParseSquareError, ParseUciError, Piece, Rank, Role, Square};
+pub use winnable::{CanMate, DeadPosition};
