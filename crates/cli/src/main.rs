@@ -1,5 +1,26 @@
 //! `dgt-arbiter`: the command-line entry point. Each subcommand lives in its own module.
 
+use clap::{Parser, Subcommand};
+
+mod decode;
+
+/// A FIDE arbiter for DGT electronic chess boards and clocks.
+#[derive(Debug, Parser)]
+#[command(name = "dgt-arbiter", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Show the messages of a .dgtcap capture file, decoded, with times and directions.
+    Decode(decode::DecodeArgs),
+}
+
 fn main() -> anyhow::Result<()> {
-    Ok(())
+    let cli = Cli::parse();
+    match &cli.command {
+        Command::Decode(args) => decode::run(args),
+    }
 }

@@ -356,7 +356,16 @@ impl BoardMessage {
 impl fmt::Display for BoardMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BoardMessage::BoardDump { board } => write!(f, "board dump {board}"),
+            BoardMessage::BoardDump { board } => {
+                write!(f, "board dump {board}")?;
+                match board.detect_orientation() {
+                    Some(crate::board::Orientation::Normal) => f.write_str(" (start position)"),
+                    Some(crate::board::Orientation::Rotated) => {
+                        f.write_str(" (start position, board turned)")
+                    }
+                    None => Ok(()),
+                }
+            }
             BoardMessage::FieldUpdate(u) => write!(f, "field {} = {}", u.field, u.piece),
             BoardMessage::ClockTime(t) => write!(f, "clock {t}"),
             BoardMessage::ClockAck(a) => write!(f, "clock {a}"),
