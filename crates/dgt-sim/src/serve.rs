@@ -201,6 +201,10 @@ struct Served {
     write_blocked: bool,
     capture: Option<CaptureWriter<BufWriter<File>>>,
     plugged: bool,
+    /// When `service` asked to run next.
+    next_wake: Option<Instant>,
+    /// Its port was ready in the last poll: service it now.
+    had_io: bool,
 }
 
 impl Served {
@@ -519,6 +523,8 @@ impl Hub {
             write_blocked: false,
             capture,
             plugged,
+            next_wake: None,
+            had_io: true,
         };
         let mut client = None;
         if plugged {
@@ -683,6 +689,9 @@ pub fn serve_pty(emu: Emulator, opts: ServeOptions) -> io::Result<ServedBoard> {
 fn run_hub(rx: mpsc::Receiver<Control>, mut waker: UnixStream) {
     let mut boards: Vec<Served> = Vec::new();
     let mut drain = [0u8; 256];
+    // Handles change boards behind the hub's back and then wake it: after a wake-up every
+    // board is serviced; otherwise only those that are due or whose port was ready.
+    let mut service_all = true;
     loop {
         loop {
             match rx.try_recv() {
@@ -705,10 +714,15 @@ fn run_hub(rx: mpsc::Receiver<Control>, mut waker: UnixStream) {
         let now = Instant::now();
         let mut wake: Option<Instant> = None;
         for b in &mut boards {
-            if let Some(t) = b.service(now) {
+            if service_all || b.had_io || b.next_wake.is_some_and(|w| w <= now) {
+                b.next_wake = b.service(now);
+                b.had_io = false;
+            }
+            if let Some(t) = b.next_wake {
                 wake = Some(wake.map_or(t, |w| w.min(t)));
             }
         }
+        service_all = false;
         let mut fds = Vec::with_capacity(boards.len() + 1);
         fds.push(PollFd::new(waker.as_raw_fd(), PollFlags::POLLIN));
         for b in &boards {
@@ -737,9 +751,14 @@ fn run_hub(rx: mpsc::Receiver<Control>, mut waker: UnixStream) {
         let now = Instant::now();
         if fds[0].revents().is_some_and(|r| !r.is_empty()) {
             while matches!(waker.read(&mut drain), Ok(n) if n > 0) {}
+            service_all = true;
         }
         for (b, fd) in boards.iter_mut().zip(&fds[1..]) {
             let Some(r) = fd.revents() else { continue };
+            if r.is_empty() {
+                continue;
+            }
+            b.had_io = true;
             if r.contains(PollFlags::POLLOUT) {
                 b.write_blocked = false;
             }

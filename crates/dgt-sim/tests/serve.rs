@@ -224,3 +224,31 @@ fn one_hub_serves_a_thousand_ptys() {
         assert_eq!(&buf[3..], format!("{:05}", i).as_bytes());
     }
 }
+
+#[test]
+fn line_pacing_holds_output_to_9600_baud() {
+    let mut hub = Hub::new().unwrap();
+    let (_handle, mut stream) = hub
+        .serve_stream(
+            Emulator::new(EmulatorConfig::default()),
+            ServeOptions {
+                line_pacing: true,
+                ..ServeOptions::default()
+            },
+        )
+        .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    // Ten dumps, 670 bytes: at 960 bytes a second (after at most 64 bytes of burst) they
+    // cannot all arrive in less than (670 - 64) / 960 s.
+    let start = Instant::now();
+    stream.write_all(&[0x42; 10]).unwrap();
+    let msgs = read_messages(&mut stream, 10, Duration::from_secs(10));
+    assert_eq!(msgs.len(), 10);
+    assert!(
+        start.elapsed() >= Duration::from_secs_f64((670.0 - 64.0) / 960.0),
+        "{:?}",
+        start.elapsed()
+    );
+}
