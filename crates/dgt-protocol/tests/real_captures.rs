@@ -336,3 +336,44 @@ fn johan_ends_in_a_flag_fall() {
         }
     }
 }
+
+#[test]
+fn real_traffic_passes_the_event_filter() {
+    use dgt_protocol::{BoardEvent, EventFilter};
+    for name in ["2", "johan"] {
+        let messages = decode_all(&board_chunks(&format!("{name}.dgtcap")));
+        let mut filter = EventFilter::new();
+        let events: Vec<BoardEvent> = messages.iter().flat_map(|m| filter.on_message(m)).collect();
+        let clock_frames = messages
+            .iter()
+            .filter(|m| matches!(m, BoardMessage::ClockTime(_)))
+            .count();
+        let clock_events = events
+            .iter()
+            .filter(|e| matches!(e, BoardEvent::Clock(_)))
+            .count();
+        // Real frames are all sane: none is dropped, and the clock appears once.
+        assert_eq!(clock_events, clock_frames, "{name}");
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e, BoardEvent::ClockConnected))
+                .count(),
+            1
+        );
+        // Lever flips, as picochess detects presses (bit 1 changing): one per ply that was
+        // followed by a press (all but the last in game 2).
+        let mut flips: usize = 0;
+        let mut last = None;
+        for e in &events {
+            if let BoardEvent::Clock(t) = e {
+                if last.is_some_and(|l| l != t.lever) {
+                    flips += 1;
+                }
+                last = Some(t.lever);
+            }
+        }
+        let expected = if name == "2" { 98 } else { 43 };
+        assert_eq!(flips, expected, "{name}: lever flips");
+    }
+}
