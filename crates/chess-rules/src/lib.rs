@@ -9,6 +9,7 @@
 //! It does no IO and keeps no clocks: every function is driven by values.
 
 mod bridge;
+pub mod classify;
 pub mod game;
 pub mod pgn;
 pub mod placement;
@@ -17,6 +18,7 @@ pub mod san;
 pub mod types;
 pub mod winnable;
 
+pub use classify::{restore_steps, Attempt, Classification, IllegalCategory, RestoreStep};
 pub use game::{AutomaticEnd, DrawClaim, EndReason, Game, GameResult, ParseResultError};
 pub use pgn::{read_pgn, PgnError, PgnGame, PgnMove, PgnReader, ReplayError};
 pub use placement::{Placement, PlacementError, SquareDiff};
