@@ -266,6 +266,12 @@ impl<const N: usize> ClockText<N> {
         Ok(ClockText(out))
     }
 
+    /// Reads text as sent on the wire (`None` if it is not printable ASCII of length N).
+    fn from_wire(bytes: &[u8]) -> Option<ClockText<N>> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        (text.len() == N).then(|| ClockText::new(text).ok())?
+    }
+
     /// The characters, padding included.
     pub fn as_str(&self) -> &str {
         // Only printable ASCII is ever stored.
@@ -348,16 +354,8 @@ impl ClockCommand {
                 mode.byte(),
             ],
             ClockCommand::Beep { units } => vec![*units],
-            ClockCommand::Ascii { text, beep } => {
-                let mut v = text.bytes().to_vec();
-                v.push(*beep);
-                v
-            }
-            ClockCommand::AsciiRevelation { text, beep } => {
-                let mut v = text.bytes().to_vec();
-                v.push(*beep);
-                v
-            }
+            ClockCommand::Ascii { text, beep } => [&text.bytes()[..], &[*beep]].concat(),
+            ClockCommand::AsciiRevelation { text, beep } => [&text.bytes()[..], &[*beep]].concat(),
         }
     }
 
@@ -427,17 +425,15 @@ impl ClockCommand {
             }
             sub::ASCII => {
                 exact(9)?;
-                let text = std::str::from_utf8(&data[..8]).map_err(|_| bad())?;
                 ClockCommand::Ascii {
-                    text: ClockText::new(text).map_err(|_| bad())?,
+                    text: ClockText::from_wire(&data[..8]).ok_or_else(bad)?,
                     beep: data[8],
                 }
             }
             sub::ASCII_REVELATION => {
                 exact(12)?;
-                let text = std::str::from_utf8(&data[..11]).map_err(|_| bad())?;
                 ClockCommand::AsciiRevelation {
-                    text: ClockText::new(text).map_err(|_| bad())?,
+                    text: ClockText::from_wire(&data[..11]).ok_or_else(bad)?,
                     beep: data[11],
                 }
             }

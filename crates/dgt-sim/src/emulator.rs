@@ -744,18 +744,8 @@ impl Emulator {
                 c.running = mode.runs.is_some() && !mode.paused;
             }
             ClockCommand::Beep { .. } => self.beeps += 1,
-            ClockCommand::Ascii { text, beep } => {
-                self.clock.text = Some(text.as_str().to_owned());
-                if beep > 0 {
-                    self.beeps += 1;
-                }
-            }
-            ClockCommand::AsciiRevelation { text, beep } => {
-                self.clock.text = Some(text.as_str().to_owned());
-                if beep > 0 {
-                    self.beeps += 1;
-                }
-            }
+            ClockCommand::Ascii { text, beep } => self.show_text(text.as_str(), beep),
+            ClockCommand::AsciiRevelation { text, beep } => self.show_text(text.as_str(), beep),
         }
         if self.acks_enabled() {
             let frame = BoardMessage::ClockAck(ack).encode();
@@ -767,6 +757,13 @@ impl Emulator {
             }
         }
         self.maybe_send_clock();
+    }
+
+    fn show_text(&mut self, text: &str, beep: u8) {
+        self.clock.text = Some(text.to_owned());
+        if beep > 0 {
+            self.beeps += 1;
+        }
     }
 
     fn power_up(&mut self) {

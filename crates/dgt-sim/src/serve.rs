@@ -83,6 +83,29 @@ impl Shared {
         // A panic elsewhere while holding the lock leaves usable state: take it anyway.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Waits up to `timeout` for `ready` to give something, re-checking at every change.
+    fn wait_for<T>(
+        &self,
+        timeout: Duration,
+        mut ready: impl FnMut(&mut BoardState) -> Option<T>,
+    ) -> Option<T> {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.lock();
+        loop {
+            if let Some(t) = ready(&mut st) {
+                return Some(t);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            st = match self.changed.wait_timeout(st, left) {
+                Ok((g, _)) => g,
+                Err(e) => e.into_inner().0,
+            };
+        }
+    }
 }
 
 /// Real time to virtual ms and back.
@@ -618,39 +641,15 @@ impl BoardHandle {
 
     /// Waits until every script action has been applied; false on timeout.
     pub fn wait_script_done(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let mut st = self.shared.lock();
-        while st.script_left > 0 {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            st = match self.shared.changed.wait_timeout(st, left) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
-        }
-        true
+        self.shared
+            .wait_for(timeout, |st| (st.script_left == 0).then_some(()))
+            .is_some()
     }
 
     /// For stream boards: the host's end of the new stream after a replug, waiting up to
     /// `timeout` for the hub to open it.
     pub fn take_stream(&self, timeout: Duration) -> Option<UnixStream> {
-        let deadline = Instant::now() + timeout;
-        let mut st = self.shared.lock();
-        loop {
-            if let Some(s) = st.new_stream.take() {
-                return Some(s);
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return None;
-            }
-            st = match self.shared.changed.wait_timeout(st, left) {
-                Ok((g, _)) => g,
-                Err(e) => e.into_inner().0,
-            };
-        }
+        self.shared.wait_for(timeout, |st| st.new_stream.take())
     }
 
     /// The last IO problem on the board's port, if any.
