@@ -6,11 +6,15 @@
 //! - [`serve`] puts emulators on pseudo-terminals (with a stable symlink that survives
 //!   unplug/replug) or on in-process byte streams, all driven by one thread, in real time
 //!   scaled by a speed factor.
+//! - [`hands`] turns a game into the timed [`Action`]s of real players' hands, with
+//!   injected irregularities, plus the events an arbiter must emit for them.
 
 pub mod action;
 pub mod emulator;
+pub mod hands;
 pub mod serve;
 
 pub use action::{Action, TimedAction};
 pub use emulator::{BoardMode, Emulator, EmulatorConfig, LineBehaviour, OutputChunk};
+pub use hands::{generate, GameInput, HandOptions, Script};
 pub use serve::{serve_pty, BoardHandle, Hub, ServeOptions, ServedBoard};
