@@ -7,6 +7,23 @@
 //! [`Placement`] and the position and game types defined here.
 //!
 //! It does no IO and keeps no clocks: every function is driven by values.
+//!
+//! Where to start:
+//! - [`Position`]: a legal position (`Copy`). Strict FEN in and out, legal moves
+//!   ([`Position::legal_moves`], [`Position::legal_moves_from`], [`Position::is_legal`],
+//!   [`Position::can_castle`], [`Position::can_be_captured`]), [`Position::play`], UCI,
+//!   [`Position::move_info`] (what a move does on the board), and
+//!   [`Position::move_to_placement`], the tracker's fast "which legal move is this board?".
+//! - [`san`]: [`Position::san`] and the lenient [`Position::parse_san`].
+//! - [`Game`]: the record of a game, with FIDE repetition (art. 9.2), threefold and 50-move
+//!   claims (also for an intended move) and the automatic ends (checkmate, stalemate,
+//!   fivefold, 75 moves).
+//! - [`winnable`]: "can this side still mate?" ([`Position::can_mate`], [`CanMate`]) and dead
+//!   positions, by chasolver; undecided answers stay [`CanMate::Undetermined`].
+//! - [`classify`]: [`Position::classify`] rules on the board at a clock press: legal move,
+//!   no change, unpromoted pawn, or illegal move with its [`IllegalCategory`], the
+//!   [`Attempt`] and the [`RestoreStep`]s.
+//! - [`pgn`]: [`read_pgn`] and [`PgnGame::to_pgn`] (export format with `[%clk]`).
 
 mod bridge;
 pub mod classify;

@@ -74,13 +74,20 @@ pub enum ReplayError {
     },
 }
 
-/// Decodes PGN bytes: UTF-8 when valid (a byte-order mark is dropped), otherwise Latin-1,
-/// which older PGN files use.
+/// Decodes PGN bytes: UTF-8 where valid (a byte-order mark is dropped), and every byte
+/// that is not part of valid UTF-8 as Latin-1, which older PGN files use.
 pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + bytes.len() / 8);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                out.extend(chunk.invalid().iter().map(|&b| char::from(b)));
+            }
+            Cow::Owned(out)
+        }
     }
 }
 
@@ -695,6 +702,16 @@ mod tests {
         let bytes = b"[White \"Lasker, Emanuel\"]\n[Black \"R\xe9ti, Richard\"]\n\n1. e4 *\n";
         let games = read_pgn(bytes).unwrap();
         assert_eq!(games[0].tag("Black"), Some("Réti, Richard"));
+        // UTF-8 stays UTF-8 even when a stray Latin-1 byte sits elsewhere in the file.
+        let mixed = "[White \"Réti\"]\n[Black \"D\u{fc}rer\"]\n\n1. e4 *\n"
+            .replace('\u{fc}', "\u{1}")
+            .into_bytes()
+            .into_iter()
+            .map(|b| if b == 1 { 0xfc } else { b })
+            .collect::<Vec<u8>>();
+        let games = read_pgn(&mixed).unwrap();
+        assert_eq!(games[0].tag("White"), Some("Réti"));
+        assert_eq!(games[0].tag("Black"), Some("Dürer"));
     }
 
     #[test]

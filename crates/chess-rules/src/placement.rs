@@ -73,14 +73,24 @@ impl Placement {
 
     /// The squares where `self` and `other` differ, a1 first.
     pub fn diff<'a>(&'a self, other: &'a Placement) -> impl Iterator<Item = SquareDiff> + 'a {
-        Square::all().filter_map(move |square| {
-            let (before, after) = (self.get(square), other.get(square));
-            (before != after).then_some(SquareDiff {
-                square,
-                before,
-                after,
+        // Whole ranks compare at once; only ranks that differ are walked square by square
+        // (the tracker diffs placements that differ in a few squares, very often).
+        (0u8..8)
+            .filter(move |&r| {
+                let range = usize::from(r) * 8..usize::from(r) * 8 + 8;
+                self.0[range.clone()] != other.0[range]
             })
-        })
+            .flat_map(move |r| {
+                (r * 8..r * 8 + 8).filter_map(move |i| {
+                    let square = Square::from_index_masked(i);
+                    let (before, after) = (self.get(square), other.get(square));
+                    (before != after).then_some(SquareDiff {
+                        square,
+                        before,
+                        after,
+                    })
+                })
+            })
     }
 
     /// The placement turned 180 degrees (what a board turned round reports).

@@ -688,14 +688,54 @@ impl Position {
 
     /// Is the move legal here?
     pub fn is_legal(&self, m: Move) -> bool {
-        let Some(p) = self.piece_at(m.from) else {
-            return false;
-        };
-        if p.color != self.side_to_move() {
+        if !self.is_pseudo_legal(m) {
             return false;
         }
-        let cm = move_to(m);
-        legal_gen(&self.board, bb(m.to)).any(|x| x == cm)
+        let color = self.side_to_move();
+        let role = self.piece_at(m.from).map_or(Role::Pawn, |p| p.role);
+        let en_passant =
+            role == Role::Pawn && m.from.file() != m.to.file() && self.piece_at(m.to).is_none();
+        let castling = role == Role::King && self.castle_side(m).is_some();
+        if en_passant || castling {
+            // Rare and intricate: ask the generator.
+            let cm = move_to(m);
+            return legal_gen(&self.board, bb(m.to)).any(|x| x == cm);
+        }
+        let ksq = square_to(self.king(color));
+        let (from, to) = (square_to(m.from), square_to(m.to));
+        if role == Role::King {
+            // The king may not step onto an attacked square (seen without the king itself,
+            // which would otherwise shade the square behind it from a slider).
+            let occ = *self.board.combined() ^ BitBoard::from_square(from);
+            return !self.attacked_by(to, color.opponent(), occ);
+        }
+        let checkers = *self.board.checkers();
+        let blocks = match checkers.popcnt() {
+            0 => !EMPTY,
+            1 => chess::between(checkers.to_square(), ksq) | checkers,
+            _ => EMPTY,
+        };
+        if BitBoard::from_square(to) & blocks == EMPTY {
+            return false;
+        }
+        // A pinned piece may only move along the line through its king.
+        *self.board.pinned() & BitBoard::from_square(from) == EMPTY
+            || chess::line(from, ksq) & BitBoard::from_square(to) != EMPTY
+    }
+
+    /// Is `sq` attacked by a piece of `by`, with `occupied` as the blockers?
+    fn attacked_by(&self, sq: chess::Square, by: Color, occupied: BitBoard) -> bool {
+        let theirs = *self.board.color_combined(color_to(by));
+        let pieces = |p: chess::Piece| *self.board.pieces(p) & theirs;
+        let diagonal = pieces(chess::Piece::Bishop) | pieces(chess::Piece::Queen);
+        let straight = pieces(chess::Piece::Rook) | pieces(chess::Piece::Queen);
+        // A pawn of `by` attacks `sq` when a pawn of the other colour on `sq` would
+        // attack it back.
+        chess::get_pawn_attacks(sq, color_to(by.opponent()), pieces(chess::Piece::Pawn)) != EMPTY
+            || chess::get_knight_moves(sq) & pieces(chess::Piece::Knight) != EMPTY
+            || chess::get_king_moves(sq) & pieces(chess::Piece::King) != EMPTY
+            || chess::get_bishop_moves(sq, occupied) & diagonal != EMPTY
+            || chess::get_rook_moves(sq, occupied) & straight != EMPTY
     }
 
     /// Is the move possible for the piece by its own rules (how it moves, what it may

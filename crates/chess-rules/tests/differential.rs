@@ -2,14 +2,15 @@
 //! thousands of positions reached by seeded random playouts from the 6,838 perft-random
 //! positions, both must agree on the legal moves, check, mate and stalemate, the move
 //! counters, the FEN fields and whether an en passant capture is legal. SAN written by us
-//! must read back to the same move and be unique among the legal moves.
+//! must read back to the same move and be unique among the legal moves, and the fast
+//! `is_legal` must agree with the generated moves on every candidate move.
 
 mod common;
 
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use chess_rules::{Position, Status};
+use chess_rules::{Move, Position, Role, Square, Status};
 
 /// A small deterministic generator (xorshift64*): the test needs no `rand`.
 struct Rng(u64);
@@ -87,6 +88,27 @@ fn compare(pos: &Position) -> usize {
     ours.len()
 }
 
+/// `is_legal` (a fast path that does not generate moves) against the generated legal
+/// moves, for every from/to pair of the mover's pieces. Returns the pairs checked.
+fn check_is_legal(pos: &Position) -> usize {
+    let legal: BTreeSet<Move> = pos.legal_moves().collect();
+    let mut n = 0;
+    for (from, _) in pos
+        .placement()
+        .pieces()
+        .filter(|(_, p)| p.color == pos.side_to_move())
+    {
+        for to in Square::all() {
+            for promotion in [None, Some(Role::Queen), Some(Role::Knight)] {
+                let m = Move::new(from, to, promotion);
+                assert_eq!(pos.is_legal(m), legal.contains(&m), "{m} in {}", pos.fen());
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 #[test]
 fn agrees_with_cozy_chess() {
     let started = Instant::now();
@@ -98,12 +120,15 @@ fn agrees_with_cozy_chess() {
         .collect();
     assert_eq!(starts.len(), 6_838);
     let mut rng = Rng(0x5EED_CAFE_F00D_D00D);
-    let (mut positions, mut moves) = (0usize, 0usize);
+    let (mut positions, mut moves, mut pairs) = (0usize, 0usize, 0usize);
     for start in starts.iter().step_by(2) {
         let mut pos = *start;
         // A random walk of up to 12 plies.
         for _ in 0..12 {
             moves += compare(&pos);
+            if positions % 8 == 0 {
+                pairs += check_is_legal(&pos);
+            }
             positions += 1;
             let legal: Vec<_> = pos.legal_moves().collect();
             if legal.is_empty() {
@@ -116,7 +141,8 @@ fn agrees_with_cozy_chess() {
     common::report(
         "cozy-chess differential",
         &format!(
-            "{positions} positions, {moves} legal moves (each with SAN written and read back)"
+            "{positions} positions, {moves} legal moves (each with SAN written and read back), \
+             is_legal checked on {pairs} candidate moves"
         ),
         started,
     );
