@@ -458,6 +458,9 @@ impl Emulator {
 
     /// Host bytes arrive now.
     pub fn receive(&mut self, bytes: &[u8]) {
+        if !self.plugged {
+            return; // The bytes go nowhere.
+        }
         if let Some(cap) = &mut self.capture {
             cap.push(CaptureRecord {
                 t_ms: self.now,
@@ -465,7 +468,7 @@ impl Emulator {
                 bytes: bytes.to_vec(),
             });
         }
-        if !self.plugged || self.hung {
+        if self.hung {
             return;
         }
         match &self.cfg.behaviour {

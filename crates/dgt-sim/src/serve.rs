@@ -422,6 +422,7 @@ impl Served {
 enum Control {
     Add(Box<Served>),
     Remove(u64),
+    Stop,
 }
 
 /// The part of a hub that handles keep: a way to send it work and to wake it.
@@ -573,10 +574,8 @@ impl Hub {
 
 impl Drop for Hub {
     fn drop(&mut self) {
-        // Closing the channel tells the thread to stop.
-        let (tx, _) = mpsc::channel();
-        drop(std::mem::replace(&mut self.link.tx, tx));
-        self.link.wake();
+        // Handles may outlive the hub (their channel ends stay open): say stop explicitly.
+        self.link.send(Control::Stop);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -702,7 +701,7 @@ fn run_hub(rx: mpsc::Receiver<Control>, mut waker: UnixStream) {
                     }
                 }
                 Err(mpsc::TryRecvError::Empty) => break,
-                Err(mpsc::TryRecvError::Disconnected) => {
+                Ok(Control::Stop) | Err(mpsc::TryRecvError::Disconnected) => {
                     for b in &mut boards {
                         b.close();
                     }

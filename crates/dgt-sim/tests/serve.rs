@@ -252,3 +252,18 @@ fn line_pacing_holds_output_to_9600_baud() {
         start.elapsed()
     );
 }
+
+#[test]
+fn dropping_the_hub_before_its_handles_stops_it() {
+    let mut hub = Hub::new().unwrap();
+    let handle = hub
+        .serve_pty(
+            Emulator::new(EmulatorConfig::default()),
+            ServeOptions::default(),
+        )
+        .unwrap();
+    assert!(handle.pty_path().is_some());
+    drop(hub); // must not wait for the handle
+    assert!(handle.pty_path().is_none(), "the board was closed");
+    handle.apply(Action::Lift("e2".parse().unwrap())); // harmless after the stop
+}
