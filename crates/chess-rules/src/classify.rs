@@ -49,6 +49,21 @@ pub enum IllegalCategory {
 }
 
 impl IllegalCategory {
+    /// Every category, in the order of the contract's list.
+    pub const ALL: [IllegalCategory; 11] = [
+        IllegalCategory::KingInCheck,
+        IllegalCategory::Castling,
+        IllegalCategory::EnPassant,
+        IllegalCategory::PieceMovement,
+        IllegalCategory::UnpromotedPawn,
+        IllegalCategory::ClockWithoutMove,
+        IllegalCategory::WrongColor,
+        IllegalCategory::MultipleMoves,
+        IllegalCategory::PieceAddedOrRemoved,
+        IllegalCategory::TwoHanded,
+        IllegalCategory::Other,
+    ];
+
     /// The snake_case name used in JSON.
     pub fn name(self) -> &'static str {
         match self {
@@ -409,18 +424,7 @@ fn could_reach(piece: Piece, from: Square, to: Square) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pos(fen: &str) -> Position {
-        Position::from_fen(fen).unwrap()
-    }
-
-    fn sq(s: &str) -> Square {
-        s.parse().unwrap()
-    }
-
-    fn piece(c: char) -> Piece {
-        Piece::from_fen_char(c).unwrap()
-    }
+    use crate::test_util::{piece, pos, sq};
 
     /// The placement after physically moving pieces: `"e2e4"` moves what stands on e2,
     /// `"xd5"` removes the piece on d5, `"+Qd1"` puts a piece there.
@@ -654,19 +658,7 @@ mod tests {
             serde_json::to_string(&IllegalCategory::PieceAddedOrRemoved).unwrap(),
             "\"piece_added_or_removed\""
         );
-        for c in [
-            KingInCheck,
-            Castling,
-            EnPassant,
-            PieceMovement,
-            UnpromotedPawn,
-            ClockWithoutMove,
-            WrongColor,
-            MultipleMoves,
-            PieceAddedOrRemoved,
-            TwoHanded,
-            Other,
-        ] {
+        for c in IllegalCategory::ALL {
             assert_eq!(
                 serde_json::to_string(&c).unwrap(),
                 format!("\"{}\"", c.name())

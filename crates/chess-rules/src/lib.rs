@@ -32,6 +32,8 @@ pub mod pgn;
 pub mod placement;
 pub mod position;
 pub mod san;
+#[cfg(test)]
+mod test_util;
 pub mod types;
 pub mod winnable;
 

@@ -1170,14 +1170,7 @@ impl FromStr for Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pos(fen: &str) -> Position {
-        Position::from_fen(fen).unwrap()
-    }
-
-    fn mv(s: &str) -> Move {
-        s.parse().unwrap()
-    }
+    use crate::test_util::{mv, pos};
 
     #[test]
     fn start_position_round_trips() {

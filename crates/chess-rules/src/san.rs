@@ -259,14 +259,7 @@ fn parse_parts(san: &str) -> Option<SanParts> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pos(fen: &str) -> Position {
-        Position::from_fen(fen).unwrap()
-    }
-
-    fn mv(s: &str) -> Move {
-        s.parse().unwrap()
-    }
+    use crate::test_util::{mv, pos};
 
     #[test]
     fn writer_covers_every_kind_of_move() {
