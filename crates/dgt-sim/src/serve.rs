@@ -8,6 +8,25 @@
 //! Each pty board keeps its slave side open itself, so the pty survives clients coming
 //! and going; a pulled board cable closes it (clients see a hang-up) and a replugged one
 //! gets a new pty, with the stable symlink (if asked for) re-pointed to it, as udev would.
+//!
+//! ```no_run
+//! use dgt_sim::{serve_pty, Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
+//! use std::time::Duration;
+//!
+//! let script = vec![TimedAction { at_ms: 1000, action: Action::Lift("e2".parse().unwrap()) }];
+//! let board = serve_pty(
+//!     Emulator::new(EmulatorConfig::default()),
+//!     ServeOptions { script, speed: 4.0, ..ServeOptions::default() },
+//! )?;
+//! println!("{}", board.path().unwrap().display()); // open it like /dev/ttyACM0
+//! board.wait_script_done(Duration::from_secs(60));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! `serialport` opens ports exclusively (`TIOCEXCL`). Because the hub holds the slave side
+//! open, that flag would outlive the client and bar its next open (`EBUSY`, for non-root
+//! users), so the hub clears it whenever the client sends bytes. A client that opens,
+//! sends nothing and reopens should open with `.exclusive(false)`.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -138,7 +157,7 @@ enum Port {
     Pty {
         master: File,
         /// Held open so that the pty lives while clients come and go.
-        _slave: OwnedFd,
+        slave: OwnedFd,
         path: PathBuf,
     },
     Stream(UnixStream),
@@ -185,7 +204,7 @@ fn open_pty() -> io::Result<Port> {
     let path = nix::unistd::ttyname(slave.as_raw_fd()).map_err(io::Error::from)?;
     Ok(Port::Pty {
         master: File::from(master),
-        _slave: slave,
+        slave,
         path,
     })
 }
@@ -389,6 +408,12 @@ impl Served {
                     return;
                 }
                 Ok(n) => {
+                    if let Port::Pty { slave, .. } = port {
+                        // Clients open ports exclusively (TIOCEXCL); since we hold the
+                        // slave, that would outlive them and bar their next open.
+                        // SAFETY: an ioctl without arguments on a descriptor we own.
+                        unsafe { libc::ioctl(slave.as_raw_fd(), libc::TIOCNXCL) };
+                    }
                     let mut st = self.shared.lock();
                     let v = st.clock.ms_at(now);
                     st.emu.receive_at(v, &buf[..n]);
