@@ -394,6 +394,8 @@ impl BoardTask {
     /// Moves what the link produced: events to the outbox, outcomes to their callers,
     /// bytes to the port; closes the port when the link no longer wants it.
     fn pump(&mut self) {
+        // Status first: a consumer that sees an event finds the status that goes with it.
+        self.publish_status();
         loop {
             while let Some(ev) = self.link.poll_event() {
                 if let BoardEvent::Disconnected { reason } = &ev.event {
