@@ -337,9 +337,9 @@ fn parse_payload(msg_id: u8, p: &[u8]) -> Result<BoardMessage, PayloadProblem> {
             major: p[0],
             minor: p[1],
         }),
-        id::BUS_ADDRESS => {
-            BoardMessage::BusAddress(BusAddress((u16::from(p[0]) << 7) | u16::from(p[1])))
-        }
+        id::BUS_ADDRESS => BoardMessage::BusAddress(BusAddress {
+            address: (u16::from(p[0]) << 7) | u16::from(p[1]),
+        }),
         id::BATTERY_STATUS => {
             let hm = |h: u8, m: u8| HoursMinutes {
                 hours: h,
@@ -417,7 +417,7 @@ mod tests {
         // §4.6: serial 01025 has bus address 08 01.
         assert_eq!(
             one(&[0x90, 0x00, 0x05, 0x08, 0x01]),
-            BoardMessage::BusAddress(BusAddress(1025))
+            BoardMessage::BusAddress(BusAddress { address: 1025 })
         );
         // §4.6: battery payload 58 00 00 00 00 00 00 00 02 = 88 %, discharging.
         let BoardMessage::BatteryStatus(b) = one(&[

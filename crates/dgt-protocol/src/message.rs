@@ -118,7 +118,9 @@ pub struct BatteryStatus {
 
 /// A BUSADRES answer: the 14-bit bus address (equals the serial number read as decimal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct BusAddress(pub u16);
+pub struct BusAddress {
+    pub address: u16,
+}
 
 /// The board's EEPROM event log, parsed into records.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -159,7 +161,7 @@ pub enum EeRecord {
     WatchdogReset,
     /// Any other byte: the no-ops 00 and 7F, the reserved 7D and 7E, or a byte that does
     /// not start a valid record (a record cut short at the end, a bad field or BCD value).
-    Other(u8),
+    Other { byte: u8 },
 }
 
 impl EeMoves {
@@ -181,7 +183,7 @@ impl EeMoves {
                         },
                         2,
                     ),
-                    None => (EeRecord::Other(b), 1),
+                    None => (EeRecord::Other { byte: b }, 1),
                 },
                 0x60..=0x69 | 0x70..=0x79 => {
                     let time = match rest {
@@ -202,7 +204,7 @@ impl EeMoves {
                             },
                             3,
                         ),
-                        None => (EeRecord::Other(b), 1),
+                        None => (EeRecord::Other { byte: b }, 1),
                     }
                 }
                 0x6A => (EeRecord::PowerUp, 1),
@@ -214,7 +216,7 @@ impl EeMoves {
                 0x7A => (EeRecord::RotatedStartPosition, 1),
                 0x7B => (EeRecord::StartTag, 1),
                 0x7C => (EeRecord::WatchdogReset, 1),
-                other => (EeRecord::Other(other), 1),
+                other => (EeRecord::Other { byte: other }, 1),
             };
             records.push(rec);
             i += used;
@@ -252,7 +254,7 @@ impl EeMoves {
                 EeRecord::RotatedStartPosition => out.push(0x7A),
                 EeRecord::StartTag => out.push(0x7B),
                 EeRecord::WatchdogReset => out.push(0x7C),
-                EeRecord::Other(b) => out.push(b & 0x7F),
+                EeRecord::Other { byte } => out.push(byte & 0x7F),
             }
         }
         out
@@ -333,7 +335,9 @@ impl BoardMessage {
                 .collect()
             }
             BoardMessage::EeMoves(e) => e.to_bytes(),
-            BoardMessage::BusAddress(a) => vec![((a.0 >> 7) & 0x7F) as u8, (a.0 & 0x7F) as u8],
+            BoardMessage::BusAddress(a) => {
+                vec![((a.address >> 7) & 0x7F) as u8, (a.address & 0x7F) as u8]
+            }
             BoardMessage::DraughtsDump { codes, .. } => codes.iter().map(|b| b & 0x7F).collect(),
         }
     }
@@ -381,7 +385,7 @@ impl fmt::Display for BoardMessage {
                 if b.discharging { " discharging" } else { "" }
             ),
             BoardMessage::EeMoves(e) => write!(f, "ee moves ({} records)", e.records.len()),
-            BoardMessage::BusAddress(a) => write!(f, "bus address {}", a.0),
+            BoardMessage::BusAddress(a) => write!(f, "bus address {}", a.address),
             BoardMessage::DraughtsDump { part, codes } => {
                 write!(f, "draughts dump {part:?} ({} fields)", codes.len())
             }

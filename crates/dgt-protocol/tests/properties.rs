@@ -61,10 +61,10 @@ fn ee_record() -> impl Strategy<Value = EeRecord> {
             EeRecord::RotatedStartPosition,
             EeRecord::StartTag,
             EeRecord::WatchdogReset,
-            EeRecord::Other(0x00),
-            EeRecord::Other(0x7D),
-            EeRecord::Other(0x7E),
-            EeRecord::Other(0x7F),
+            EeRecord::Other { byte: 0x00 },
+            EeRecord::Other { byte: 0x7D },
+            EeRecord::Other { byte: 0x7E },
+            EeRecord::Other { byte: 0x7F },
         ]),
     ]
 }
@@ -107,7 +107,7 @@ fn board_message() -> impl Strategy<Value = BoardMessage> {
         ascii(0..=1021).prop_map(|text| BoardMessage::Trademark { text }),
         (0u8..0x80, 0u8..0x80)
             .prop_map(|(major, minor)| BoardMessage::Version(Version { major, minor })),
-        (0u16..0x4000).prop_map(|a| BoardMessage::BusAddress(BusAddress(a))),
+        (0u16..0x4000).prop_map(|a| BoardMessage::BusAddress(BusAddress { address: a })),
         (
             0u8..0x80,
             proptest::option::of(hm()),
@@ -239,6 +239,21 @@ proptest! {
         let out: Vec<HostCommand> = out.into_iter().map(|r| r.unwrap()).collect();
         prop_assert_eq!(out, cmds);
         prop_assert!(d.finish().is_none());
+    }
+
+    #[test]
+    fn messages_and_commands_survive_json(msg in board_message(), cmd in host_command()) {
+        let json = serde_json::to_string(&msg).unwrap();
+        prop_assert_eq!(serde_json::from_str::<BoardMessage>(&json).unwrap(), msg.clone());
+        let json = serde_json::to_string(&cmd).unwrap();
+        prop_assert_eq!(serde_json::from_str::<HostCommand>(&json).unwrap(), cmd);
+        // And as events, the way the daemon's journal stores them.
+        let mut filter = dgt_protocol::EventFilter::new();
+        for event in filter.on_message(&msg) {
+            let timed = dgt_protocol::TimedEvent { t_ms: 7, event };
+            let json = serde_json::to_string(&timed).unwrap();
+            prop_assert_eq!(serde_json::from_str::<dgt_protocol::TimedEvent>(&json).unwrap(), timed);
+        }
     }
 
     #[test]

@@ -681,7 +681,9 @@ impl Emulator {
             }
             HostCommand::ReturnBusAddress => {
                 let n: u32 = self.cfg.serial.parse().unwrap_or(0);
-                self.send_message(BoardMessage::BusAddress(BusAddress((n % 0x4000) as u16)));
+                self.send_message(BoardMessage::BusAddress(BusAddress {
+                    address: (n % 0x4000) as u16,
+                }));
             }
             HostCommand::SendTrademark => self.send_message(BoardMessage::Trademark {
                 text: self.cfg.trademark.clone(),

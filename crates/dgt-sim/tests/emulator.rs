@@ -50,7 +50,7 @@ fn answers_queries_in_idle_mode() {
     ));
     assert!(matches!(
         &send(&mut emu, HostCommand::ReturnBusAddress)[..],
-        [BoardMessage::BusAddress(a)] if a.0 == 1025
+        [BoardMessage::BusAddress(a)] if a.address == 1025
     ));
     assert!(matches!(
         &send(&mut emu, HostCommand::SendVersion)[..],
