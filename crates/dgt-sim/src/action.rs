@@ -36,6 +36,11 @@ pub enum Action {
     /// The board's firmware hangs (sends nothing, ignores the host: a long silence) or
     /// recovers.
     Hang { hung: bool },
+    /// The board is turned 180 degrees, pieces and all (as an arbiter turns a board
+    /// that was set up the wrong way round before a game). The fields keep their
+    /// contents, so nothing is reported; later actions name the real squares as the
+    /// board now lies.
+    TurnBoard,
 }
 
 /// An action at a time, in milliseconds from the start of the script.

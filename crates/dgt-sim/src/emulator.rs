@@ -60,6 +60,9 @@ pub struct EmulatorConfig {
     pub scan_interval_ms: u64,
     /// Delay between a clock command and its ACK.
     pub ack_delay_ms: u64,
+    /// Behave like a Bluetooth board with firmware 2.10: an all-zero BWTIME frame right
+    /// after each clock command (fact sheet §4.4), before the ACK.
+    pub zero_frame_after_clock_command: bool,
     pub behaviour: LineBehaviour,
 }
 
@@ -96,6 +99,7 @@ impl Default for EmulatorConfig {
             }),
             scan_interval_ms: 0,
             ack_delay_ms: 0,
+            zero_frame_after_clock_command: false,
             behaviour: LineBehaviour::Board,
         }
     }
@@ -524,6 +528,7 @@ impl Emulator {
                 }
             }
             Action::Hang { hung } => self.hung = *hung,
+            Action::TurnBoard => self.cfg.orientation = self.cfg.orientation.flipped(),
         }
         self.maybe_send_clock();
     }
@@ -751,6 +756,10 @@ impl Emulator {
             ClockCommand::Beep { .. } => self.beeps += 1,
             ClockCommand::Ascii { text, beep } => self.show_text(text.as_str(), beep),
             ClockCommand::AsciiRevelation { text, beep } => self.show_text(text.as_str(), beep),
+        }
+        if self.acks_enabled() && self.cfg.zero_frame_after_clock_command {
+            let zero = BoardMessage::ClockTime(ClockTime::default()).encode();
+            self.emit(&zero);
         }
         if self.acks_enabled() {
             let frame = BoardMessage::ClockAck(ack).encode();

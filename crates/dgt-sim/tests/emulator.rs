@@ -358,3 +358,37 @@ fn records_its_own_capture() {
     assert!(matches!(decoded[0], BoardMessage::BoardDump { .. }));
     assert!(matches!(decoded.last(), Some(BoardMessage::FieldUpdate(u)) if u.field.index() == 62));
 }
+
+#[test]
+fn turning_the_board_keeps_the_fields() {
+    let mut emu = Emulator::new(EmulatorConfig::default());
+    send(&mut emu, HostCommand::SendUpdateBoard);
+    emu.apply(&Action::TurnBoard);
+    assert!(
+        messages(&mut emu).is_empty(),
+        "the pieces ride along: no updates"
+    );
+    assert_eq!(emu.placement(), Placement::start().rotated());
+    // The white pawn from e2 (field 52) now stands on the real square d7.
+    emu.apply(&Action::Lift(sq("d7")));
+    let out = messages(&mut emu);
+    assert!(matches!(&out[..], [BoardMessage::FieldUpdate(u)] if u.field.index() == 52));
+}
+
+#[test]
+fn bluetooth_boards_send_a_zero_frame_after_clock_commands() {
+    let mut emu = Emulator::new(EmulatorConfig {
+        zero_frame_after_clock_command: true,
+        ..EmulatorConfig::default()
+    });
+    send(&mut emu, HostCommand::SendUpdateNice);
+    let out = send(&mut emu, HostCommand::Clock(ClockCommand::End));
+    assert!(
+        matches!(&out[0], BoardMessage::ClockTime(t) if t.is_all_zero()),
+        "{out:?}"
+    );
+    assert!(matches!(&out[1], BoardMessage::ClockAck(_)));
+    // The event filter drops it.
+    let mut filter = dgt_protocol::EventFilter::new();
+    assert!(filter.on_message(&out[0]).is_empty());
+}
