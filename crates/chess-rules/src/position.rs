@@ -1008,7 +1008,7 @@ impl Position {
 /// The legal moves of `board` that land on `to_mask`. The chess crate (3.2.0) lets an en
 /// passant capture through while the king is in check from a knight or another pawn (it
 /// tests only sliders for en passant; perft "ep-unrelated-check" shows it), so those are
-/// filtered out here. Every legal-move query goes through this function.
+/// filtered out here. Every generated list of legal moves comes from this function.
 fn legal_gen(board: &Board, to_mask: BitBoard) -> impl Iterator<Item = chess::ChessMove> {
     let mut gen = MoveGen::new_legal(board);
     if to_mask != !EMPTY {
