@@ -568,7 +568,8 @@ pub(crate) fn check(pos: &Position, plan: Plan, real: Move, rng: &mut HandRng) -
     else {
         return None;
     };
-    if category != plan.kind.category() {
+    // The classifier must see the kind meant, and name the move meant.
+    if category != plan.kind.category() || (plan.attempt.is_some() && attempt != plan.attempt) {
         return None;
     }
     let (must_move, violation) = obligation(pos, &plan, &touched, real, color)?;

@@ -38,6 +38,13 @@ pub struct RulesEnd {
 /// The first end the rules impose (checkmate, stalemate, fivefold, 75 moves, dead
 /// position), if any. A dead position whose search is undetermined does not end it.
 pub(crate) fn rules_end(start: &Position, moves: &[Move]) -> Option<RulesEnd> {
+    let mut positions = Vec::with_capacity(moves.len() + 1);
+    positions.push(*start);
+    for m in moves {
+        let next = positions.last()?.play(*m).ok()?;
+        positions.push(next);
+    }
+    let first_dead = first_dead(&positions);
     let mut game = Game::new(*start);
     for (i, m) in moves.iter().enumerate() {
         if game.play(*m).is_err() {
@@ -53,10 +60,8 @@ pub(crate) fn rules_end(start: &Position, moves: &[Move]) -> Option<RulesEnd> {
         };
         match pos.status() {
             Status::Checkmate => {
-                return end(
-                    GameResult::win_for(pos.side_to_move().opponent()),
-                    EndReason::Checkmate,
-                )
+                let winner = pos.side_to_move().opponent();
+                return end(GameResult::win_for(winner), EndReason::Checkmate);
             }
             Status::Stalemate => return end(GameResult::Draw, EndReason::Stalemate),
             Status::Ongoing => {}
@@ -64,39 +69,46 @@ pub(crate) fn rules_end(start: &Position, moves: &[Move]) -> Option<RulesEnd> {
         if let Some(auto) = game.automatic_end() {
             return end(auto.result(), auto.reason());
         }
-        if dead(&pos) {
+        if first_dead == Some(i + 1) {
             return end(GameResult::Draw, EndReason::DeadPosition);
         }
     }
     None
 }
 
-/// Is the position dead? Material that can always mate (a queen, a rook or a pawn on
-/// either side, or three minor pieces) settles it without a search; the rest goes to the
-/// full helpmate search.
-fn dead(pos: &Position) -> bool {
-    let count = |color: Color, role: Role| {
-        pos.placement()
-            .pieces()
-            .filter(|(_, p)| *p == Piece::new(color, role))
-            .count()
-    };
-    // A cheap screen first: the fast check proves dead positions like K+B v K at once.
+/// The index of the first dead position (after that many moves), as a scan from the
+/// start would find it. Deadness only grows along a game (a helpmate from a later position
+/// extends to every earlier one), so the search runs from the end back while it proves
+/// positions dead: one search for most games. An undetermined answer on the way back
+/// falls back to scanning forward.
+fn first_dead(positions: &[Position]) -> Option<usize> {
+    let mut first = None;
+    for i in (0..positions.len()).rev() {
+        match dead(&positions[i]) {
+            DeadPosition::Dead => first = Some(i),
+            DeadPosition::NotDead => return first,
+            DeadPosition::Undetermined => {
+                return (0..i)
+                    .find(|&j| dead(&positions[j]) == DeadPosition::Dead)
+                    .or(first);
+            }
+        }
+    }
+    first
+}
+
+/// Is the position dead? The fast check proves positions like K+B v K dead at once;
+/// material that can always mate (a queen or a rook, with no pawn anywhere to lock the
+/// position) settles the rest without a search; otherwise the full helpmate search.
+fn dead(pos: &Position) -> DeadPosition {
     if pos.dead_position_fast() == DeadPosition::Dead {
-        return true;
+        return DeadPosition::Dead;
     }
-    let heavy = Color::ALL
-        .iter()
-        .any(|&c| count(c, Role::Queen) + count(c, Role::Rook) > 0);
-    let pawns = Color::ALL
-        .iter()
-        .map(|&c| count(c, Role::Pawn))
-        .sum::<usize>();
-    // With heavy pieces and no pawns at all the position can never be locked.
-    if heavy && pawns == 0 {
-        return false;
+    let has = |role: Role| pos.placement().pieces().any(|(_, p)| p.role == role);
+    if (has(Role::Queen) || has(Role::Rook)) && !has(Role::Pawn) {
+        return DeadPosition::NotDead;
     }
-    pos.dead_position() == DeadPosition::Dead
+    pos.dead_position()
 }
 
 /// An irregularity placed on a ply, with what it needs to be played.
@@ -159,11 +171,13 @@ pub(crate) fn loss_or_draw(pos: &Position, loser: Color) -> Option<GameResult> {
 pub(crate) fn plan(positions: &[Position], moves: &[Move], opts: &HandOptions) -> Plan {
     let end = rules_end(&positions[0], moves);
     let n = end.map_or(moves.len(), |e| e.moves);
+    // Per-ply vectors cover every move: the ply after the last one played may still
+    // carry the injection that ends the game.
     let mut plan = Plan {
         moves: n,
         rules_end: end,
-        forgotten: vec![false; n],
-        adjust: vec![None; n],
+        forgotten: vec![false; moves.len()],
+        adjust: vec![None; moves.len()],
         ..Plan::default()
     };
     let seed = opts.seed;
@@ -213,7 +227,7 @@ pub(crate) fn plan(positions: &[Position], moves: &[Move], opts: &HandOptions) -
     }
     plan_forgotten_presses(&mut plan, opts);
     plan_adjustments(&mut plan, positions, moves, opts);
-    plan.think_ms = plan_thinks(positions, plan.moves, opts);
+    plan.think_ms = plan_thinks(positions, (plan.moves + 1).min(moves.len()), opts);
     plan
 }
 

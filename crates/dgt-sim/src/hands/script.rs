@@ -156,12 +156,19 @@ pub(crate) fn lay_out(
         now: 0,
     };
     let mut plies = Vec::new();
-    // Black's press starts the clock: White's time runs.
-    w.act(opts.start_delay_ms, Action::PressClock(Color::Black));
+    // The press of the side not to move starts the clock (Black's, from the standard
+    // start): the mover's time runs.
+    let starter = positions[0].side_to_move().opponent();
+    w.act(opts.start_delay_ms, Action::PressClock(starter));
     let mut turn_start = w.now;
     let mut end_ms = None;
     let mut opponent_forgot = false;
-    for k in 0..plan.moves {
+    // The ply after the last one played may carry the injection that ends the game (a
+    // flag fall, a second illegal move).
+    for k in 0..moves.len().min(plan.moves + 1) {
+        if k == plan.moves && !plan.placed.contains_key(&k) {
+            break;
+        }
         let pos = &positions[k];
         let next = &positions[k + 1];
         let m = moves[k];
@@ -300,6 +307,8 @@ pub(crate) fn lay_out(
                     }
                     t += rng.range(500, 1000);
                     w.act(t, Action::Place(m.to, Piece::new(color, Role::Queen)));
+                    let motion_end = w.actions.len();
+                    let made = t;
                     w.expect(t, Expected::Restored { fen: restore_fen });
                     if pause {
                         t += rng.range(300, 800);
@@ -317,8 +326,8 @@ pub(crate) fn lay_out(
                         irregularity,
                         turn_start_ms: turn_start,
                         first_touch_ms: first_touch(&w.actions[ply_start..]).unwrap_or(t),
-                        motion: range.start..w.actions.len(),
-                        made_at_ms: t,
+                        motion: range.start..motion_end,
+                        made_at_ms: made,
                         press_ms: Some(press),
                     });
                     turn_start = w.now;

@@ -1,0 +1,81 @@
+//! Every game of `shared/data/pgn` with every normal variation on: the physical model
+//! checks each move's placement, the variations' promises, the timing and the presses.
+
+use std::time::Instant;
+
+use dgt_protocol::capture::TimeControl;
+
+use super::physical::{check_script, Seen};
+use super::*;
+
+const TIME_CONTROLS: [(u32, u32); 4] = [(180, 2), (300, 3), (900, 10), (5400, 30)];
+
+#[test]
+fn every_game_of_the_corpus_with_every_variation() {
+    let started = Instant::now();
+    let games = corpus();
+    assert!(games.len() >= 2000, "only {} games", games.len());
+    let mut total = Seen::default();
+    let mut failures = Vec::new();
+    for (i, (name, pgn)) in games.iter().enumerate() {
+        let game = GameInput::from_pgn(pgn).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (base, inc) = TIME_CONTROLS[i % TIME_CONTROLS.len()];
+        let opts = HandOptions {
+            seed: i as u64,
+            time_control: TimeControl {
+                base_secs: base,
+                increment_secs: inc,
+            },
+            variations: Variations::all(),
+            ..HandOptions::default()
+        };
+        let outcome = generate(&game, &opts)
+            .map_err(|e| e.to_string())
+            .and_then(|script| check_script(&game, &script));
+        match outcome {
+            Ok(seen) => total.add(&seen),
+            Err(e) => failures.push(format!("{name} (seed {i}, {base}+{inc}): {e}")),
+        }
+    }
+    eprintln!(
+        "corpus: {} games, {} plies in {:.2?}\n  styles {:?}\n  slides {}, adjustments {} \
+         ({} of pieces that cannot move), forgotten presses {}\n  ends by the rules {:?}",
+        games.len(),
+        total.plies,
+        started.elapsed(),
+        total.styles,
+        total.slides,
+        total.adjustments,
+        total.adjusted_immovable,
+        total.forgotten,
+        total.rules_ends
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} games failed:\n{}",
+        failures.len(),
+        games.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+    // Every variation was met many times.
+    for style in [
+        "Plain",
+        "Capture(VictimFirst)",
+        "Capture(DirectReplace)",
+        "Capture(LiftVictimPlace)",
+        "Castling",
+        "EnPassant { victim_first: true }",
+        "EnPassant { victim_first: false }",
+    ] {
+        let n = total.styles.get(style).copied().unwrap_or(0);
+        assert!(n >= 20, "{style}: {n}");
+    }
+    let promotions: Vec<_> = total
+        .styles
+        .iter()
+        .filter(|(k, _)| k.starts_with("Promotion"))
+        .collect();
+    assert!(promotions.len() >= 5, "{promotions:?}");
+    assert!(total.slides > 1000 && total.adjustments > 1000 && total.adjusted_immovable > 100);
+    assert!(total.forgotten > 100);
+}
