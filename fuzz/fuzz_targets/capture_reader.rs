@@ -23,6 +23,8 @@ fuzz_target!(|data: &[u8]| {
     let text = w.into_inner();
     let again = CaptureReader::new(&text[..]).expect("written header reads back");
     assert_eq!(again.header(), &header);
-    let back: Vec<_> = again.map(|r| r.expect("written records read back")).collect();
+    let back: Vec<_> = again
+        .map(|r| r.expect("written records read back"))
+        .collect();
     assert_eq!(back, records);
 });
