@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod decode;
+mod probe;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
 #[derive(Debug, Parser)]
@@ -16,11 +17,15 @@ struct Cli {
 enum Command {
     /// Show the messages of a .dgtcap capture file, decoded, with times and directions.
     Decode(decode::DecodeArgs),
+    /// Find the serial ports that answer as DGT boards; list serial number, version,
+    /// battery and clock model.
+    Probe(probe::ProbeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Decode(args) => decode::run(args),
+        Command::Probe(args) => probe::run(args),
     }
 }
