@@ -1,1 +1,37 @@
-//! Touch-move tracker and arbiter rulings: moves from lift/place events, illegal moves at the clock press, penalties and restoration.
+//! The touch-move tracker and arbiter rulings: one state machine per DGT board, fed
+//! timestamped board events (dumps, field updates, clock frames), deciding what a FIDE
+//! arbiter decides and saying it as the JSON events of formats.md §2.
+//!
+//! Pure logic, no IO, no async, in the sans-IO style of quinn-proto:
+//! - [`Tracker::new`] with a [`TrackerConfig`];
+//! - [`Tracker::handle`] for each [`dgt_protocol::TimedEvent`], pushing
+//!   [`ArbiterEvent`]s to a caller's vector;
+//! - [`Tracker::poll_timeout`] / [`Tracker::handle_timeout`] for the one timer it needs
+//!   (how long a press waits for the board's scan to report the move);
+//! - [`Tracker::poll_analysis`] / [`Tracker::analysis_done`] for the expensive "can this
+//!   side still mate?" searches, which the caller runs where it likes (the daemon on a
+//!   blocking pool; [`SyncTracker`] at once). Rulings that need an answer are emitted when
+//!   it arrives; the tracker is deterministic given its inputs and the answers.
+//!
+//! All chess knowledge comes from `chess_rules`. [`replay`] feeds `.dgtcap` captures
+//! through the same decoder, event filter and tracker the live daemon uses.
+
+pub mod analysis;
+mod clock;
+pub mod config;
+pub mod events;
+mod explain;
+pub mod recover;
+pub mod replay;
+mod sync;
+pub mod touch;
+mod tracker;
+
+pub use analysis::{AnalysisRequest, Purpose};
+pub use config::{parse_time_control, Penalties, Supervision, TimeCategory, TrackerConfig};
+pub use events::{
+    ArbiterEvent, BoardStatus, ClaimReason, ClockMs, EndReason, EventKind, MoveEvent, Obligation,
+    Penalty, Touch, TouchAction, Touched,
+};
+pub use sync::SyncTracker;
+pub use tracker::{GameState, Snapshot, Tracker};

@@ -1,0 +1,221 @@
+//! Reading the clock: presses (the lever flipping while the clock runs), the clock
+//! starting, flag falls, and which side of the clock is White's (configured, or inferred
+//! from the board's orientation, the side that runs when the game starts, and the press
+//! that completes White's first move).
+
+use chess_rules::Color;
+use dgt_protocol::{ClockSide, ClockTime, Orientation};
+
+use crate::events::ClockMs;
+
+/// How sure we are which side is White's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum SideSource {
+    /// Nothing known: White on the left (a normally oriented board).
+    Default,
+    /// From the board's orientation (White on the left on a normal board).
+    Orientation,
+    /// The side that ran when the clock started with White to move.
+    ClockStart,
+    /// The side that went down at the press completing a legal move of White's or Black's.
+    Press,
+    /// Configuration or capture header: never changed.
+    Config,
+}
+
+/// What one clock frame says that matters to the tracker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct ClockChange {
+    /// The side whose lever went down while the clock ran: that player pressed.
+    pub press: Option<ClockSide>,
+    /// The clock went from stopped to running; the side that runs.
+    pub started: Option<ClockSide>,
+    /// A side whose flag shows (fallen, or 0:00:00 with the flag shown).
+    pub flag: Option<ClockSide>,
+}
+
+/// The clock as far as the tracker follows it.
+#[derive(Debug, Clone)]
+pub(crate) struct ClockWatch {
+    last: Option<ClockTime>,
+    white_side: ClockSide,
+    source: SideSource,
+}
+
+impl ClockWatch {
+    pub fn new(configured: Option<ClockSide>) -> ClockWatch {
+        match configured {
+            Some(side) => ClockWatch {
+                last: None,
+                white_side: side,
+                source: SideSource::Config,
+            },
+            None => ClockWatch {
+                last: None,
+                white_side: ClockSide::Left,
+                source: SideSource::Default,
+            },
+        }
+    }
+
+    /// The last frame seen (since the last reset).
+    pub fn last(&self) -> Option<&ClockTime> {
+        self.last.as_ref()
+    }
+
+    pub fn white_side(&self) -> ClockSide {
+        self.white_side
+    }
+
+    /// The clock side of a colour.
+    pub fn side_of(&self, color: Color) -> ClockSide {
+        match color {
+            Color::White => self.white_side,
+            Color::Black => self.white_side.other(),
+        }
+    }
+
+    /// The colour of a clock side.
+    pub fn color_of(&self, side: ClockSide) -> Color {
+        if side == self.white_side {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    /// Both times of the last frame, by colour.
+    pub fn times(&self) -> Option<ClockMs> {
+        let t = self.last.as_ref()?;
+        Some(ClockMs {
+            white: t.millis(self.side_of(Color::White)),
+            black: t.millis(self.side_of(Color::Black)),
+        })
+    }
+
+    /// Forget the last frame (after a disconnect: a lever that moved meanwhile is not a
+    /// press now).
+    pub fn reset(&mut self) {
+        self.last = None;
+    }
+
+    /// Learn White's side from evidence of a given strength; returns true when it changed.
+    pub fn learn(&mut self, white_side: ClockSide, source: SideSource) -> bool {
+        if source < self.source || self.source == SideSource::Config {
+            return false;
+        }
+        if source == self.source && source == SideSource::Press {
+            // The first press decides; later presses do not flip it back and forth.
+            return false;
+        }
+        let changed = self.white_side != white_side;
+        self.white_side = white_side;
+        self.source = source;
+        changed
+    }
+
+    /// Learn White's side from the board's orientation.
+    pub fn learn_orientation(&mut self, o: Orientation) -> bool {
+        let side = match o {
+            Orientation::Normal => ClockSide::Left,
+            Orientation::Rotated => ClockSide::Right,
+        };
+        self.learn(side, SideSource::Orientation)
+    }
+
+    pub fn source(&self) -> SideSource {
+        self.source
+    }
+
+    /// Takes a frame and says what changed.
+    pub fn on_frame(&mut self, t: &ClockTime) -> ClockChange {
+        let mut change = ClockChange::default();
+        if let Some(prev) = &self.last {
+            if prev.running && t.running && prev.lever != t.lever {
+                change.press = Some(prev.lever);
+            }
+            if !prev.running && t.running {
+                change.started = Some(t.lever);
+            }
+        }
+        change.flag = [ClockSide::Left, ClockSide::Right].into_iter().find(|&s| {
+            let side = t.side(s);
+            side.flag_fallen || (side.flag_shown && side.time.secs() == 0)
+        });
+        self.last = Some(*t);
+        change
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dgt_protocol::{Hms, SideTime};
+
+    fn frame(left: u32, right: u32, running: bool, lever: ClockSide) -> ClockTime {
+        let side = |s| SideTime {
+            time: Hms::from_secs(s).unwrap(),
+            ..SideTime::default()
+        };
+        ClockTime {
+            left: side(left),
+            right: side(right),
+            running,
+            lever,
+            ..ClockTime::default()
+        }
+    }
+
+    #[test]
+    fn presses_only_while_running() {
+        use ClockSide::*;
+        let mut w = ClockWatch::new(None);
+        assert_eq!(
+            w.on_frame(&frame(300, 300, false, Right)),
+            ClockChange::default()
+        );
+        // The start press: stopped to running is a start, not a press.
+        let c = w.on_frame(&frame(300, 300, true, Left));
+        assert_eq!((c.press, c.started), (None, Some(Left)));
+        // White (left) presses: the lever goes to the right.
+        let c = w.on_frame(&frame(295, 300, true, Right));
+        assert_eq!(c.press, Some(Left));
+        // The arbiter stops the clock and turns the lever: no press.
+        assert_eq!(w.on_frame(&frame(295, 290, false, Right)).press, None);
+        assert_eq!(w.on_frame(&frame(295, 290, false, Left)).press, None);
+        assert_eq!(w.on_frame(&frame(295, 290, true, Left)).started, Some(Left));
+        assert_eq!(
+            w.times(),
+            Some(ClockMs {
+                white: 295_000,
+                black: 290_000
+            })
+        );
+        // After a reset the next frame only sets the reference.
+        w.reset();
+        assert_eq!(w.on_frame(&frame(290, 290, true, Right)).press, None);
+    }
+
+    #[test]
+    fn flags_and_sides() {
+        let mut w = ClockWatch::new(None);
+        let mut f = frame(0, 10, false, ClockSide::Left);
+        f.left.flag_fallen = true;
+        assert_eq!(w.on_frame(&f).flag, Some(ClockSide::Left));
+        let mut g = frame(0, 10, true, ClockSide::Left);
+        g.left.flag_shown = true;
+        assert_eq!(w.on_frame(&g).flag, Some(ClockSide::Left));
+        g.left.time = Hms::from_secs(1).unwrap();
+        assert_eq!(w.on_frame(&g).flag, None);
+        // Evidence of growing strength moves White's side; weaker evidence does not.
+        assert!(w.learn_orientation(Orientation::Rotated));
+        assert_eq!(w.color_of(ClockSide::Right), Color::White);
+        assert!(w.learn(ClockSide::Left, SideSource::ClockStart));
+        assert!(!w.learn_orientation(Orientation::Rotated));
+        assert!(w.learn(ClockSide::Right, SideSource::Press));
+        assert!(!w.learn(ClockSide::Left, SideSource::Press));
+        let mut fixed = ClockWatch::new(Some(ClockSide::Right));
+        assert!(!fixed.learn(ClockSide::Left, SideSource::Press));
+        assert_eq!(fixed.side_of(Color::Black), ClockSide::Left);
+    }
+}

@@ -1,0 +1,585 @@
+//! [`ArbiterEvent`]: what the tracker decides, as the JSON objects of formats.md §2. The
+//! common fields are `t_ms`, `board` and `kind`; each kind carries the fields the table
+//! requires (their names and values are a contract) plus a few extensions (`touches` and
+//! `pressed` on moves, `clock_before`/`clock_after`, `explanation` and `ply` on illegal
+//! moves, new kinds `new_game` and `illegal_move_stands`).
+
+use std::fmt;
+
+use chess_rules::{Attempt, Color, GameResult, IllegalCategory, Move, Piece, RestoreStep, Square};
+use serde::{Deserialize, Serialize};
+
+/// One decision, as one JSON line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArbiterEvent {
+    /// The time of the input that caused it (capture time in a replay).
+    pub t_ms: u64,
+    pub board: String,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+impl ArbiterEvent {
+    /// The JSON `kind` name.
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// The event as one line of JSON (no newline).
+    pub fn to_json(&self) -> String {
+        // Serialising these plain structs cannot fail (no maps with non-string keys).
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                "{{\"t_ms\":{},\"kind\":\"board_status\",\"status\":\"error\",\"detail\":{:?}}}",
+                self.t_ms,
+                e.to_string()
+            )
+        })
+    }
+}
+
+/// The kinds of event and their fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventKind {
+    Move(MoveEvent),
+    IllegalMove(IllegalMoveEvent),
+    /// The board is back in the position the ruling asked for.
+    Restored {
+        fen: String,
+    },
+    TouchMove(TouchMoveEvent),
+    TwoHandedSuspected(TwoHandedEvent),
+    DrawClaimable(DrawClaimableEvent),
+    GameOver(GameOverEvent),
+    BoardStatus(BoardStatusEvent),
+    /// The start position was set up again: a new game begins.
+    NewGame {
+        fen: String,
+    },
+    /// Partial supervision: the opponent moved before the illegal move was corrected, so
+    /// it stands and its penalty is void.
+    IllegalMoveStands(IllegalMoveStandsEvent),
+}
+
+impl EventKind {
+    /// The JSON `kind` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::Move(_) => "move",
+            EventKind::IllegalMove(_) => "illegal_move",
+            EventKind::Restored { .. } => "restored",
+            EventKind::TouchMove(_) => "touch_move",
+            EventKind::TwoHandedSuspected(_) => "two_handed_suspected",
+            EventKind::DrawClaimable(_) => "draw_claimable",
+            EventKind::GameOver(_) => "game_over",
+            EventKind::BoardStatus(_) => "board_status",
+            EventKind::NewGame { .. } => "new_game",
+            EventKind::IllegalMoveStands(_) => "illegal_move_stands",
+        }
+    }
+}
+
+/// Both clocks, in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClockMs {
+    pub white: u64,
+    pub black: u64,
+}
+
+impl ClockMs {
+    pub fn get(&self, color: Color) -> u64 {
+        match color {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+
+    pub fn set(&mut self, color: Color, ms: u64) {
+        match color {
+            Color::White => self.white = ms,
+            Color::Black => self.black = ms,
+        }
+    }
+}
+
+/// A hand on the board: a piece lifted off a square or put on one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TouchAction {
+    Lift,
+    Place,
+}
+
+/// One entry of a turn's touch log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Touch {
+    pub t_ms: u64,
+    pub square: Square,
+    /// The piece lifted, or the piece put down.
+    pub piece: Piece,
+    pub action: TouchAction,
+}
+
+/// `kind: move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveEvent {
+    /// 1-based, in the game's own numbering.
+    pub ply: u32,
+    pub color: Color,
+    pub uci: Move,
+    pub san: String,
+    /// The position after the move.
+    pub fen: String,
+    /// Both clocks after the move (after the press that completed it), or null.
+    pub clock_ms: Option<ClockMs>,
+    /// Completed by the mover's clock press (false: recorded because the opponent
+    /// replied, the input ended, or the move ends the game).
+    pub pressed: bool,
+    /// This move replaces the one recorded for the same ply (a slider registered part way
+    /// at the press).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<Move>,
+    /// Found by the reconnect search after lost events.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recovered: bool,
+    /// The arbiter's correction of an unpromoted pawn (a queen), not the player's move.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub correction: bool,
+    /// The touch log of the turn: every lift and placement, in order.
+    pub touches: Vec<Touch>,
+}
+
+/// Extra time for the opponent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Penalty {
+    pub add_ms: u64,
+    pub to: Color,
+}
+
+/// `kind: illegal_move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IllegalMoveEvent {
+    pub color: Color,
+    pub category: IllegalCategory,
+    pub attempt: Option<Attempt>,
+    /// This player's completed illegal moves so far, this one included.
+    pub count: u32,
+    pub restore_fen: String,
+    pub restore: Vec<RestoreStep>,
+    pub must_move: Option<Square>,
+    /// First illegal move: extra time for the opponent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penalty: Option<Penalty>,
+    /// Second illegal move: the game's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+    /// The search could not decide whether the opponent can still mate: the loss stands,
+    /// but the arbiter must look.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub result_undetermined: bool,
+    /// The ply the move would have taken.
+    pub ply: u32,
+    /// Plain words for the arbiter.
+    pub explanation: String,
+    /// Both clocks at the press.
+    pub clock_before: Option<ClockMs>,
+    /// The clocks the arbiter must set: penalty added to the opponent, the offender's
+    /// increment from the illegal press taken off (if so configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_after: Option<ClockMs>,
+}
+
+/// A piece as it stood before the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Touched {
+    pub square: Square,
+    pub piece: Piece,
+}
+
+/// What touching binds a player to (art. 4.3, 4.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Obligation {
+    Move,
+    Capture,
+    Castle,
+    KingMove,
+}
+
+impl Obligation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Obligation::Move => "move",
+            Obligation::Capture => "capture",
+            Obligation::Castle => "castle",
+            Obligation::KingMove => "king_move",
+        }
+    }
+}
+
+impl fmt::Display for Obligation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `kind: touch_move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TouchMoveEvent {
+    pub color: Color,
+    /// The pieces lifted during the turn, in order, as they stood before it.
+    pub touched: Vec<Touched>,
+    pub obligation: Obligation,
+    /// The square of the piece that had to move or be captured.
+    pub square: Square,
+    pub played: Move,
+    pub violation: bool,
+    pub ply: u32,
+}
+
+/// `kind: two_handed_suspected`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TwoHandedEvent {
+    pub color: Color,
+    pub uci: Move,
+    pub evidence: String,
+    pub ply: u32,
+}
+
+/// Why a draw may be claimed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimReason {
+    Threefold,
+    FiftyMoves,
+}
+
+/// `kind: draw_claimable`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawClaimableEvent {
+    pub reason: ClaimReason,
+    /// Who may claim: the player having the move.
+    pub color: Color,
+    /// For threefold: the game plies after which the position stood (0 = the start).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plies: Vec<u32>,
+    /// Set when the claim needs this move written down first (art. 9.2.1.1).
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
+    pub with_move: Option<Move>,
+    /// The ply last played.
+    pub ply: u32,
+}
+
+/// Why a game ended (`game_over` `reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    DeadPosition,
+    Fivefold,
+    SeventyFiveMoves,
+    SecondIllegalMove,
+    Flag,
+    /// The players showed the result on the board (kings on the centre squares, or a
+    /// magic result piece).
+    ResultOnBoard,
+}
+
+impl EndReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::DeadPosition => "dead_position",
+            EndReason::Fivefold => "fivefold",
+            EndReason::SeventyFiveMoves => "seventy_five_moves",
+            EndReason::SecondIllegalMove => "second_illegal_move",
+            EndReason::Flag => "flag",
+            EndReason::ResultOnBoard => "result_on_board",
+        }
+    }
+
+    /// The same reason in the rules core's terms, where it has one.
+    pub fn from_rules(r: chess_rules::EndReason) -> Option<EndReason> {
+        use chess_rules::EndReason as R;
+        Some(match r {
+            R::Checkmate => EndReason::Checkmate,
+            R::Stalemate => EndReason::Stalemate,
+            R::DeadPosition => EndReason::DeadPosition,
+            R::Fivefold => EndReason::Fivefold,
+            R::SeventyFiveMoves => EndReason::SeventyFiveMoves,
+            R::SecondIllegalMove => EndReason::SecondIllegalMove,
+            R::Flag => EndReason::Flag,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `kind: game_over`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameOverEvent {
+    pub result: GameResult,
+    pub reason: EndReason,
+    /// For a flag fall: whose flag fell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag: Option<Color>,
+    /// The "can the opponent still mate" search was undetermined: the loss stands, but the
+    /// arbiter must look. Never a draw on an undetermined search.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub undetermined: bool,
+    /// The plies played in the game.
+    pub plies: u32,
+}
+
+/// What a `board_status` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardStatus {
+    Connected,
+    Disconnected,
+    ClockConnected,
+    ClockDisconnected,
+    /// The board's orientation was detected (detail: normal / rotated).
+    Orientation,
+    /// Which side of the clock is White's was inferred (detail: left / right).
+    WhiteClock,
+    /// The board shows a placement no short series of legal moves explains; the tracker
+    /// waits for one it can explain.
+    OutOfSync,
+    /// The board is explained again.
+    InSync,
+}
+
+/// `kind: board_status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardStatusEvent {
+    pub status: BoardStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// `kind: illegal_move_stands`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IllegalMoveStandsEvent {
+    /// The player whose illegal move stands.
+    pub color: Color,
+    pub attempt: Option<Attempt>,
+    /// The position the game goes on from (the illegal move's placement, the opponent to
+    /// move).
+    pub fen: String,
+    /// The offender's count after the void.
+    pub count: u32,
+    /// The penalty that no longer applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voided_penalty: Option<Penalty>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn ev(kind: EventKind) -> Value {
+        let e = ArbiterEvent {
+            t_ms: 1234,
+            board: "7".into(),
+            kind,
+        };
+        let text = e.to_json();
+        let back: ArbiterEvent = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, e, "round trip of {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn move_fields_match_the_table() {
+        let v = ev(EventKind::Move(MoveEvent {
+            ply: 1,
+            color: Color::White,
+            uci: "e2e4".parse().unwrap(),
+            san: "e4".into(),
+            fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+            clock_ms: None,
+            pressed: false,
+            replaces: None,
+            recovered: false,
+            correction: false,
+            touches: vec![Touch {
+                t_ms: 1000,
+                square: sq("e2"),
+                piece: Piece::from_fen_char('P').unwrap(),
+                action: TouchAction::Lift,
+            }],
+        }));
+        assert_eq!(v["kind"], "move");
+        assert_eq!(v["t_ms"], 1234);
+        assert_eq!(v["board"], "7");
+        assert_eq!(v["ply"], 1);
+        assert_eq!(v["color"], "white");
+        assert_eq!(v["uci"], "e2e4");
+        assert_eq!(v["san"], "e4");
+        assert!(v["fen"].as_str().unwrap().ends_with(" b KQkq - 0 1"));
+        // Present and null when there is no clock.
+        assert!(v.as_object().unwrap().contains_key("clock_ms"));
+        assert_eq!(v["clock_ms"], Value::Null);
+        assert_eq!(
+            v["touches"][0],
+            json!({"t_ms": 1000, "square": "e2", "piece": "P", "action": "lift"})
+        );
+        assert!(v.get("replaces").is_none());
+    }
+
+    #[test]
+    fn illegal_move_fields_match_the_table() {
+        let v = ev(EventKind::IllegalMove(IllegalMoveEvent {
+            color: Color::Black,
+            category: IllegalCategory::PieceMovement,
+            attempt: Some(Attempt {
+                from: sq("f8"),
+                to: sq("f6"),
+                piece: Piece::from_fen_char('b').unwrap(),
+            }),
+            count: 1,
+            restore_fen: chess_rules::START_FEN.into(),
+            restore: vec![RestoreStep::Remove {
+                square: sq("f6"),
+                piece: Piece::from_fen_char('b').unwrap(),
+            }],
+            must_move: Some(sq("f8")),
+            penalty: Some(Penalty {
+                add_ms: 60_000,
+                to: Color::White,
+            }),
+            result: None,
+            result_undetermined: false,
+            ply: 2,
+            explanation: "x".into(),
+            clock_before: Some(ClockMs {
+                white: 1000,
+                black: 2000,
+            }),
+            clock_after: Some(ClockMs {
+                white: 61_000,
+                black: 2000,
+            }),
+        }));
+        assert_eq!(v["kind"], "illegal_move");
+        assert_eq!(v["category"], "piece_movement");
+        assert_eq!(
+            v["attempt"],
+            json!({"from": "f8", "to": "f6", "piece": "b"})
+        );
+        assert_eq!(v["count"], 1);
+        assert_eq!(v["restore"], json!([{"square": "f6", "remove": "b"}]));
+        assert_eq!(v["must_move"], "f8");
+        assert_eq!(v["penalty"], json!({"add_ms": 60000, "to": "white"}));
+        assert!(v.get("result").is_none());
+        assert_eq!(v["clock_after"]["white"], 61000);
+    }
+
+    #[test]
+    fn other_kinds_match_the_table() {
+        let v = ev(EventKind::Restored { fen: "f".into() });
+        assert_eq!(
+            (v["kind"].as_str(), v["fen"].as_str()),
+            (Some("restored"), Some("f"))
+        );
+        let v = ev(EventKind::TouchMove(TouchMoveEvent {
+            color: Color::White,
+            touched: vec![Touched {
+                square: sq("g1"),
+                piece: Piece::from_fen_char('N').unwrap(),
+            }],
+            obligation: Obligation::KingMove,
+            square: sq("e1"),
+            played: "e2e4".parse().unwrap(),
+            violation: true,
+            ply: 1,
+        }));
+        assert_eq!(v["kind"], "touch_move");
+        assert_eq!(v["touched"], json!([{"square": "g1", "piece": "N"}]));
+        assert_eq!(v["obligation"], "king_move");
+        assert_eq!(v["played"], "e2e4");
+        assert_eq!(v["violation"], true);
+        let v = ev(EventKind::TwoHandedSuspected(TwoHandedEvent {
+            color: Color::Black,
+            uci: "e8g8".parse().unwrap(),
+            evidence: "both".into(),
+            ply: 20,
+        }));
+        assert_eq!(
+            (v["kind"].as_str(), v["color"].as_str(), v["uci"].as_str()),
+            (Some("two_handed_suspected"), Some("black"), Some("e8g8"))
+        );
+        assert_eq!(v["evidence"], "both");
+        let v = ev(EventKind::DrawClaimable(DrawClaimableEvent {
+            reason: ClaimReason::Threefold,
+            color: Color::White,
+            plies: vec![4, 8, 12],
+            with_move: None,
+            ply: 12,
+        }));
+        assert_eq!(v["reason"], "threefold");
+        assert_eq!(v["plies"], json!([4, 8, 12]));
+        let v = ev(EventKind::DrawClaimable(DrawClaimableEvent {
+            reason: ClaimReason::FiftyMoves,
+            color: Color::Black,
+            plies: vec![],
+            with_move: Some("g1f3".parse().unwrap()),
+            ply: 100,
+        }));
+        assert_eq!(v["reason"], "fifty_moves");
+        assert_eq!(v["move"], "g1f3");
+        for (result, text) in [
+            (GameResult::WhiteWins, "1-0"),
+            (GameResult::BlackWins, "0-1"),
+            (GameResult::Draw, "1/2-1/2"),
+        ] {
+            let v = ev(EventKind::GameOver(GameOverEvent {
+                result,
+                reason: EndReason::Flag,
+                flag: Some(Color::Black),
+                undetermined: false,
+                plies: 43,
+            }));
+            assert_eq!(v["kind"], "game_over");
+            assert_eq!(v["result"], text);
+            assert_eq!(v["reason"], "flag");
+        }
+        for r in [
+            EndReason::Checkmate,
+            EndReason::Stalemate,
+            EndReason::DeadPosition,
+            EndReason::Fivefold,
+            EndReason::SeventyFiveMoves,
+            EndReason::SecondIllegalMove,
+            EndReason::Flag,
+            EndReason::ResultOnBoard,
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.name());
+        }
+        let v = ev(EventKind::BoardStatus(BoardStatusEvent {
+            status: BoardStatus::ClockDisconnected,
+            detail: None,
+        }));
+        assert_eq!(v["status"], "clock_disconnected");
+        let v = ev(EventKind::NewGame { fen: "x".into() });
+        assert_eq!(v["kind"], "new_game");
+    }
+}

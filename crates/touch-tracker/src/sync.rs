@@ -1,0 +1,58 @@
+//! [`SyncTracker`]: a [`Tracker`] whose analysis requests are answered at once, on the
+//! caller's thread (replays and tests; the daemon answers on a blocking pool instead).
+
+use dgt_protocol::TimedEvent;
+
+use crate::analysis;
+use crate::config::TrackerConfig;
+use crate::events::ArbiterEvent;
+use crate::tracker::Tracker;
+
+/// A tracker that answers its own analysis requests synchronously.
+#[derive(Debug, Clone)]
+pub struct SyncTracker {
+    tracker: Tracker,
+}
+
+impl SyncTracker {
+    pub fn new(cfg: TrackerConfig) -> SyncTracker {
+        SyncTracker {
+            tracker: Tracker::new(cfg),
+        }
+    }
+
+    /// The tracker inside.
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    /// Takes one board event (and answers what it asks).
+    pub fn handle(&mut self, ev: &TimedEvent, out: &mut Vec<ArbiterEvent>) {
+        self.tracker.handle(ev, out);
+        self.answer_all(out);
+    }
+
+    /// See [`Tracker::poll_timeout`].
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.tracker.poll_timeout()
+    }
+
+    /// See [`Tracker::handle_timeout`].
+    pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
+        self.tracker.handle_timeout(now_ms, out);
+        self.answer_all(out);
+    }
+
+    /// See [`Tracker::finish`].
+    pub fn finish(&mut self, t_ms: u64, out: &mut Vec<ArbiterEvent>) {
+        self.tracker.finish(t_ms, out);
+        self.answer_all(out);
+    }
+
+    fn answer_all(&mut self, out: &mut Vec<ArbiterEvent>) {
+        while let Some(req) = self.tracker.poll_analysis() {
+            let answer = analysis::answer(&req);
+            self.tracker.analysis_done(req.id, answer, out);
+        }
+    }
+}

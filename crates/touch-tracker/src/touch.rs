@@ -1,0 +1,415 @@
+//! Touch-move evidence (arbiter-rules §3, FIDE art. 4.2-4.8) and two-handed evidence
+//! (art. 7.5.4), worked out from a turn's touch log. Pure functions of the position the
+//! turn started from, the log, and the move played.
+
+use chess_rules::{CastleSide, Move, Piece, Position, Role, Square};
+
+use crate::events::{Obligation, Touch, TouchAction, Touched};
+
+/// The pieces lifted during a turn, in order, as they stood before it: a lift counts when
+/// the square still held the piece it held at the turn's start (lifting the piece again
+/// from the square it was moved to is not a new touch), once per square.
+pub fn touched_pieces(base: &Position, log: &[Touch]) -> Vec<Touched> {
+    let mut out: Vec<Touched> = Vec::new();
+    for t in log {
+        if t.action == TouchAction::Lift
+            && base.piece_at(t.square) == Some(t.piece)
+            && !out.iter().any(|x| x.square == t.square)
+        {
+            out.push(Touched {
+                square: t.square,
+                piece: t.piece,
+            });
+        }
+    }
+    out
+}
+
+/// The first own piece touched, if it can move legally: the `must_move` of an illegal
+/// move ruling (formats.md §2).
+pub fn must_move(base: &Position, touched: &[Touched]) -> Option<Square> {
+    let first = touched.first()?;
+    (first.piece.color == base.side_to_move() && base.can_move_from(first.square))
+        .then_some(first.square)
+}
+
+/// What the touches bound the player to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding {
+    pub obligation: Obligation,
+    /// The piece bound: to move (`Move`, `KingMove`: the king), to capture (`Capture`), or
+    /// the rook to castle with (`Castle`).
+    pub square: Square,
+    /// For "capture the first touched opponent's piece with the first touched own piece":
+    /// the capturing piece.
+    pub with: Option<Square>,
+    /// Castling with this rook is excluded (rook touched before the king, art. 4.4.2).
+    pub no_castling_with: Option<Square>,
+}
+
+impl Binding {
+    /// Does `played` keep the obligation?
+    pub fn kept_by(&self, base: &Position, played: Move) -> bool {
+        match self.obligation {
+            Obligation::Move => {
+                played.from == self.square
+                    && !self
+                        .no_castling_with
+                        .is_some_and(|rook| castles_with(base, played) == Some(rook))
+            }
+            Obligation::KingMove => played.from == self.square,
+            Obligation::Castle => castles_with(base, played) == Some(self.square),
+            Obligation::Capture => {
+                captures(base, played, self.square) && self.with.is_none_or(|w| played.from == w)
+            }
+        }
+    }
+}
+
+/// The rook a castling move castles with.
+fn castles_with(base: &Position, m: Move) -> Option<Square> {
+    let side = base.castle_side(m)?;
+    Some(side.rook_move(base.side_to_move()).0)
+}
+
+/// Does `m` capture the piece on `square` (en passant included)?
+fn captures(base: &Position, m: Move, square: Square) -> bool {
+    base.move_info(m)
+        .and_then(|i| i.capture)
+        .is_some_and(|(sq, _)| sq == square)
+}
+
+/// Can the piece on `from` capture the piece on `victim` legally?
+fn can_capture_with(base: &Position, from: Square, victim: Square) -> bool {
+    base.legal_moves_from(from)
+        .into_iter()
+        .any(|m| captures(base, m, victim))
+}
+
+/// The castling side whose rook stands on `rook` for the side to move, if the rook is on
+/// a castling home square.
+fn rook_side(base: &Position, rook: Square) -> Option<CastleSide> {
+    let color = base.side_to_move();
+    CastleSide::ALL
+        .into_iter()
+        .find(|side| side.rook_move(color).0 == rook)
+}
+
+/// The obligation the touches of a turn create in `base` (the position the player moves
+/// from), per arbiter-rules §3:
+/// - own pieces only: move the first touched one that can move; king then rook: castle
+///   with that rook if legal, else another king move (free if the king cannot move); rook
+///   then king: no castling with that rook, the rook counts as touched;
+/// - opponent's pieces only: capture the first touched one that can be captured;
+/// - both: capture the first touched opponent's piece with the first touched own piece;
+///   if that is illegal, move or capture the first touched piece that can be.
+///
+/// `None` when nothing touched can move or be captured (any legal move will do).
+pub fn obligation(base: &Position, touched: &[Touched]) -> Option<Binding> {
+    let me = base.side_to_move();
+    let own: Vec<&Touched> = touched.iter().filter(|t| t.piece.color == me).collect();
+    let opp: Vec<&Touched> = touched.iter().filter(|t| t.piece.color != me).collect();
+    let movable = |sq: Square| base.can_move_from(sq);
+    let capturable = |sq: Square| base.can_be_captured(sq);
+    let bind = |obligation, square| Binding {
+        obligation,
+        square,
+        with: None,
+        no_castling_with: None,
+    };
+    if let (Some(a), Some(b)) = (own.first(), opp.first()) {
+        if can_capture_with(base, a.square, b.square) {
+            return Some(Binding {
+                with: Some(a.square),
+                ..bind(Obligation::Capture, b.square)
+            });
+        }
+        return touched.iter().find_map(|t| {
+            if t.piece.color == me {
+                movable(t.square).then(|| bind(Obligation::Move, t.square))
+            } else {
+                capturable(t.square).then(|| bind(Obligation::Capture, t.square))
+            }
+        });
+    }
+    if let Some(first) = own.first() {
+        let king = Piece::new(me, Role::King);
+        let rook = Piece::new(me, Role::Rook);
+        let second = own.get(1);
+        // King then rook: castling with that rook, if it can be done.
+        if first.piece == king {
+            if let Some(r) = second.filter(|t| t.piece == rook) {
+                if rook_side(base, r.square).is_some_and(|side| base.can_castle(side)) {
+                    return Some(bind(Obligation::Castle, r.square));
+                }
+                // Castling that side is illegal: another king move, or free.
+                return movable(first.square).then(|| bind(Obligation::KingMove, first.square));
+            }
+        }
+        // Rook then king: castling with that rook is out; the rook is the piece touched.
+        let rook_first = first.piece == rook
+            && second.is_some_and(|t| t.piece == king)
+            && rook_side(base, first.square).is_some();
+        let found = own.iter().find(|t| movable(t.square))?;
+        let mut b = bind(Obligation::Move, found.square);
+        if rook_first {
+            b.no_castling_with = Some(first.square);
+        }
+        return Some(b);
+    }
+    let found = opp.iter().find(|t| capturable(t.square))?;
+    Some(bind(Obligation::Capture, found.square))
+}
+
+/// Evidence that `played` (a castling, capture or promotion) was made with two hands,
+/// from the turn's touch log, as plain words; `None` if there is none.
+/// - castling: king and rook both off the board at once for at least `window_ms`;
+/// - capture: the moving piece and the captured one lifted less than `window_ms` apart;
+/// - promotion: the new piece put on the promotion square less than `window_ms` from the
+///   pawn's lift.
+pub fn two_handed_evidence(
+    base: &Position,
+    log: &[Touch],
+    played: Move,
+    window_ms: u64,
+) -> Option<String> {
+    let info = base.move_info(played)?;
+    let color = info.piece.color;
+    if let Some((_, rook_from, _)) = info.castling {
+        let king = Piece::new(color, Role::King);
+        let rook = Piece::new(color, Role::Rook);
+        let k = off_board(log, played.from, king)?;
+        let r = off_board(log, rook_from, rook)?;
+        let both = k.1.min(r.1).saturating_sub(k.0.max(r.0));
+        return (k.0.max(r.0) < k.1.min(r.1) && both >= window_ms).then(|| {
+            format!(
+                "the king ({}) and the rook ({}) were both off the board for {} ms",
+                played.from, rook_from, both
+            )
+        });
+    }
+    let mover_lift = lift_time(log, played.from, info.piece)?;
+    if let Some(new_piece) = info.promotion {
+        let placed = log
+            .iter()
+            .filter(|t| {
+                t.action == TouchAction::Place && t.square == played.to && t.piece == new_piece
+            })
+            .map(|t| t.t_ms)
+            .min_by_key(|t| t.abs_diff(mover_lift))?;
+        let gap = placed.abs_diff(mover_lift);
+        return (gap < window_ms).then(|| {
+            format!(
+                "the new {} was put on {} {} ms from the pawn leaving {}",
+                new_piece.role, played.to, gap, played.from
+            )
+        });
+    }
+    let (victim_sq, victim) = info.capture?;
+    let victim_lift = lift_time(log, victim_sq, victim)?;
+    let gap = victim_lift.abs_diff(mover_lift);
+    (gap < window_ms).then(|| {
+        format!(
+            "the {} on {} and the captured {} on {} were lifted {} ms apart",
+            info.piece.role, played.from, victim.role, victim_sq, gap
+        )
+    })
+}
+
+/// When `piece` was last lifted off `square` in the log.
+fn lift_time(log: &[Touch], square: Square, piece: Piece) -> Option<u64> {
+    log.iter()
+        .rev()
+        .find(|t| t.action == TouchAction::Lift && t.square == square && t.piece == piece)
+        .map(|t| t.t_ms)
+}
+
+/// When `piece` was last lifted off `square`, and when a piece like it was next put down
+/// (anywhere): the span it was in the air.
+fn off_board(log: &[Touch], square: Square, piece: Piece) -> Option<(u64, u64)> {
+    let i = log
+        .iter()
+        .rposition(|t| t.action == TouchAction::Lift && t.square == square && t.piece == piece)?;
+    let lifted = log[i].t_ms;
+    let placed = log[i + 1..]
+        .iter()
+        .find(|t| t.action == TouchAction::Place && t.piece == piece)?
+        .t_ms;
+    Some((lifted, placed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(s: &str) -> Square {
+        s.parse().unwrap()
+    }
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).unwrap()
+    }
+
+    fn lift(t: u64, s: &str, p: char) -> Touch {
+        Touch {
+            t_ms: t,
+            square: sq(s),
+            piece: Piece::from_fen_char(p).unwrap(),
+            action: TouchAction::Lift,
+        }
+    }
+
+    fn place(t: u64, s: &str, p: char) -> Touch {
+        Touch {
+            action: TouchAction::Place,
+            ..lift(t, s, p)
+        }
+    }
+
+    fn bound(p: &Position, log: &[Touch]) -> Option<(Obligation, String)> {
+        obligation(p, &touched_pieces(p, log)).map(|b| (b.obligation, b.square.to_string()))
+    }
+
+    fn kept(p: &Position, log: &[Touch], m: &str) -> bool {
+        let b = obligation(p, &touched_pieces(p, log)).unwrap();
+        b.kept_by(p, m.parse().unwrap())
+    }
+
+    #[test]
+    fn touched_list_is_first_lifts_from_home_squares() {
+        let p = Position::start();
+        let log = [
+            lift(1, "g1", 'N'),
+            place(2, "g1", 'N'),
+            lift(3, "e2", 'P'),
+            place(4, "e4", 'P'),
+            lift(5, "e4", 'P'),
+            place(6, "e4", 'P'),
+            lift(7, "g1", 'N'),
+        ];
+        let t = touched_pieces(&p, &log);
+        assert_eq!(
+            t.iter().map(|t| t.square.to_string()).collect::<Vec<_>>(),
+            ["g1", "e2"]
+        );
+        assert_eq!(must_move(&p, &t), Some(sq("g1")));
+        assert_eq!(bound(&p, &log), Some((Obligation::Move, "g1".into())));
+        assert!(!kept(&p, &log, "e2e4"));
+        assert!(kept(&p, &log, "g1f3"));
+    }
+
+    #[test]
+    fn an_immovable_piece_binds_nothing() {
+        // The rook on a1 cannot move at the start; the knight then moved is free.
+        let p = Position::start();
+        let log = [lift(1, "a1", 'R'), place(2, "a1", 'R'), lift(3, "b1", 'N')];
+        assert_eq!(bound(&p, &log), Some((Obligation::Move, "b1".into())));
+        assert_eq!(must_move(&p, &touched_pieces(&p, &log)), None);
+        let only = [lift(1, "a1", 'R'), place(2, "a1", 'R')];
+        assert_eq!(bound(&p, &only), None);
+    }
+
+    #[test]
+    fn opponent_pieces_must_be_captured() {
+        // 1. e4 d5: White touches the d5 pawn first, then plays Nf3.
+        let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
+        let log = [lift(1, "d5", 'p'), place(2, "d5", 'p')];
+        assert_eq!(bound(&p, &log), Some((Obligation::Capture, "d5".into())));
+        assert!(kept(&p, &log, "e4d5"));
+        assert!(!kept(&p, &log, "g1f3"));
+        // Both colours: the victim first, then the capturing pawn: capture with it.
+        let log = [lift(1, "d5", 'p'), lift(2, "e4", 'P'), place(3, "d5", 'P')];
+        let b = obligation(&p, &touched_pieces(&p, &log)).unwrap();
+        assert_eq!(
+            (b.obligation, b.with),
+            (Obligation::Capture, Some(sq("e4")))
+        );
+        assert!(b.kept_by(&p, "e4d5".parse().unwrap()));
+        // Own knight first, then the pawn it cannot take: move the first touched that can.
+        let log = [lift(1, "g1", 'N'), lift(2, "d5", 'p')];
+        assert_eq!(bound(&p, &log), Some((Obligation::Move, "g1".into())));
+    }
+
+    #[test]
+    fn castling_order() {
+        let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+        // King then rook: castle that side.
+        let log = [lift(1, "e1", 'K'), place(2, "g1", 'K'), lift(3, "h1", 'R')];
+        assert_eq!(bound(&p, &log), Some((Obligation::Castle, "h1".into())));
+        assert!(kept(&p, &log, "e1g1"));
+        assert!(!kept(&p, &log, "e1c1"));
+        assert!(!kept(&p, &log, "e1f1"));
+        // Rook then king: castling with that rook is out, the rook must move.
+        let log = [lift(1, "h1", 'R'), place(2, "f1", 'R'), lift(3, "e1", 'K')];
+        assert_eq!(bound(&p, &log), Some((Obligation::Move, "h1".into())));
+        assert!(!kept(&p, &log, "e1g1"));
+        assert!(kept(&p, &log, "h1g1"));
+        // King then rook where castling is illegal: another king move.
+        let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPP1PP/R3K2R w Qkq - 0 1");
+        let log = [lift(1, "e1", 'K'), lift(3, "h1", 'R')];
+        assert_eq!(bound(&p, &log), Some((Obligation::KingMove, "e1".into())));
+        assert!(kept(&p, &log, "e1f2"));
+        assert!(kept(&p, &log, "e1c1"));
+        assert!(!kept(&p, &log, "h1g1"));
+    }
+
+    #[test]
+    fn two_handed_evidence_cases() {
+        let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+        let oo: Move = "e1g1".parse().unwrap();
+        // King placed before the rook is lifted: one hand.
+        let one = [
+            lift(0, "e1", 'K'),
+            place(400, "g1", 'K'),
+            lift(600, "h1", 'R'),
+            place(900, "f1", 'R'),
+        ];
+        assert_eq!(two_handed_evidence(&p, &one, oo, 250), None);
+        // Both in the air for 600 ms.
+        let two = [
+            lift(0, "e1", 'K'),
+            lift(100, "h1", 'R'),
+            place(700, "g1", 'K'),
+            place(900, "f1", 'R'),
+        ];
+        assert!(two_handed_evidence(&p, &two, oo, 250)
+            .unwrap()
+            .contains("600 ms"));
+        // A scan that reports the rook's lift just before the king's placement: no overlap
+        // in time.
+        let scan = [
+            lift(0, "e1", 'K'),
+            lift(250, "h1", 'R'),
+            place(250, "g1", 'K'),
+            place(500, "f1", 'R'),
+        ];
+        assert_eq!(two_handed_evidence(&p, &scan, oo, 250), None);
+        // Capture: mover and victim lifted 100 ms apart, or 500 ms apart.
+        let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
+        let exd5: Move = "e4d5".parse().unwrap();
+        let close = [
+            lift(0, "d5", 'p'),
+            lift(100, "e4", 'P'),
+            place(400, "d5", 'P'),
+        ];
+        assert!(two_handed_evidence(&p, &close, exd5, 250).is_some());
+        let far = [
+            lift(0, "d5", 'p'),
+            lift(500, "e4", 'P'),
+            place(800, "d5", 'P'),
+        ];
+        assert_eq!(two_handed_evidence(&p, &far, exd5, 250), None);
+        // Promotion: the queen put down 80 ms after the pawn left.
+        let p = pos("8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
+        let e8q: Move = "e7e8q".parse().unwrap();
+        let quick = [lift(0, "e7", 'P'), place(80, "e8", 'Q')];
+        assert!(two_handed_evidence(&p, &quick, e8q, 250).is_some());
+        let slow = [lift(0, "e7", 'P'), place(600, "e8", 'Q')];
+        assert_eq!(two_handed_evidence(&p, &slow, e8q, 250), None);
+        // A quiet move has no two-handed shape.
+        assert_eq!(
+            two_handed_evidence(&p, &quick, "e1d1".parse().unwrap(), 250),
+            None
+        );
+    }
+}

@@ -1,0 +1,1502 @@
+//! [`Tracker`]: one board's state machine, sans-IO. Fed timestamped board events, it keeps
+//! the physical placement and the last legal position, recognises moves (whatever the
+//! order of lifts and places), reads presses off the clock, rules at each press of the
+//! player to move, waits for restorations, and reports game ends, claims and touch-move
+//! evidence as [`ArbiterEvent`]s.
+//!
+//! Move recognition needs no timer: `base` is the last legal position (its mover to
+//! move); after every change the placement is compared with `base + one legal move` (the
+//! candidate), and with `base + candidate + one opponent move` (the mover did not press
+//! and the opponent replied). Timers only bound how long a press waits for the board's
+//! scan to report the move's last squares (the settle window).
+
+use std::collections::VecDeque;
+
+use chess_rules::{
+    Attempt, CanMate, CastleSide, Classification, Color, DrawClaim, Game, GameResult,
+    IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role, Square, Status,
+};
+use dgt_protocol::capture::TimeControl;
+use dgt_protocol::{
+    BoardEvent, ClockSide, ClockTime, FieldUpdate, MagicPiece, Orientation, PieceCode, RawBoard,
+    TimedEvent,
+};
+
+use crate::analysis::{AnalysisRequest, Purpose};
+use crate::clock::{ClockWatch, SideSource};
+use crate::config::{TimeCategory, TrackerConfig};
+use crate::events::{
+    ArbiterEvent, BoardStatus, BoardStatusEvent, ClaimReason, ClockMs, DrawClaimableEvent,
+    EndReason, EventKind, GameOverEvent, IllegalMoveEvent, IllegalMoveStandsEvent, MoveEvent,
+    Penalty, Touch, TouchAction, TouchMoveEvent, TwoHandedEvent,
+};
+use crate::{explain, recover, touch};
+
+/// Where the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameState {
+    /// Moves are being made.
+    Playing,
+    /// A press came; the board is given the settle window to show the move.
+    AwaitingBoard,
+    /// After an illegal move: waiting for the board to show the position to reinstate.
+    Restoring,
+    /// The game is over (or its ending ruling waits for an analysis).
+    Over,
+}
+
+/// What a dashboard shows of a board.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Snapshot {
+    pub board: String,
+    /// The last legal position.
+    pub fen: String,
+    /// Plies played (in the game's own numbering).
+    pub ply: u32,
+    pub side_to_move: Color,
+    pub clock_ms: Option<ClockMs>,
+    pub last_move: Option<Move>,
+    pub state: GameState,
+    pub result: Option<GameResult>,
+    /// Completed illegal moves so far.
+    pub illegal_white: u32,
+    pub illegal_black: u32,
+    pub orientation: Orientation,
+    pub white_clock: ClockSide,
+}
+
+/// A legal move the board shows (or showed) on top of `base`.
+#[derive(Debug, Clone, Copy)]
+struct Made {
+    mv: Move,
+    after: Position,
+    /// Touch-log index where the move was (last) completed: later touches are the
+    /// opponent's if he replies before a press.
+    split: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingPress {
+    deadline: u64,
+    clock: Option<ClockMs>,
+}
+
+/// A move recorded at a press, which may still turn into another move of the same piece
+/// (a slider registered part way when the press arrived).
+#[derive(Debug, Clone)]
+struct Amend {
+    deadline: u64,
+    before: Position,
+    old: Move,
+    clock: Option<ClockMs>,
+    touches: Vec<Touch>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RestoreKind {
+    /// Reinstate the position before the illegal move.
+    Reinstate,
+    /// Put the queen on the unpromoted pawn's square.
+    Promotion,
+}
+
+#[derive(Debug, Clone)]
+struct Restoring {
+    target: Placement,
+    fen: String,
+    offender: Color,
+    kind: RestoreKind,
+    /// What the board showed at the ruling (for partial supervision).
+    illegal_board: Placement,
+    attempt: Option<Attempt>,
+    penalty: Option<Penalty>,
+}
+
+#[derive(Debug, Clone)]
+enum Phase {
+    Playing,
+    Restoring(Box<Restoring>),
+    Over,
+}
+
+/// What an analysis answer is for.
+#[derive(Debug, Clone)]
+enum Waiting {
+    Flag {
+        t_ms: u64,
+        flag: Color,
+        generation: u64,
+    },
+    SecondIllegal {
+        t_ms: u64,
+        event: Box<IllegalMoveEvent>,
+        generation: u64,
+    },
+    Dead {
+        t_ms: u64,
+        ply: u32,
+        position: Position,
+        first: bool,
+        generation: u64,
+    },
+}
+
+/// How a move gets recorded.
+#[derive(Debug, Clone, Copy, Default)]
+struct How {
+    pressed: bool,
+    clock: Option<ClockMs>,
+    recovered: bool,
+    correction: bool,
+    replaces: Option<Move>,
+}
+
+/// One board's tracker. See the crate documentation for the API's shape.
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    cfg: TrackerConfig,
+    orientation: Orientation,
+    seen_dump: bool,
+    raw: RawBoard,
+    placement: Placement,
+    game: Game,
+    /// Bumped when the game is replaced (new game, amended move, an illegal move that
+    /// stands): analysis answers for older generations are dropped.
+    generation: u64,
+    /// Squares where the placement differs from `base`.
+    base_diff: usize,
+    made: Option<Made>,
+    pending_press: Option<PendingPress>,
+    amend: Option<Amend>,
+    /// A game-ending candidate (mate, stalemate) is recorded when the board stays still
+    /// this long without a press.
+    quiet_deadline: Option<u64>,
+    phase: Phase,
+    clock: ClockWatch,
+    /// The time control, configured or read off the first clock frame.
+    time_control: Option<TimeControl>,
+    touches: Vec<Touch>,
+    counts: [u32; 2],
+    analyses: VecDeque<AnalysisRequest>,
+    waiting: Vec<(u64, Waiting)>,
+    next_id: u64,
+    desynced: bool,
+    /// Touch log of every recorded move of the game, for disputes.
+    history: Vec<Vec<Touch>>,
+    result: Option<GameResult>,
+    /// While the game is over: the board has left the start position since.
+    left_start: bool,
+}
+
+fn idx(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// Both kings on the four centre squares: the DGT result convention (both light squares:
+/// 1-0, both dark: 0-1, one of each: a draw). Never a legal position (the centre squares
+/// all touch), so never a move.
+fn result_by_kings(p: &Placement) -> Option<GameResult> {
+    let centre =
+        |sq: Square| (3..=4).contains(&sq.file().index()) && (3..=4).contains(&sq.rank().index());
+    let w = p.king(Color::White).filter(|s| centre(*s))?;
+    let b = p.king(Color::Black).filter(|s| centre(*s))?;
+    Some(match (w.is_light(), b.is_light()) {
+        (true, true) => GameResult::WhiteWins,
+        (false, false) => GameResult::BlackWins,
+        _ => GameResult::Draw,
+    })
+}
+
+fn magic_result(m: MagicPiece) -> GameResult {
+    match m {
+        MagicPiece::Draw => GameResult::Draw,
+        MagicPiece::WhiteWins => GameResult::WhiteWins,
+        MagicPiece::BlackWins => GameResult::BlackWins,
+    }
+}
+
+impl Tracker {
+    pub fn new(cfg: TrackerConfig) -> Tracker {
+        let orientation = cfg.orientation.unwrap_or_default();
+        let placement = *cfg.start.placement();
+        let mut clock = ClockWatch::new(cfg.white_clock);
+        if let Some(o) = cfg.orientation {
+            clock.learn_orientation(o);
+        }
+        Tracker {
+            orientation,
+            seen_dump: false,
+            raw: RawBoard::from_placement(&placement, orientation),
+            placement,
+            game: Game::new(cfg.start),
+            generation: 0,
+            base_diff: 0,
+            made: None,
+            pending_press: None,
+            amend: None,
+            quiet_deadline: None,
+            phase: Phase::Playing,
+            clock,
+            time_control: cfg.time_control,
+            touches: Vec::with_capacity(64),
+            counts: [0, 0],
+            analyses: VecDeque::new(),
+            waiting: Vec::new(),
+            next_id: 1,
+            desynced: false,
+            history: Vec::new(),
+            result: None,
+            left_start: false,
+            cfg,
+        }
+    }
+
+    pub fn config(&self) -> &TrackerConfig {
+        &self.cfg
+    }
+
+    /// The last legal position (its side to move is the player to move).
+    pub fn position(&self) -> &Position {
+        self.game.position()
+    }
+
+    /// The game record so far.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// What the board shows now (in real squares).
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    pub fn orientation(&self) -> Orientation {
+        self.orientation
+    }
+
+    /// The touch log of the move of game ply `ply` (for disputes about the order).
+    pub fn touch_log(&self, ply: u32) -> Option<&[Touch]> {
+        let first = self.game.start().plies() + 1;
+        let i = usize::try_from(ply.checked_sub(first)?).ok()?;
+        self.history.get(i).map(Vec::as_slice)
+    }
+
+    /// The time-control category used for penalties.
+    pub fn category(&self) -> TimeCategory {
+        self.cfg.category.unwrap_or_else(|| {
+            self.time_control
+                .map_or(TimeCategory::Blitz, TimeCategory::of)
+        })
+    }
+
+    pub fn state(&self) -> GameState {
+        match self.phase {
+            Phase::Over => GameState::Over,
+            Phase::Restoring(_) => GameState::Restoring,
+            Phase::Playing if self.pending_press.is_some() => GameState::AwaitingBoard,
+            Phase::Playing => GameState::Playing,
+        }
+    }
+
+    /// The dashboard's view of the board.
+    pub fn snapshot(&self) -> Snapshot {
+        let pos = self.game.position();
+        Snapshot {
+            board: self.cfg.board.clone(),
+            fen: pos.fen(),
+            ply: pos.plies(),
+            side_to_move: pos.side_to_move(),
+            clock_ms: self.clock.times(),
+            last_move: self.game.moves().last().copied(),
+            state: self.state(),
+            result: self.result,
+            illegal_white: self.counts[0],
+            illegal_black: self.counts[1],
+            orientation: self.orientation,
+            white_clock: self.clock.white_side(),
+        }
+    }
+
+    /// The earliest time at which [`Tracker::handle_timeout`] has work to do.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let press = self.pending_press.map(|p| p.deadline);
+        match (press, self.quiet_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
+    /// game-ending move the board has shown long enough.
+    pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
+        if let Some(p) = self.pending_press {
+            if p.deadline <= now_ms {
+                self.rule_press(p.deadline, out);
+            }
+        }
+        if let Some(d) = self.quiet_deadline {
+            if d <= now_ms {
+                self.quiet_deadline = None;
+                if let Some(m) = self.current_candidate() {
+                    let how = How {
+                        clock: self.clock.times(),
+                        ..How::default()
+                    };
+                    let (mine, rest) = self.split_for_press(m.split);
+                    self.record(d, m.mv, how, mine, rest, out);
+                }
+            }
+        }
+    }
+
+    /// The next analysis the tracker needs answered.
+    pub fn poll_analysis(&mut self) -> Option<AnalysisRequest> {
+        self.analyses.pop_front()
+    }
+
+    /// The answer to an analysis request; rulings that waited for it are emitted now.
+    pub fn analysis_done(&mut self, id: u64, answer: CanMate, out: &mut Vec<ArbiterEvent>) {
+        let Some(i) = self.waiting.iter().position(|(w, _)| *w == id) else {
+            return;
+        };
+        let (_, waiting) = self.waiting.swap_remove(i);
+        match waiting {
+            Waiting::Flag {
+                t_ms,
+                flag,
+                generation,
+            } => {
+                if generation != self.generation {
+                    return;
+                }
+                let (result, undetermined) = loss_unless_no_mate(flag, answer);
+                self.announce_end(t_ms, result, EndReason::Flag, Some(flag), undetermined, out);
+            }
+            Waiting::SecondIllegal {
+                t_ms,
+                mut event,
+                generation,
+            } => {
+                if generation != self.generation {
+                    return;
+                }
+                let (result, undetermined) = loss_unless_no_mate(event.color, answer);
+                event.result = Some(result);
+                event.result_undetermined = undetermined;
+                self.emit(out, t_ms, EventKind::IllegalMove(*event));
+                self.announce_end(
+                    t_ms,
+                    result,
+                    EndReason::SecondIllegalMove,
+                    None,
+                    undetermined,
+                    out,
+                );
+            }
+            Waiting::Dead {
+                t_ms,
+                ply,
+                position,
+                first,
+                generation,
+            } => {
+                if generation != self.generation || !matches!(self.phase, Phase::Playing) {
+                    return;
+                }
+                if answer != CanMate::No {
+                    return;
+                }
+                if first {
+                    // This side cannot mate; can the other?
+                    let side = position.side_to_move();
+                    self.request(
+                        position,
+                        side,
+                        Purpose::DeadPosition,
+                        Waiting::Dead {
+                            t_ms,
+                            ply,
+                            position,
+                            first: false,
+                            generation,
+                        },
+                    );
+                } else {
+                    self.phase = Phase::Over;
+                    self.clear_pending();
+                    self.announce_end(
+                        t_ms,
+                        GameResult::Draw,
+                        EndReason::DeadPosition,
+                        None,
+                        false,
+                        out,
+                    );
+                }
+            }
+        }
+    }
+
+    /// The input ended (a replay's last record): rule on what waits, and record a move
+    /// the board shows that was never completed by a press.
+    pub fn finish(&mut self, t_ms: u64, out: &mut Vec<ArbiterEvent>) {
+        while let Some(d) = self.poll_timeout() {
+            self.handle_timeout(d, out);
+        }
+        if let Some(m) = self.current_candidate() {
+            let how = How {
+                clock: self.clock.times(),
+                ..How::default()
+            };
+            let (mine, rest) = self.split_for_press(m.split);
+            self.record(t_ms, m.mv, how, mine, rest, out);
+        }
+    }
+
+    /// Takes one board event.
+    pub fn handle(&mut self, ev: &TimedEvent, out: &mut Vec<ArbiterEvent>) {
+        let t = ev.t_ms;
+        // Deadlines passed before this input are handled first, at their own time.
+        while let Some(d) = self.poll_timeout() {
+            if d >= t {
+                break;
+            }
+            self.handle_timeout(d, out);
+        }
+        match &ev.event {
+            BoardEvent::Field(u) => self.on_field(t, *u, out),
+            BoardEvent::Clock(c) => self.on_clock(t, c, out),
+            BoardEvent::Dump { board } => self.on_dump(t, board, out),
+            BoardEvent::Connected { .. } => self.status(out, t, BoardStatus::Connected, None),
+            BoardEvent::Disconnected { reason } => {
+                // A lever that moves while we cannot see it is not a press we saw.
+                self.clock.reset();
+                self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
+            }
+            BoardEvent::ClockConnected => {
+                self.status(out, t, BoardStatus::ClockConnected, None);
+            }
+            BoardEvent::ClockDisconnected => {
+                self.status(out, t, BoardStatus::ClockDisconnected, None);
+            }
+            BoardEvent::ClockAck(_) | BoardEvent::ClockButton(_) | BoardEvent::Battery(_) => {}
+        }
+    }
+
+    // ----- board input -----
+
+    fn on_field(&mut self, t: u64, u: FieldUpdate, out: &mut Vec<ArbiterEvent>) {
+        self.raw.apply(u);
+        if let PieceCode::Magic(m) = u.piece {
+            self.result_on_board(t, magic_result(m), out);
+        }
+        let sq = u.square(self.orientation);
+        let old = self.placement.get(sq);
+        let new = u.piece.piece();
+        if old == new {
+            return;
+        }
+        self.placement.set(sq, new);
+        let want = self.game.position().piece_at(sq);
+        match (old == want, new == want) {
+            (true, false) => self.base_diff += 1,
+            (false, true) => self.base_diff = self.base_diff.saturating_sub(1),
+            _ => {}
+        }
+        if matches!(self.phase, Phase::Playing) {
+            let touch = match (old, new) {
+                (Some(p), None) => Some(Touch {
+                    t_ms: t,
+                    square: sq,
+                    piece: p,
+                    action: TouchAction::Lift,
+                }),
+                (_, Some(p)) => Some(Touch {
+                    t_ms: t,
+                    square: sq,
+                    piece: p,
+                    action: TouchAction::Place,
+                }),
+                (None, None) => None,
+            };
+            if let Some(touch) = touch {
+                if touch.action == TouchAction::Lift
+                    && touch.piece.color == self.game.position().side_to_move()
+                {
+                    // The opponent of the last mover touched something: no amending.
+                    self.amend = None;
+                }
+                self.touches.push(touch);
+            }
+        }
+        self.after_change(t, false, out);
+    }
+
+    fn on_dump(&mut self, t: u64, board: &RawBoard, out: &mut Vec<ArbiterEvent>) {
+        self.raw = *board;
+        let first = !self.seen_dump;
+        self.seen_dump = true;
+        if self.cfg.orientation.is_none() {
+            let detected = board.detect_orientation();
+            let new = if first {
+                Some(detected.unwrap_or_else(|| self.closest_orientation(board)))
+            } else if matches!(self.phase, Phase::Over) {
+                detected
+            } else {
+                None
+            };
+            if let Some(o) = new {
+                if first || o != self.orientation {
+                    self.orientation = o;
+                    let detail = match o {
+                        Orientation::Normal => "normal",
+                        Orientation::Rotated => "rotated",
+                    };
+                    self.status(out, t, BoardStatus::Orientation, Some(detail.into()));
+                    if self.clock.learn_orientation(o) {
+                        self.white_clock_status(t, out);
+                    }
+                }
+            }
+        }
+        self.placement = board.placement(self.orientation);
+        self.recount();
+        if let Some((_, m)) = board.magic_pieces().next() {
+            self.result_on_board(t, magic_result(m), out);
+        }
+        self.after_change(t, true, out);
+    }
+
+    /// The orientation under which a dump looks most like the last legal position.
+    fn closest_orientation(&self, board: &RawBoard) -> Orientation {
+        let base = self.game.position().placement();
+        let dist = |o| board.placement(o).diff(base).count();
+        if dist(Orientation::Rotated) < dist(Orientation::Normal) {
+            Orientation::Rotated
+        } else {
+            Orientation::Normal
+        }
+    }
+
+    fn recount(&mut self) {
+        self.base_diff = self
+            .placement
+            .diff(self.game.position().placement())
+            .count();
+    }
+
+    fn after_change(&mut self, t: u64, from_dump: bool, out: &mut Vec<ArbiterEvent>) {
+        match &self.phase {
+            Phase::Over => {
+                let start = self.cfg.start.placement();
+                if self.placement == *start {
+                    if self.left_start || !self.game.moves().is_empty() {
+                        self.new_game(t, out);
+                    }
+                } else {
+                    self.left_start = true;
+                }
+                return;
+            }
+            Phase::Restoring(_) => {
+                self.restoring(t, out);
+                return;
+            }
+            Phase::Playing => {}
+        }
+        if let Some(result) = result_by_kings(&self.placement) {
+            self.result_on_board(t, result, out);
+            return;
+        }
+        if self.recognise(t, from_dump, out) {
+            return;
+        }
+        if self.placement == *self.cfg.start.placement()
+            && !self.game.moves().is_empty()
+            && self.base_diff > 0
+        {
+            self.new_game(t, out);
+        }
+    }
+
+    /// Matches the placement against the candidate and the reply; returns true when it is
+    /// explained.
+    fn recognise(&mut self, t: u64, from_dump: bool, out: &mut Vec<ArbiterEvent>) -> bool {
+        if let Some(a) = &self.amend {
+            if t > a.deadline {
+                self.amend = None;
+            } else if let Some(m) = a.before.move_to_placement(&self.placement) {
+                if m != a.old {
+                    self.amend_to(t, m, out);
+                    return true;
+                }
+            }
+        }
+        let base = *self.game.position();
+        let cand = if (2..=4).contains(&self.base_diff) {
+            base.move_to_placement(&self.placement)
+        } else {
+            None
+        };
+        if let Some(m) = cand {
+            self.in_sync(t, out);
+            self.set_made(t, m, &base);
+            if let Some(p) = self.pending_press.take() {
+                let how = How {
+                    pressed: true,
+                    clock: p.clock,
+                    ..How::default()
+                };
+                let (mine, rest) = self.split_for_press(self.touches.len());
+                self.record(t, m, how, mine, rest, out);
+            }
+            return true;
+        }
+        self.quiet_deadline = None;
+        if self.base_diff == 0 {
+            self.made = None;
+            self.in_sync(t, out);
+            return true;
+        }
+        // The mover did not press and the opponent replied.
+        if let Some(made) = self.made {
+            if let Some(m2) = made.after.move_to_placement(&self.placement) {
+                self.in_sync(t, out);
+                let how = match self.pending_press.take() {
+                    Some(p) => How {
+                        pressed: true,
+                        clock: p.clock,
+                        ..How::default()
+                    },
+                    None => How::default(),
+                };
+                let rest = self.touches.split_off(made.split.min(self.touches.len()));
+                let mine = std::mem::take(&mut self.touches);
+                self.record(t, made.mv, how, mine, rest, out);
+                if matches!(self.phase, Phase::Playing) {
+                    let base = *self.game.position();
+                    self.set_made(t, m2, &base);
+                }
+                return true;
+            }
+        }
+        if (from_dump || self.desynced) && self.base_diff <= 4 * recover::MAX_PLIES {
+            if let Some(line) = recover::lost_moves(&base, &self.placement, recover::MAX_PLIES) {
+                self.in_sync(t, out);
+                self.pending_press = None;
+                let (last, earlier) = line
+                    .split_last()
+                    .map_or((None, &[][..]), |(l, e)| (Some(*l), e));
+                for &m in earlier {
+                    let how = How {
+                        recovered: true,
+                        ..How::default()
+                    };
+                    let mine = std::mem::take(&mut self.touches);
+                    self.record(t, m, how, mine, Vec::new(), out);
+                    if !matches!(self.phase, Phase::Playing) {
+                        return true;
+                    }
+                }
+                if let Some(m) = last {
+                    let base = *self.game.position();
+                    self.set_made(t, m, &base);
+                }
+                return true;
+            }
+        }
+        if from_dump && !self.desynced {
+            self.desynced = true;
+            self.status(out, t, BoardStatus::OutOfSync, None);
+        }
+        false
+    }
+
+    fn set_made(&mut self, t: u64, m: Move, base: &Position) {
+        let Ok(after) = base.play(m) else { return };
+        self.made = Some(Made {
+            mv: m,
+            after,
+            split: self.touches.len(),
+        });
+        self.quiet_deadline =
+            (after.status() != Status::Ongoing).then(|| t + self.cfg.settle_window_ms);
+    }
+
+    /// The made move, if the board shows it now.
+    fn current_candidate(&self) -> Option<Made> {
+        let m = self.made?;
+        (matches!(self.phase, Phase::Playing) && *m.after.placement() == self.placement)
+            .then_some(m)
+    }
+
+    fn in_sync(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        if self.desynced {
+            self.desynced = false;
+            self.status(out, t, BoardStatus::InSync, None);
+        }
+    }
+
+    /// The touch log at a press: everything up to the move's completion is the mover's;
+    /// later touches go by the colour of the piece.
+    fn split_for_press(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
+        let mover = self.game.position().side_to_move();
+        let all = std::mem::take(&mut self.touches);
+        let split = split.min(all.len());
+        let mut mine = all[..split].to_vec();
+        let mut rest = Vec::new();
+        for t in &all[split..] {
+            if t.piece.color == mover {
+                mine.push(*t);
+            } else {
+                rest.push(*t);
+            }
+        }
+        (mine, rest)
+    }
+
+    // ----- the clock -----
+
+    fn on_clock(&mut self, t: u64, c: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        if self.time_control.is_none() && self.clock.last().is_none() {
+            // Unknown time control: the first reading stands for the base time.
+            let secs = c.left.time.secs().max(c.right.time.secs());
+            if secs > 0 {
+                self.time_control = Some(TimeControl {
+                    base_secs: secs,
+                    increment_secs: 0,
+                });
+            }
+        }
+        let change = self.clock.on_frame(c);
+        if let Some(side) = change.started {
+            if self.game.moves().is_empty() && matches!(self.phase, Phase::Playing) {
+                let white = match self.game.position().side_to_move() {
+                    Color::White => side,
+                    Color::Black => side.other(),
+                };
+                if self.clock.learn(white, SideSource::ClockStart) {
+                    self.white_clock_status(t, out);
+                }
+            }
+        }
+        if let Some(side) = change.press {
+            self.on_press(t, side, out);
+        }
+        if let Some(side) = change.flag {
+            self.on_flag(t, side, out);
+        }
+    }
+
+    fn white_clock_status(&self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let side = self.clock.white_side();
+        self.status(out, t, BoardStatus::WhiteClock, Some(side.name().into()));
+    }
+
+    fn on_press(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
+        if !matches!(self.phase, Phase::Playing) {
+            return;
+        }
+        let mover = self.game.position().side_to_move();
+        if let Some(m) = self.current_candidate() {
+            // A legal move on the board names the presser, while that is not yet known.
+            if self.clock.source() < SideSource::Press {
+                let white = match mover {
+                    Color::White => side,
+                    Color::Black => side.other(),
+                };
+                if self.clock.learn(white, SideSource::Press) {
+                    self.white_clock_status(t, out);
+                }
+            }
+            if self.clock.color_of(side) != mover {
+                return;
+            }
+            // A press that is pending is superseded: the board shows the move now.
+            self.pending_press = None;
+            let clock = self.clock.times();
+            let how = How {
+                pressed: true,
+                clock,
+                ..How::default()
+            };
+            let before = *self.game.position();
+            let (mine, rest) = self.split_for_press(m.split);
+            let keep = mine.clone();
+            self.record(t, m.mv, how, mine, rest, out);
+            if matches!(self.phase, Phase::Playing) {
+                self.amend = Some(Amend {
+                    deadline: t + self.cfg.settle_window_ms,
+                    before,
+                    old: m.mv,
+                    clock,
+                    touches: keep,
+                });
+            }
+            return;
+        }
+        if self.clock.color_of(side) != mover {
+            return;
+        }
+        if self.pending_press.is_some() {
+            self.rule_press(t, out);
+            if !matches!(self.phase, Phase::Playing) || self.game.position().side_to_move() != mover
+            {
+                return;
+            }
+        }
+        self.pending_press = Some(PendingPress {
+            deadline: t + self.cfg.settle_window_ms,
+            clock: self.clock.times(),
+        });
+    }
+
+    fn on_flag(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
+        if self.pending_press.is_some() {
+            self.rule_press(t, out);
+        }
+        if matches!(self.phase, Phase::Over) {
+            return;
+        }
+        let flag = self.clock.color_of(side);
+        let position = *self.game.position();
+        self.phase = Phase::Over;
+        self.clear_pending();
+        let generation = self.generation;
+        self.request(
+            position,
+            flag.opponent(),
+            Purpose::FlagFall,
+            Waiting::Flag {
+                t_ms: t,
+                flag,
+                generation,
+            },
+        );
+    }
+
+    // ----- rulings -----
+
+    /// The settle window after a press of the player to move has passed: rule on the board
+    /// as it stands.
+    fn rule_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(p) = self.pending_press.take() else {
+            return;
+        };
+        if !matches!(self.phase, Phase::Playing) {
+            return;
+        }
+        let base = *self.game.position();
+        let touched = touch::touched_pieces(&base, &self.touches);
+        let lifted: Vec<Square> = touched.iter().map(|t| t.square).collect();
+        match base.classify(&self.placement, &lifted) {
+            Classification::Legal(m) => {
+                let how = How {
+                    pressed: true,
+                    clock: p.clock,
+                    ..How::default()
+                };
+                let (mine, rest) = self.split_for_press(self.touches.len());
+                self.record(t, m, how, mine, rest, out);
+            }
+            Classification::NoChange => self.illegal(
+                t,
+                IllegalCategory::ClockWithoutMove,
+                None,
+                Vec::new(),
+                p.clock,
+                out,
+            ),
+            Classification::UnpromotedPawn {
+                correction,
+                restore,
+            } => self.unpromoted(t, correction, restore, p.clock, out),
+            Classification::Illegal {
+                category,
+                attempt,
+                restore,
+            } => self.illegal(t, category, attempt, restore, p.clock, out),
+        }
+    }
+
+    /// The ruling's common part: count, penalty or (on the second) a result to ask for.
+    /// Returns the event (with its penalty) when it can go out now.
+    #[allow(clippy::too_many_arguments)]
+    fn ruling(
+        &mut self,
+        t: u64,
+        base: &Position,
+        category: IllegalCategory,
+        attempt: Option<Attempt>,
+        restore_fen: String,
+        restore: Vec<RestoreStep>,
+        must_move: Option<Square>,
+        clock: Option<ClockMs>,
+    ) -> Option<IllegalMoveEvent> {
+        let offender = base.side_to_move();
+        let count = self.counts[idx(offender)] + 1;
+        self.counts[idx(offender)] = count;
+        let mut event = IllegalMoveEvent {
+            color: offender,
+            category,
+            explanation: explain::illegal(base, category, attempt.as_ref()),
+            attempt,
+            count,
+            restore_fen,
+            restore,
+            must_move,
+            penalty: None,
+            result: None,
+            result_undetermined: false,
+            ply: base.plies() + 1,
+            clock_before: clock,
+            clock_after: None,
+        };
+        if count >= 2 {
+            event.must_move = None;
+            self.phase = Phase::Over;
+            self.clear_pending();
+            let generation = self.generation;
+            self.request(
+                *base,
+                offender.opponent(),
+                Purpose::SecondIllegalMove,
+                Waiting::SecondIllegal {
+                    t_ms: t,
+                    event: Box::new(event),
+                    generation,
+                },
+            );
+            return None;
+        }
+        let penalty = Penalty {
+            add_ms: self.cfg.penalty_ms(self.category()),
+            to: offender.opponent(),
+        };
+        event.penalty = Some(penalty);
+        event.clock_after = clock.map(|mut c| {
+            c.set(penalty.to, c.get(penalty.to) + penalty.add_ms);
+            if self.cfg.remove_offender_increment {
+                c.set(
+                    offender,
+                    c.get(offender).saturating_sub(self.cfg_increment_ms()),
+                );
+            }
+            c
+        });
+        Some(event)
+    }
+
+    fn cfg_increment_ms(&self) -> u64 {
+        self.time_control
+            .map_or(0, |tc| u64::from(tc.increment_secs) * 1000)
+    }
+
+    fn illegal(
+        &mut self,
+        t: u64,
+        category: IllegalCategory,
+        attempt: Option<Attempt>,
+        restore: Vec<RestoreStep>,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let base = *self.game.position();
+        let touched = touch::touched_pieces(&base, &self.touches);
+        let must_move = match category {
+            IllegalCategory::ClockWithoutMove | IllegalCategory::UnpromotedPawn => None,
+            _ => touch::must_move(&base, &touched),
+        };
+        self.made = None;
+        self.quiet_deadline = None;
+        let Some(event) = self.ruling(
+            t,
+            &base,
+            category,
+            attempt,
+            base.fen(),
+            restore,
+            must_move,
+            clock,
+        ) else {
+            return;
+        };
+        let penalty = event.penalty;
+        self.emit(out, t, EventKind::IllegalMove(event));
+        if category == IllegalCategory::ClockWithoutMove {
+            // The board is as it was: restored at once, and the turn goes on.
+            self.emit(out, t, EventKind::Restored { fen: base.fen() });
+            return;
+        }
+        self.phase = Phase::Restoring(Box::new(Restoring {
+            target: *base.placement(),
+            fen: base.fen(),
+            offender: base.side_to_move(),
+            kind: RestoreKind::Reinstate,
+            illegal_board: self.placement,
+            attempt,
+            penalty,
+        }));
+    }
+
+    fn unpromoted(
+        &mut self,
+        t: u64,
+        correction: Move,
+        restore: Vec<RestoreStep>,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let base = *self.game.position();
+        let Ok(after) = base.play(correction) else {
+            return;
+        };
+        let offender = base.side_to_move();
+        let attempt = Attempt {
+            from: correction.from,
+            to: correction.to,
+            piece: Piece::new(offender, Role::Pawn),
+        };
+        self.made = None;
+        self.quiet_deadline = None;
+        let Some(event) = self.ruling(
+            t,
+            &base,
+            IllegalCategory::UnpromotedPawn,
+            Some(attempt),
+            after.fen(),
+            restore,
+            None,
+            clock,
+        ) else {
+            return;
+        };
+        let penalty = event.penalty;
+        self.emit(out, t, EventKind::IllegalMove(event));
+        // The queen promotion is the move (it takes the ply).
+        let how = How {
+            pressed: true,
+            clock,
+            correction: true,
+            ..How::default()
+        };
+        let mine = std::mem::take(&mut self.touches);
+        self.record(t, correction, how, mine, Vec::new(), out);
+        if matches!(self.phase, Phase::Playing) {
+            self.phase = Phase::Restoring(Box::new(Restoring {
+                target: *after.placement(),
+                fen: after.fen(),
+                offender,
+                kind: RestoreKind::Promotion,
+                illegal_board: self.placement,
+                attempt: Some(attempt),
+                penalty,
+            }));
+        }
+    }
+
+    /// While a ruling waits for the board to show the position it asked for.
+    fn restoring(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Phase::Restoring(r) = &self.phase else {
+            return;
+        };
+        let base = *self.game.position();
+        if self.placement == r.target {
+            let fen = r.fen.clone();
+            self.phase = Phase::Playing;
+            self.emit(out, t, EventKind::Restored { fen });
+            return;
+        }
+        if r.kind != RestoreKind::Reinstate {
+            return;
+        }
+        // The offender put the piece straight onto a legal square: the position is
+        // reinstated with his replacing move made.
+        if (2..=4).contains(&self.base_diff) {
+            if let Some(m) = base.move_to_placement(&self.placement) {
+                let fen = r.fen.clone();
+                self.phase = Phase::Playing;
+                self.emit(out, t, EventKind::Restored { fen });
+                self.set_made(t, m, &base);
+                return;
+            }
+        }
+        if self.cfg.supervision == crate::config::Supervision::Partial {
+            let r = r.clone();
+            if let Some(stands) = standing_position(&base, &r.illegal_board, r.offender) {
+                if let Some(m) = stands.move_to_placement(&self.placement) {
+                    self.illegal_move_stands(t, &r, stands, m, out);
+                }
+            }
+        }
+    }
+
+    /// Partial supervision: the opponent moved from the illegal position before it was
+    /// corrected; the illegal move stands and its penalty is void.
+    fn illegal_move_stands(
+        &mut self,
+        t: u64,
+        r: &Restoring,
+        stands: Position,
+        reply: Move,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let i = idx(r.offender);
+        self.counts[i] = self.counts[i].saturating_sub(1);
+        self.emit(
+            out,
+            t,
+            EventKind::IllegalMoveStands(IllegalMoveStandsEvent {
+                color: r.offender,
+                attempt: r.attempt,
+                fen: stands.fen(),
+                count: self.counts[i],
+                voided_penalty: r.penalty,
+            }),
+        );
+        self.game = Game::new(stands);
+        self.generation += 1;
+        self.phase = Phase::Playing;
+        self.touches.clear();
+        self.recount();
+        self.set_made(t, reply, &stands);
+    }
+
+    fn result_on_board(&mut self, t: u64, result: GameResult, out: &mut Vec<ArbiterEvent>) {
+        if matches!(self.phase, Phase::Over) {
+            return;
+        }
+        self.phase = Phase::Over;
+        self.clear_pending();
+        self.left_start = false;
+        self.announce_end(t, result, EndReason::ResultOnBoard, None, false, out);
+    }
+
+    fn new_game(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        self.game = Game::new(self.cfg.start);
+        self.generation += 1;
+        self.counts = [0, 0];
+        self.phase = Phase::Playing;
+        self.touches.clear();
+        self.history.clear();
+        self.clear_pending();
+        self.desynced = false;
+        self.result = None;
+        self.left_start = false;
+        self.recount();
+        self.emit(
+            out,
+            t,
+            EventKind::NewGame {
+                fen: self.cfg.start.fen(),
+            },
+        );
+    }
+
+    fn clear_pending(&mut self) {
+        self.made = None;
+        self.pending_press = None;
+        self.amend = None;
+        self.quiet_deadline = None;
+    }
+
+    // ----- recording a move -----
+
+    /// Records a legal move of the side to move: the `move` event, its touch-move and
+    /// two-handed evidence, then game end, claims and the dead-position question.
+    fn record(
+        &mut self,
+        t: u64,
+        m: Move,
+        how: How,
+        mine: Vec<Touch>,
+        rest: Vec<Touch>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let before = *self.game.position();
+        let Ok((san, after)) = before.san_and_play(m) else {
+            // Not legal here: nothing to record (callers only pass legal moves).
+            self.touches = rest;
+            return;
+        };
+        if self.game.play(m).is_err() {
+            self.touches = rest;
+            return;
+        }
+        let mover = before.side_to_move();
+        let ply = before.plies() + 1;
+        self.emit(
+            out,
+            t,
+            EventKind::Move(MoveEvent {
+                ply,
+                color: mover,
+                uci: m,
+                san,
+                fen: after.fen(),
+                clock_ms: how.clock,
+                pressed: how.pressed,
+                replaces: how.replaces,
+                recovered: how.recovered,
+                correction: how.correction,
+                touches: mine.clone(),
+            }),
+        );
+        if !how.correction {
+            let touched = touch::touched_pieces(&before, &mine);
+            if let Some(b) = touch::obligation(&before, &touched) {
+                if !b.kept_by(&before, m) {
+                    self.emit(
+                        out,
+                        t,
+                        EventKind::TouchMove(TouchMoveEvent {
+                            color: mover,
+                            touched,
+                            obligation: b.obligation,
+                            square: b.square,
+                            played: m,
+                            violation: true,
+                            ply,
+                        }),
+                    );
+                }
+            }
+            if let Some(evidence) =
+                touch::two_handed_evidence(&before, &mine, m, self.cfg.two_handed_window_ms)
+            {
+                self.emit(
+                    out,
+                    t,
+                    EventKind::TwoHandedSuspected(TwoHandedEvent {
+                        color: mover,
+                        uci: m,
+                        evidence,
+                        ply,
+                    }),
+                );
+                if self.cfg.penalises(IllegalCategory::TwoHanded) && how.pressed {
+                    self.two_handed_ruling(t, &before, &after, m, how.clock, out);
+                }
+            }
+        }
+        self.history.push(mine);
+        self.touches = rest;
+        self.made = None;
+        self.pending_press = None;
+        self.quiet_deadline = None;
+        self.amend = None;
+        self.recount();
+        if matches!(self.phase, Phase::Playing) {
+            self.after_move(t, ply, out);
+        }
+    }
+
+    /// Art. 7.5.4 when configured: a two-handed move is penalised like an illegal move;
+    /// the move itself stands.
+    fn two_handed_ruling(
+        &mut self,
+        t: u64,
+        before: &Position,
+        after: &Position,
+        m: Move,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let attempt = before.move_info(m).map(|i| Attempt {
+            from: m.from,
+            to: m.to,
+            piece: i.piece,
+        });
+        if let Some(event) = self.ruling(
+            t,
+            before,
+            IllegalCategory::TwoHanded,
+            attempt,
+            after.fen(),
+            Vec::new(),
+            None,
+            clock,
+        ) {
+            self.emit(out, t, EventKind::IllegalMove(event));
+        }
+    }
+
+    fn after_move(&mut self, t: u64, ply: u32, out: &mut Vec<ArbiterEvent>) {
+        if let Some(end) = self.game.automatic_end() {
+            if let Some(reason) = EndReason::from_rules(end.reason()) {
+                self.phase = Phase::Over;
+                self.clear_pending();
+                self.announce_end(t, end.result(), reason, None, false, out);
+                return;
+            }
+        }
+        let pos = *self.game.position();
+        let color = pos.side_to_move();
+        for claim in self.game.claims() {
+            let (reason, plies) = match claim {
+                DrawClaim::Threefold { plies } => (ClaimReason::Threefold, plies),
+                DrawClaim::FiftyMoves => (ClaimReason::FiftyMoves, Vec::new()),
+            };
+            self.emit(
+                out,
+                t,
+                EventKind::DrawClaimable(DrawClaimableEvent {
+                    reason,
+                    color,
+                    plies,
+                    with_move: None,
+                    ply,
+                }),
+            );
+        }
+        // A claim by writing down a move that repeats a position for the third time needs
+        // two earlier occurrences, four and eight plies back at least.
+        if pos.halfmove_clock() >= 7 {
+            let moves: Vec<Move> = pos.legal_moves().collect();
+            for m in moves {
+                if let Some(DrawClaim::Threefold { plies }) = self.game.threefold_claim_after(m) {
+                    self.emit(
+                        out,
+                        t,
+                        EventKind::DrawClaimable(DrawClaimableEvent {
+                            reason: ClaimReason::Threefold,
+                            color,
+                            plies,
+                            with_move: Some(m),
+                            ply,
+                        }),
+                    );
+                }
+            }
+        }
+        // Is the position dead? Asked of the side that just moved first (it is the one
+        // that can usually still mate), then of the other.
+        let generation = self.generation;
+        self.request(
+            pos,
+            color.opponent(),
+            Purpose::DeadPosition,
+            Waiting::Dead {
+                t_ms: t,
+                ply,
+                position: pos,
+                first: true,
+                generation,
+            },
+        );
+    }
+
+    /// Replaces the move recorded at the last press with `m` (same mover, same ply).
+    fn amend_to(&mut self, t: u64, m: Move, out: &mut Vec<ArbiterEvent>) {
+        let Some(a) = self.amend.take() else { return };
+        if self.game.moves().last() != Some(&a.old) || !matches!(self.phase, Phase::Playing) {
+            return;
+        }
+        self.game.pop();
+        self.history.pop();
+        self.generation += 1;
+        let mut mine = a.touches;
+        mine.append(&mut self.touches);
+        let how = How {
+            pressed: true,
+            clock: a.clock,
+            replaces: Some(a.old),
+            ..How::default()
+        };
+        self.recount();
+        self.record(t, m, how, mine, Vec::new(), out);
+    }
+
+    fn announce_end(
+        &mut self,
+        t: u64,
+        result: GameResult,
+        reason: EndReason,
+        flag: Option<Color>,
+        undetermined: bool,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.result = Some(result);
+        let plies = self.game.position().plies();
+        self.emit(
+            out,
+            t,
+            EventKind::GameOver(GameOverEvent {
+                result,
+                reason,
+                flag,
+                undetermined,
+                plies,
+            }),
+        );
+    }
+
+    // ----- plumbing -----
+
+    fn request(&mut self, position: Position, side: Color, purpose: Purpose, waiting: Waiting) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.analyses.push_back(AnalysisRequest {
+            id,
+            position,
+            side,
+            purpose,
+        });
+        self.waiting.push((id, waiting));
+    }
+
+    fn emit(&self, out: &mut Vec<ArbiterEvent>, t: u64, kind: EventKind) {
+        out.push(ArbiterEvent {
+            t_ms: t,
+            board: self.cfg.board.clone(),
+            kind,
+        });
+    }
+
+    fn status(
+        &self,
+        out: &mut Vec<ArbiterEvent>,
+        t: u64,
+        status: BoardStatus,
+        detail: Option<String>,
+    ) {
+        self.emit(
+            out,
+            t,
+            EventKind::BoardStatus(BoardStatusEvent { status, detail }),
+        );
+    }
+}
+
+/// The loser's result unless the winner cannot mate (then a draw); an undetermined search
+/// leaves the loss standing, flagged.
+fn loss_unless_no_mate(loser: Color, opponent_can_mate: CanMate) -> (GameResult, bool) {
+    match opponent_can_mate {
+        CanMate::No => (GameResult::Draw, false),
+        CanMate::Yes => (GameResult::win_for(loser.opponent()), false),
+        CanMate::Undetermined => (GameResult::win_for(loser.opponent()), true),
+    }
+}
+
+/// The position an illegal move left, with the opponent to move (partial supervision),
+/// if it is one: castling rights kept where king and rook still stand at home.
+fn standing_position(base: &Position, board: &Placement, offender: Color) -> Option<Position> {
+    let mut rights = base.castling();
+    for color in Color::ALL {
+        for side in CastleSide::ALL {
+            let king_home = side.king_move(color).from;
+            let (rook_home, _) = side.rook_move(color);
+            if board.get(king_home) != Some(Piece::new(color, Role::King))
+                || board.get(rook_home) != Some(Piece::new(color, Role::Rook))
+            {
+                rights = rights.with(color, side, false);
+            }
+        }
+    }
+    let fullmove = base.fullmove_number() + u32::from(offender == Color::Black);
+    Position::from_parts(*board, offender.opponent(), rights, None, 0, fullmove).ok()
+}

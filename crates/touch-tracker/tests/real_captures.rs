@@ -1,0 +1,78 @@
+//! The real captures from arnsholt/dgtdriver (a physical DGT board and clock) replayed
+//! through the capture reader, decoder, event filter and tracker: every move recovered
+//! exactly (the turned board included), no illegal move and no touch-move violation, and
+//! johan's flag fall ruled 1-0. The data is AGPL and read at run time, never copied.
+
+mod common;
+
+use chess_rules::{Color, Game, GameResult};
+use common::{capture, count, final_moves, replay};
+use touch_tracker::replay::ReplayOptions;
+use touch_tracker::{EndReason, EventKind};
+
+fn expected_uci(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(capture(name)).unwrap();
+    text.split_whitespace()
+        .filter(|w| !w.ends_with('.') && *w != "*")
+        .map(str::to_owned)
+        .collect()
+}
+
+fn expected_pgn_uci(name: &str) -> Vec<String> {
+    let bytes = std::fs::read(capture(name)).unwrap();
+    let games = chess_rules::read_pgn(&bytes).unwrap();
+    let game: Game = games[0].replay().unwrap();
+    game.moves().iter().map(|m| m.uci()).collect()
+}
+
+#[test]
+fn game_2_turned_board_every_move() {
+    let events = replay(&[capture("2.dgtcap")], &ReplayOptions::default());
+    for e in &events {
+        if !matches!(e.kind, EventKind::Move(_)) {
+            eprintln!("{}", e.to_json());
+        }
+    }
+    let got: Vec<String> = final_moves(&events).iter().map(|m| m.uci.uci()).collect();
+    let want = expected_uci("2.uci");
+    assert_eq!(want.len(), 99);
+    assert_eq!(got, want);
+    assert_eq!(count(&events, "illegal_move"), 0);
+    assert_eq!(count(&events, "touch_move"), 0);
+    assert_eq!(count(&events, "two_handed_suspected"), 0);
+    // 98 presses for 99 plies: the last move was recorded at the end of the capture.
+    let moves = final_moves(&events);
+    assert!(moves[..98]
+        .iter()
+        .all(|m| m.pressed && m.clock_ms.is_some()));
+    assert!(!moves[98].pressed);
+    // The board lay turned round: White's clock is on the right.
+    assert!(events.iter().any(|e| matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.detail.as_deref() == Some("rotated"))));
+}
+
+#[test]
+fn johan_every_move_and_the_flag() {
+    let events = replay(&[capture("johan.dgtcap")], &ReplayOptions::default());
+    for e in &events {
+        if !matches!(e.kind, EventKind::Move(_)) {
+            eprintln!("{}", e.to_json());
+        }
+    }
+    let got: Vec<String> = final_moves(&events).iter().map(|m| m.uci.uci()).collect();
+    assert_eq!(got, expected_pgn_uci("johan.pgn"));
+    assert_eq!(count(&events, "illegal_move"), 0);
+    assert_eq!(count(&events, "touch_move"), 0);
+    assert_eq!(count(&events, "two_handed_suspected"), 0);
+    let over: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::GameOver(g) => Some(g),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(over.len(), 1, "one game end");
+    assert_eq!(over[0].reason, EndReason::Flag);
+    assert_eq!(over[0].flag, Some(Color::Black));
+    assert_eq!(over[0].result, GameResult::WhiteWins);
+}
