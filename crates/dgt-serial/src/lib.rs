@@ -20,6 +20,8 @@ pub mod link;
 pub mod port;
 pub mod probe;
 pub mod record;
+#[cfg(test)]
+mod test_support;
 
 pub use driver::{
     spawn_board, BoardControl, BoardHandle, BoardSpec, BoardStatus, DriverOptions, DriverStopped,

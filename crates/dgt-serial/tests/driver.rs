@@ -22,17 +22,14 @@ fn epoch() -> std::time::Instant {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn init_dump_and_field_updates_at_full_line_rate() {
-    let dir = temp_dir("rate");
-    let link = dir.join("board");
-    let served = serve_pty(
-        Emulator::new(EmulatorConfig::default()),
+    let (served, link) = serve(
+        "rate",
+        EmulatorConfig::default(),
         ServeOptions {
-            link: Some(link.clone()),
             line_pacing: true,
             ..ServeOptions::default()
         },
-    )
-    .unwrap();
+    );
     let mut handle = spawn_board(spec("rate", &link), epoch(), None).unwrap();
     let mut events = Events::new(&mut handle);
     let connected = events.kind("connected", SHORT).await;
@@ -84,19 +81,14 @@ async fn init_dump_and_field_updates_at_full_line_rate() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clock_frames_acks_buttons_and_a_clock_unplugged_and_plugged_back() {
-    let dir = temp_dir("clock");
-    let link = dir.join("board");
-    let served = serve_pty(
-        Emulator::new(EmulatorConfig {
+    let (served, link) = serve(
+        "clock",
+        EmulatorConfig {
             ack_delay_ms: 30,
             ..EmulatorConfig::default()
-        }),
-        ServeOptions {
-            link: Some(link.clone()),
-            ..ServeOptions::default()
         },
-    )
-    .unwrap();
+        ServeOptions::default(),
+    );
     let mut handle = spawn_board(spec("clock", &link), epoch(), None).unwrap();
     let control = handle.control.clone();
     let mut events = Events::new(&mut handle);
@@ -279,16 +271,7 @@ async fn three_pulled_plugs_in_one_game_lose_nothing_and_invent_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_truncated_frames_and_silences() {
-    let dir = temp_dir("noise");
-    let link = dir.join("board");
-    let served = serve_pty(
-        Emulator::new(EmulatorConfig::default()),
-        ServeOptions {
-            link: Some(link.clone()),
-            ..ServeOptions::default()
-        },
-    )
-    .unwrap();
+    let (served, link) = serve("noise", EmulatorConfig::default(), ServeOptions::default());
     let mut handle = spawn_board(spec("noise", &link), epoch(), None).unwrap();
     let mut events = Events::new(&mut handle);
     events.kind("dump", SHORT).await;
@@ -329,7 +312,6 @@ async fn garbage_truncated_frames_and_silences() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_port_that_is_not_a_dgt_board_and_a_board_that_never_answers() {
-    let dir = temp_dir("notdgt");
     for (name, behaviour, words) in [
         (
             "modem",
@@ -344,18 +326,11 @@ async fn a_port_that_is_not_a_dgt_board_and_a_board_that_never_answers() {
             "no answer to the identification",
         ),
     ] {
-        let link = dir.join(name);
-        let _served = serve_pty(
-            Emulator::new(EmulatorConfig {
-                behaviour,
-                ..EmulatorConfig::default()
-            }),
-            ServeOptions {
-                link: Some(link.clone()),
-                ..ServeOptions::default()
-            },
-        )
-        .unwrap();
+        let cfg = EmulatorConfig {
+            behaviour,
+            ..EmulatorConfig::default()
+        };
+        let (_served, link) = serve(name, cfg, ServeOptions::default());
         let mut handle = spawn_board(spec(name, &link), epoch(), None).unwrap();
         let mut events = Events::new(&mut handle);
         let down = events.kind("disconnected", SHORT).await;
@@ -397,17 +372,14 @@ async fn a_board_named_by_serial_number_is_found_and_found_again_after_a_replug(
             .unwrap()
         })
         .collect();
-    let mut options = DriverOptions {
-        link: fast_link(),
-        ..DriverOptions::default()
-    };
-    options.search.patterns = vec![format!("{}/emu-*", dir.display())];
-    options.search.system_ports = false;
-    options.search.answer_timeout = Duration::from_millis(300);
     let spec = BoardSpec {
         name: "by-serial".into(),
         port: PortSpec::Serial("00002".into()),
-        options,
+        options: DriverOptions {
+            link: fast_link(),
+            search: emulator_search(&dir),
+            ..DriverOptions::default()
+        },
     };
     let mut handle = spawn_board(spec, epoch(), None).unwrap();
     let mut events = Events::new(&mut handle);
@@ -419,11 +391,11 @@ async fn a_board_named_by_serial_number_is_found_and_found_again_after_a_replug(
         "found through its stable link"
     );
     // A second driver for the same serial finds nothing: the port is in use.
-    let mut other = DriverOptions {
+    let other = DriverOptions {
         link: fast_link(),
+        search: emulator_search(&dir),
         ..DriverOptions::default()
     };
-    other.search = handle_search(&dir);
     let mut second = spawn_board(
         BoardSpec {
             name: "second".into(),
@@ -458,7 +430,7 @@ async fn a_board_named_by_serial_number_is_found_and_found_again_after_a_replug(
     handle.control.shutdown().await;
 }
 
-fn handle_search(dir: &std::path::Path) -> dgt_serial::SearchOptions {
+fn emulator_search(dir: &std::path::Path) -> dgt_serial::SearchOptions {
     dgt_serial::SearchOptions {
         patterns: vec![format!("{}/emu-*", dir.display())],
         system_ports: false,
@@ -468,16 +440,11 @@ fn handle_search(dir: &std::path::Path) -> dgt_serial::SearchOptions {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_consumer_never_blocks_the_reader_and_gets_a_resync() {
-    let dir = temp_dir("overload");
-    let link = dir.join("board");
-    let served = serve_pty(
-        Emulator::new(EmulatorConfig::default()),
-        ServeOptions {
-            link: Some(link.clone()),
-            ..ServeOptions::default()
-        },
-    )
-    .unwrap();
+    let (served, link) = serve(
+        "overload",
+        EmulatorConfig::default(),
+        ServeOptions::default(),
+    );
     let mut options = DriverOptions {
         link: fast_link(),
         event_capacity: 16,
@@ -501,15 +468,14 @@ async fn a_slow_consumer_never_blocks_the_reader_and_gets_a_resync() {
     for (a, _) in &actions[100..] {
         served.apply(a.clone());
     }
-    // The reader kept going: the probes were answered all along (no disconnect), and
-    // the driver saw every byte while nobody read its events.
-    let t0 = std::time::Instant::now();
-    while handle.control.status().dropped_events == 0 && t0.elapsed() < SHORT {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let dropped = handle.control.status().dropped_events;
-    assert!(dropped > 0);
+    // The reader kept going while nobody read the events: at most 16 updates fit in the
+    // channel, the rest were read from the line and dropped.
+    let capacity = 16;
+    assert!(
+        eventually(|| handle.control.status().dropped_events + capacity >= 200).await,
+        "dropped {}",
+        handle.control.status().dropped_events
+    );
     // Now the consumer reads: the first events, the kept button, the marker, a dump.
     let marker = events
         .until(
@@ -521,6 +487,7 @@ async fn a_slow_consumer_never_blocks_the_reader_and_gets_a_resync() {
     let BoardEvent::Disconnected { reason } = &marker.event else {
         unreachable!()
     };
+    let dropped = handle.control.status().dropped_events;
     assert!(
         reason.contains(&format!("{dropped} events")),
         "{reason} / {dropped}"
@@ -554,16 +521,11 @@ async fn a_slow_consumer_never_blocks_the_reader_and_gets_a_resync() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_resets_the_board_and_reports_it() {
-    let dir = temp_dir("shutdown");
-    let link = dir.join("board");
-    let served = serve_pty(
-        Emulator::new(EmulatorConfig::default()),
-        ServeOptions {
-            link: Some(link.clone()),
-            ..ServeOptions::default()
-        },
-    )
-    .unwrap();
+    let (served, link) = serve(
+        "shutdown",
+        EmulatorConfig::default(),
+        ServeOptions::default(),
+    );
     let mut handle = spawn_board(spec("bye", &link), epoch(), None).unwrap();
     let control = handle.control.clone();
     let mut events = Events::new(&mut handle);
@@ -578,11 +540,7 @@ async fn shutdown_resets_the_board_and_reports_it() {
     );
     assert!(control.status().stopped);
     // The RESET reached the board.
-    let t0 = std::time::Instant::now();
-    while served.with(|e| e.mode()) != BoardMode::Idle && t0.elapsed() < SHORT {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(served.with(|e| e.mode()), BoardMode::Idle);
+    assert!(eventually(|| served.with(|e| e.mode()) == BoardMode::Idle).await);
     assert_eq!(
         control.clock(ClockCommand::End).await,
         Err(ClockError::Stopped)

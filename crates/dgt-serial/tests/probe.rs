@@ -134,11 +134,7 @@ async fn probe_finds_the_boards_and_names_the_rest() {
     );
     // The boards are left quiet (RESET) when the probe is done.
     for s in &served[..3] {
-        let t0 = std::time::Instant::now();
-        while s.with(|e| e.mode()) != BoardMode::Idle && t0.elapsed() < SHORT {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        assert_eq!(s.with(|e| e.mode()), BoardMode::Idle);
+        assert!(eventually(|| s.with(|e| e.mode()) == BoardMode::Idle).await);
     }
     // The JSON form the CLI prints.
     let json = serde_json::to_string(&reports[0]).unwrap();

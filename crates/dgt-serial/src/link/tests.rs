@@ -2,6 +2,7 @@
 //! retry and backoff is exercised without a port or a clock on the wall.
 
 use super::*;
+use crate::test_support::{board_from_events, kind};
 use chess_rules::{Color, Piece, Role, Square};
 use dgt_protocol::{FieldIndex, Orientation, PieceCode, RawBoard};
 use dgt_sim::{Action, Emulator, EmulatorConfig, LineBehaviour};
@@ -132,39 +133,6 @@ impl Bench {
     fn all_written(&self) -> Vec<u8> {
         self.written.iter().flat_map(|(_, b)| b.clone()).collect()
     }
-}
-
-fn kind(e: &BoardEvent) -> &'static str {
-    match e {
-        BoardEvent::Connected { .. } => "connected",
-        BoardEvent::Dump { .. } => "dump",
-        BoardEvent::Field(_) => "field",
-        BoardEvent::Clock(_) => "clock",
-        BoardEvent::ClockAck(_) => "ack",
-        BoardEvent::ClockButton(_) => "button",
-        BoardEvent::ClockConnected => "clock_connected",
-        BoardEvent::ClockDisconnected => "clock_disconnected",
-        BoardEvent::Battery(_) => "battery",
-        BoardEvent::Disconnected { .. } => "disconnected",
-    }
-}
-
-/// The board the events describe: the last dump with the field updates after it.
-fn board_from_events(events: &[TimedEvent]) -> Option<RawBoard> {
-    let mut board = None;
-    for e in events {
-        match &e.event {
-            BoardEvent::Dump { board: b } => board = Some(*b),
-            BoardEvent::Field(u) => {
-                if let Some(b) = &mut board {
-                    b.apply(*u);
-                }
-            }
-            BoardEvent::Disconnected { .. } => board = None,
-            _ => {}
-        }
-    }
-    board
 }
 
 #[test]

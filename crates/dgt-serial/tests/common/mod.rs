@@ -8,12 +8,16 @@ use std::time::Duration;
 use chess_rules::{Color, Piece, Role, Square};
 use dgt_protocol::capture::{CaptureReader, Direction};
 use dgt_protocol::{
-    BoardEvent, BoardMessage, Decoder, FieldIndex, FieldUpdate, Orientation, PieceCode, RawBoard,
-    TimedEvent,
+    BoardEvent, BoardMessage, Decoder, FieldIndex, FieldUpdate, Orientation, PieceCode, TimedEvent,
 };
 use dgt_serial::{BoardHandle, BoardSpec, DriverOptions, LinkConfig, PortSpec};
-use dgt_sim::Action;
+use dgt_sim::{serve_pty, Action, Emulator, EmulatorConfig, ServeOptions, ServedBoard};
 use tokio::sync::mpsc;
+
+#[path = "../../src/test_support.rs"]
+mod support;
+#[allow(unused_imports)] // Not every test file uses both.
+pub use support::{board_from_events, kind};
 
 /// Link timings for tests: tens to hundreds of milliseconds.
 pub fn fast_link() -> LinkConfig {
@@ -55,22 +59,6 @@ pub fn sq(s: &str) -> Square {
 
 pub fn white(role: Role) -> Piece {
     Piece::new(Color::White, role)
-}
-
-/// The short name of an event's kind.
-pub fn kind(e: &BoardEvent) -> &'static str {
-    match e {
-        BoardEvent::Connected { .. } => "connected",
-        BoardEvent::Dump { .. } => "dump",
-        BoardEvent::Field(_) => "field",
-        BoardEvent::Clock(_) => "clock",
-        BoardEvent::ClockAck(_) => "ack",
-        BoardEvent::ClockButton(_) => "button",
-        BoardEvent::ClockConnected => "clock_connected",
-        BoardEvent::ClockDisconnected => "clock_disconnected",
-        BoardEvent::Battery(_) => "battery",
-        BoardEvent::Disconnected { .. } => "disconnected",
-    }
 }
 
 /// A board's events as they arrive, all kept for later checks.
@@ -131,24 +119,6 @@ impl Events {
     pub fn kinds(&self) -> Vec<&'static str> {
         self.seen.iter().map(|e| kind(&e.event)).collect()
     }
-}
-
-/// The board the events describe: the last dump and the field updates after it.
-pub fn board_from_events(events: &[TimedEvent]) -> Option<RawBoard> {
-    let mut board = None;
-    for e in events {
-        match &e.event {
-            BoardEvent::Dump { board: b } => board = Some(*b),
-            BoardEvent::Field(u) => {
-                if let Some(b) = &mut board {
-                    b.apply(*u);
-                }
-            }
-            BoardEvent::Disconnected { .. } => board = None,
-            _ => {}
-        }
-    }
-    board
 }
 
 /// A long, varied stream of field changes: pieces put on the empty middle of the board
@@ -231,3 +201,29 @@ pub fn is_subsequence<T: PartialEq>(sub: &[T], seq: &[T]) -> bool {
 }
 
 pub const SHORT: Duration = Duration::from_secs(5);
+
+/// One emulated board on a pty, reachable through a stable link in a fresh directory.
+pub fn serve(name: &str, cfg: EmulatorConfig, opts: ServeOptions) -> (ServedBoard, PathBuf) {
+    let link = temp_dir(name).join("board");
+    let served = serve_pty(
+        Emulator::new(cfg),
+        ServeOptions {
+            link: Some(link.clone()),
+            ..opts
+        },
+    )
+    .unwrap();
+    (served, link)
+}
+
+/// Waits (polling every 10 ms, at most `SHORT`) until `cond` holds; returns whether it did.
+pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    let t0 = std::time::Instant::now();
+    while !cond() {
+        if t0.elapsed() > SHORT {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    true
+}
