@@ -387,6 +387,8 @@ impl BoardTask {
                         rec.flush();
                     }
                 }
+                // Nobody will read the events any more, even if none come for a while.
+                () = self.outbox.tx.closed() => self.outbox.closed = true,
             }
         }
     }

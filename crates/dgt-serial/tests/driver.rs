@@ -547,4 +547,20 @@ async fn shutdown_resets_the_board_and_reports_it() {
     );
     assert!(control.request_dump().await.is_err());
     assert!(events.rx.recv().await.is_none(), "the channel closes");
+
+    // Dropping the handle (events and control) stops a board's task too, even one that
+    // has nothing to report (a board that is not there).
+    let missing = served_dir(&link).join("not-plugged");
+    let mut handle = spawn_board(spec("gone", &missing), epoch(), None).unwrap();
+    let status = handle.control.watch_status();
+    let mut events = Events::new(&mut handle);
+    // After the first failure the retries are quiet: no event will tell the task.
+    events.kind("disconnected", SHORT).await;
+    drop(events);
+    drop(handle);
+    assert!(eventually(|| status.borrow().stopped).await);
+}
+
+fn served_dir(link: &std::path::Path) -> std::path::PathBuf {
+    link.parent().unwrap().to_owned()
 }
