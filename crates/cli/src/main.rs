@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod decode;
+mod emulate;
 mod probe;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
@@ -17,6 +18,9 @@ struct Cli {
 enum Command {
     /// Show the messages of a .dgtcap capture file, decoded, with times and directions.
     Decode(decode::DecodeArgs),
+    /// Serve an emulated board on a pty and play a game of a PGN file on it with a
+    /// player's hands (irregularities on request); prints the pty path.
+    Emulate(emulate::EmulateArgs),
     /// Find the serial ports that answer as DGT boards; list serial number, version,
     /// battery and clock model.
     Probe(probe::ProbeArgs),
@@ -26,6 +30,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Decode(args) => decode::run(args),
+        Command::Emulate(args) => emulate::run(args),
         Command::Probe(args) => probe::run(args),
     }
 }

@@ -1,0 +1,325 @@
+//! `dgt-arbiter emulate --pgn FILE [--game N] [--seed S] [--speed X] [--time-control
+//! BASE+INC] [--irregularities LIST] [--rotated] [--record FILE.dgtcap]`: serves one
+//! emulated DGT board with a DGT3000 on a pseudo-terminal and plays a game of a PGN file
+//! on it with a player's hands (the seeded hand-motion generator of `dgt-sim`), in real
+//! time scaled by `--speed`. It prints the pty path (and the stable link, with `--link`)
+//! on stdout, and exits when the game is over or on Ctrl-C.
+//!
+//! `--expect FILE` writes the events an arbiter must emit for the game, one JSON object
+//! a line in the shapes of formats.md §2, to check a daemon run against the board.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use chess_rules::{read_pgn, Position};
+use dgt_protocol::capture::{CaptureHeader, TimeControl};
+use dgt_protocol::{ClockSide, Orientation};
+use dgt_sim::hands::{
+    generate, Expected, GameInput, HandOptions, Irregularity, Ruling, Script, TimedExpected,
+    Variations,
+};
+use dgt_sim::{serve_pty, Emulator, EmulatorConfig, ServeOptions};
+use serde_json::{json, Value};
+
+/// Arguments of `emulate`.
+#[derive(Debug, clap::Args)]
+pub struct EmulateArgs {
+    /// The PGN file holding the game.
+    #[arg(long, value_name = "FILE")]
+    pub pgn: PathBuf,
+    /// Which game of the file (1 is the first).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub game: usize,
+    /// Seed of the hand motions: the same seed plays the same script.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Virtual time runs this many times faster than real time.
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub speed: f64,
+    /// The clock's time control, BASE+INC in seconds (default: the game's TimeControl
+    /// tag when it has that form, else 300+3).
+    #[arg(long, value_name = "BASE+INC", value_parser = parse_time_control)]
+    pub time_control: Option<TimeControl>,
+    /// Irregularities to inject, comma-separated (e.g.
+    /// `pinned-piece,clock-without-move,flag-fall`), or `all`.
+    #[arg(long, value_name = "LIST", value_parser = parse_irregularities)]
+    pub irregularities: Option<Irregularities>,
+    /// The board is turned round (White at the connector's far end).
+    #[arg(long)]
+    pub rotated: bool,
+    /// Write all traffic to this capture file.
+    #[arg(long, value_name = "FILE.dgtcap")]
+    pub record: Option<PathBuf>,
+    /// Also serve the board at this stable path (a symlink to the pty).
+    #[arg(long, value_name = "PATH")]
+    pub link: Option<PathBuf>,
+    /// Multiplies think times (1: a realistic share of the time control).
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub think_scale: f64,
+    /// How hands move: `none` (plain), `realistic` or `all` (every variation often).
+    #[arg(long, default_value = "realistic", value_parser = ["none", "realistic", "all"])]
+    pub variations: String,
+    /// Virtual seconds before the clock is started (time for a host to connect).
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    pub start_delay: f64,
+    /// Write the events an arbiter must emit to this file (JSON lines).
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
+}
+
+/// A parsed `--irregularities` list.
+#[derive(Debug, Clone)]
+pub struct Irregularities(pub Vec<Irregularity>);
+
+fn parse_time_control(s: &str) -> Result<TimeControl, String> {
+    s.parse::<TimeControl>()
+        .map_err(|()| format!("{s:?} is not BASE+INC in seconds (e.g. 180+2)"))
+}
+
+fn parse_irregularities(s: &str) -> Result<Irregularities, String> {
+    if s.trim() == "all" {
+        return Ok(Irregularities(Irregularity::all()));
+    }
+    s.split(',')
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| x.parse::<Irregularity>().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Irregularities)
+}
+
+/// The game's own `TimeControl` tag, when it is `BASE+INC`.
+fn tag_time_control(tag: Option<&str>) -> Option<TimeControl> {
+    tag.and_then(|t| t.parse().ok())
+        .filter(|tc: &TimeControl| tc.base_secs > 0)
+}
+
+pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        bail!("--speed must be a positive number, not {}", args.speed);
+    }
+    if !(args.start_delay.is_finite() && args.start_delay >= 0.0) {
+        bail!(
+            "--start-delay must be zero or more seconds, not {}",
+            args.start_delay
+        );
+    }
+    let bytes = std::fs::read(&args.pgn)
+        .with_context(|| format!("cannot read the PGN file {}", args.pgn.display()))?;
+    let games = read_pgn(&bytes).with_context(|| format!("in {}", args.pgn.display()))?;
+    if games.is_empty() {
+        bail!("{} holds no game", args.pgn.display());
+    }
+    let Some(pgn) = args.game.checked_sub(1).and_then(|i| games.get(i)) else {
+        bail!(
+            "--game {} is out of range: {} holds {} game(s), numbered from 1",
+            args.game,
+            args.pgn.display(),
+            games.len()
+        );
+    };
+    let game = GameInput::from_pgn(pgn)
+        .with_context(|| format!("game {} of {}", args.game, args.pgn.display()))?;
+    let time_control = args
+        .time_control
+        .or_else(|| tag_time_control(pgn.tag("TimeControl")))
+        .unwrap_or(TimeControl {
+            base_secs: 300,
+            increment_secs: 3,
+        });
+    let opts = HandOptions {
+        seed: args.seed,
+        time_control,
+        think_scale: args.think_scale,
+        start_delay_ms: (args.start_delay * 1000.0) as u64,
+        variations: match args.variations.as_str() {
+            "none" => Variations::none(),
+            "all" => Variations::all(),
+            _ => Variations::realistic(),
+        },
+        irregularities: args.irregularities.clone().map(|i| i.0).unwrap_or_default(),
+        ..HandOptions::default()
+    };
+    let script = generate(&game, &opts).context("cannot script the game")?;
+    let board = board_name(&args.pgn, args.game);
+    report(&script, &board, time_control);
+    if let Some(path) = &args.expect {
+        write_expected(path, &script, &board)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let cfg = EmulatorConfig {
+        orientation: if args.rotated {
+            Orientation::Rotated
+        } else {
+            Orientation::Normal
+        },
+        ..script.emulator_config()
+    };
+    let header = CaptureHeader {
+        board: Some(board.clone()),
+        start_fen: (script.start != Position::start()).then(|| script.start.fen()),
+        time_control: Some(time_control),
+        white_clock: Some(ClockSide::Left),
+        extra: vec![(
+            "source".into(),
+            format!("dgt-arbiter emulate, seed {}", args.seed),
+        )],
+    };
+    let served = serve_pty(
+        Emulator::new(cfg),
+        ServeOptions {
+            script: script.actions.clone(),
+            speed: args.speed,
+            link: args.link.clone(),
+            capture: args.record.clone(),
+            capture_header: header,
+            ..ServeOptions::default()
+        },
+    )
+    .context("cannot serve the emulated board on a pseudo-terminal")?;
+    let pty = served.pty_path().context("the emulated board has no pty")?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", pty.display())?;
+    if let Some(link) = &args.link {
+        writeln!(out, "{}", link.display())?;
+    }
+    out.flush()?;
+    drop(out);
+
+    let interrupted = ctrl_c();
+    loop {
+        if interrupted.try_recv().is_ok() {
+            eprintln!("interrupted");
+            break;
+        }
+        if served.script_left() == 0 && served.now_ms() >= script.end_ms {
+            eprintln!("game over");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if let Some(e) = served.last_error() {
+        eprintln!("last port error: {e}");
+    }
+    // Dropping the board closes the pty, removes the link and flushes the capture.
+    drop(served);
+    Ok(())
+}
+
+/// A channel that receives once on Ctrl-C (SIGINT) or SIGTERM.
+fn ctrl_c() -> mpsc::Receiver<()> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async {
+            use tokio::signal::unix::{signal, SignalKind};
+            let Ok(mut term) = signal(SignalKind::terminate()) else {
+                return;
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            let _ = tx.send(());
+        });
+    });
+    rx
+}
+
+fn board_name(pgn: &Path, game: usize) -> String {
+    let stem = pgn
+        .file_stem()
+        .map_or_else(|| "emulated".into(), |s| s.to_string_lossy().into_owned());
+    format!("{stem}-{game}")
+}
+
+/// What will be played, on stderr.
+fn report(script: &Script, board: &str, tc: TimeControl) {
+    eprintln!(
+        "board {board}: {} plies, time control {tc}, about {} s of game time",
+        script.plies.len(),
+        script.end_ms / 1000
+    );
+    for i in &script.injected {
+        eprintln!("  {} at ply {}", i.irregularity, i.ply);
+    }
+    for s in &script.skipped {
+        eprintln!("  {} skipped: {}", s.irregularity, s.reason);
+    }
+    if let Some(end) = script.rules_end {
+        eprintln!("  ends by the rules: {} {}", end.result, end.reason);
+    }
+}
+
+/// Writes the expected events as JSON lines (formats.md §2; `t_ms` is the script time of
+/// the action that causes the event).
+fn write_expected(path: &Path, script: &Script, board: &str) -> anyhow::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for e in &script.expected {
+        writeln!(f, "{}", expected_json(e, board))?;
+    }
+    f.flush()?;
+    Ok(())
+}
+
+fn expected_json(e: &TimedExpected, board: &str) -> Value {
+    let mut v = match &e.event {
+        Expected::Move {
+            ply,
+            color,
+            mv,
+            san,
+            fen,
+        } => json!({"ply": ply, "color": color, "uci": mv.uci(), "san": san, "fen": fen,
+                    "clock_ms": null}),
+        Expected::IllegalMove {
+            color,
+            category,
+            attempt,
+            count,
+            restore_fen,
+            restore,
+            must_move,
+            ruling,
+        } => {
+            let mut v = json!({"color": color, "category": category, "attempt": attempt,
+                               "count": count, "restore_fen": restore_fen,
+                               "restore": restore, "must_move": must_move});
+            match ruling {
+                Ruling::Penalty { to } => v["penalty"] = json!({ "to": to }),
+                Ruling::Result(r) => v["result"] = json!(r),
+            }
+            v
+        }
+        Expected::Restored { fen } => json!({ "fen": fen }),
+        Expected::TouchMove {
+            color,
+            touched,
+            obligation,
+            played,
+            violation,
+        } => {
+            let touched: Vec<Value> = touched
+                .iter()
+                .map(|(sq, p)| json!({"square": sq, "piece": p}))
+                .collect();
+            json!({"color": color, "touched": touched, "obligation": obligation.name(),
+                   "played": played.uci(), "violation": violation})
+        }
+        Expected::TwoHandedSuspected { color, mv } => {
+            json!({"color": color, "uci": mv.uci(), "evidence": "king and rook off the board together"})
+        }
+        Expected::GameOver { result, reason } => json!({"result": result, "reason": reason}),
+    };
+    v["t_ms"] = json!(e.at_ms);
+    v["board"] = json!(board);
+    v["kind"] = json!(e.event.kind());
+    v
+}

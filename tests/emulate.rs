@@ -1,0 +1,198 @@
+//! `dgt-arbiter emulate` end to end: the binary serves a game on a pty; a host opens the
+//! printed path as a serial port (through the driver's `serialport`-based `Port`), sends
+//! the init commands, reads the dump and the field updates, and sees the game's moves
+//! arrive; the capture and the expected events are written; bad arguments are refused
+//! with clear messages.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use chess_rules::{read_pgn, Placement};
+use dgt_protocol::{BoardMessage, Decoder, Orientation, PieceCode};
+use dgt_serial::port::Port;
+
+/// `../shared/data` beside the workspace, or `$DGT_SHARED_DIR/data`.
+fn data_dir() -> PathBuf {
+    let shared = match std::env::var_os("DGT_SHARED_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+    };
+    let data = shared.join("data");
+    assert!(
+        data.is_dir(),
+        "test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
+        data.display()
+    );
+    data
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run dgt-arbiter")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dgt-emulate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Folds a message into the host's picture of the board.
+fn follow(board: &mut Placement, msg: &BoardMessage) -> bool {
+    match msg {
+        BoardMessage::BoardDump { board: raw } => *board = raw.placement(Orientation::Normal),
+        BoardMessage::FieldUpdate(u) => board.set(
+            u.field.square(Orientation::Normal),
+            match u.piece {
+                PieceCode::Piece(p) => Some(p),
+                _ => None,
+            },
+        ),
+        _ => return false,
+    }
+    true
+}
+
+#[test]
+fn a_host_follows_the_emulated_game_on_the_printed_pty() {
+    let pgn_path = data_dir().join("pgn/python-chess/molinari-bordais-1979.pgn");
+    let pgn = &read_pgn(&std::fs::read(&pgn_path).unwrap()).unwrap()[0];
+    let game = pgn.replay().unwrap();
+    let placements: Vec<Placement> = game.positions().iter().map(|p| *p.placement()).collect();
+    let capture = temp("game.dgtcap");
+    let expect = temp("expected.jsonl");
+    let mut child = bin()
+        .args(["emulate", "--pgn"])
+        .arg(&pgn_path)
+        .args([
+            "--speed",
+            "20",
+            "--think-scale",
+            "0.05",
+            "--start-delay",
+            "6",
+            "--seed",
+            "3",
+        ])
+        .arg("--record")
+        .arg(&capture)
+        .arg("--expect")
+        .arg(&expect)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let path = PathBuf::from(lines.next().expect("a path on stdout").unwrap());
+    assert!(path.starts_with("/dev/pts"), "{}", path.display());
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let reached: Vec<usize> = rt.block_on(async {
+        let port = Port::open(&path).expect("open the pty as a serial port");
+        // SEND_BRD (dump), then SEND_UPDATE_NICE (field updates, clock on change).
+        assert_eq!(port.try_write(&[0x42, 0x4B]).unwrap(), 2);
+        let mut decoder = Decoder::new();
+        let mut board = Placement::EMPTY;
+        let mut reached = Vec::new();
+        let mut buf = [0u8; 512];
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while reached.last() != Some(&(placements.len() - 1)) && Instant::now() < deadline {
+            let n =
+                match tokio::time::timeout(Duration::from_millis(200), port.read(&mut buf)).await {
+                    Ok(Ok(0)) => break,
+                    Ok(Ok(n)) => n,
+                    Ok(Err(e)) => panic!("read: {e}"),
+                    Err(_) => continue,
+                };
+            for msg in decoder.push(&buf[..n]) {
+                let msg = msg.expect("valid frames only");
+                if follow(&mut board, &msg) {
+                    if let Some(k) = placements.iter().position(|p| *p == board) {
+                        if reached.last() != Some(&k) {
+                            reached.push(k);
+                        }
+                    }
+                }
+            }
+        }
+        reached
+    });
+    // The host saw moves arrive, in order, up to the mate.
+    assert!(reached.len() >= 4, "reached {reached:?}");
+    assert!(reached.windows(2).all(|w| w[0] < w[1]), "{reached:?}");
+    assert_eq!(reached.last(), Some(&(placements.len() - 1)));
+    // The binary ends by itself when the game is over.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "emulate did not exit after the game"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    // The capture holds both directions; the expectations every move and the mate.
+    let cap = std::fs::read_to_string(&capture).unwrap();
+    assert!(
+        cap.starts_with("# dgtcap 1"),
+        "{}",
+        &cap[..cap.len().min(200)]
+    );
+    assert!(cap.contains("# time-control: ") && cap.contains(" > ") && cap.contains(" < "));
+    let events: Vec<serde_json::Value> = std::fs::read_to_string(&expect)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let moves = events.iter().filter(|e| e["kind"] == "move").count();
+    assert_eq!(moves, placements.len() - 1);
+    let last = events.last().unwrap();
+    assert_eq!(last["kind"], "game_over");
+    assert_eq!(last["reason"], "checkmate");
+    assert_eq!(last["result"], "0-1");
+}
+
+#[test]
+fn bad_arguments_and_unreadable_files_are_refused_clearly() {
+    let pgn = data_dir().join("pgn/python-chess/molinari-bordais-1979.pgn");
+    let pgn = pgn.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["emulate", "--pgn", "/nonexistent/x.pgn"],
+            "cannot read the PGN file",
+        ),
+        (&["emulate", "--pgn", pgn, "--game", "9"], "out of range"),
+        (
+            &["emulate", "--pgn", pgn, "--time-control", "fast"],
+            "BASE+INC",
+        ),
+        (
+            &["emulate", "--pgn", pgn, "--irregularities", "castle-badly"],
+            "unknown irregularity",
+        ),
+        (&["emulate", "--pgn", pgn, "--speed", "0"], "--speed"),
+    ];
+    for (args, want) in cases {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a path");
+    }
+    let not_pgn = temp("not.pgn");
+    std::fs::write(&not_pgn, "1. e4 e5 2. Kxe8\n").unwrap();
+    let out = run(&["emulate", "--pgn", not_pgn.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not.pgn"));
+}
