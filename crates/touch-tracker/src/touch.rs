@@ -9,20 +9,33 @@ use crate::events::{Obligation, Touch, TouchAction, Touched};
 /// The pieces lifted during a turn, in order, as they stood before it: a lift counts when
 /// the square still held the piece it held at the turn's start (lifting the piece again
 /// from the square it was moved to is not a new touch), once per square.
-pub fn touched_pieces(base: &Position, log: &[Touch]) -> Vec<Touched> {
-    let mut out: Vec<Touched> = Vec::new();
+///
+/// Lifts reported at the same instant (one scan of the board) have no order the board can
+/// tell: the player's own pieces count first (arbiter-rules §3), and among them the piece
+/// of the move played (`played`), so that an unclear order never makes a violation.
+pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> Vec<Touched> {
+    let mut lifts: Vec<(u64, Touched)> = Vec::new();
     for t in log {
         if t.action == TouchAction::Lift
             && base.piece_at(t.square) == Some(t.piece)
-            && !out.iter().any(|x| x.square == t.square)
+            && !lifts.iter().any(|(_, x)| x.square == t.square)
         {
-            out.push(Touched {
+            let touched = Touched {
                 square: t.square,
                 piece: t.piece,
-            });
+            };
+            lifts.push((t.t_ms, touched));
         }
     }
-    out
+    let me = base.side_to_move();
+    let rank = |t: &Touched| {
+        let own = t.piece.color == me;
+        let moved = played.is_some_and(|m| m.from == t.square);
+        (!own, !moved)
+    };
+    // A stable sort within each instant only (times never decrease in the log).
+    lifts.sort_by(|(ta, a), (tb, b)| ta.cmp(tb).then_with(|| rank(a).cmp(&rank(b))));
+    lifts.into_iter().map(|(_, t)| t).collect()
 }
 
 /// The first own piece touched, if it can move legally: the `must_move` of an illegal
@@ -96,19 +109,21 @@ fn rook_side(base: &Position, rook: Square) -> Option<CastleSide> {
 }
 
 /// The obligation the touches of a turn create in `base` (the position the player moves
-/// from), per arbiter-rules §3:
-/// - own pieces only: move the first touched one that can move; king then rook: castle
-///   with that rook if legal, else another king move (free if the king cannot move); rook
-///   then king: no castling with that rook, the rook counts as touched;
-/// - opponent's pieces only: capture the first touched one that can be captured;
-/// - both: capture the first touched opponent's piece with the first touched own piece;
-///   if that is illegal, move or capture the first touched piece that can be.
+/// from), per arbiter-rules §3 and FIDE art. 4.3, 4.4:
+/// - the first two pieces touched are one of each colour: capture the opponent's piece
+///   with the own piece; if that is illegal, move or capture the first touched piece that
+///   can be;
+/// - an own piece first: move the first touched own piece that can move (else capture the
+///   first touched opponent's piece that can be captured); king then rook (both at home):
+///   castle with that rook if legal, else another king move (free if the king cannot
+///   move); rook then king: no castling with that rook, the rook counts as touched;
+/// - an opponent's piece first: capture the first touched one that can be captured (else
+///   move the first own piece that can move).
 ///
 /// `None` when nothing touched can move or be captured (any legal move will do).
 pub fn obligation(base: &Position, touched: &[Touched]) -> Option<Binding> {
     let me = base.side_to_move();
-    let own: Vec<&Touched> = touched.iter().filter(|t| t.piece.color == me).collect();
-    let opp: Vec<&Touched> = touched.iter().filter(|t| t.piece.color != me).collect();
+    let first = touched.first()?;
     let movable = |sq: Square| base.can_move_from(sq);
     let capturable = |sq: Square| base.can_be_captured(sq);
     let bind = |obligation, square| Binding {
@@ -117,11 +132,31 @@ pub fn obligation(base: &Position, touched: &[Touched]) -> Option<Binding> {
         with: None,
         no_castling_with: None,
     };
-    if let (Some(a), Some(b)) = (own.first(), opp.first()) {
-        if can_capture_with(base, a.square, b.square) {
+    let first_own = || {
+        touched
+            .iter()
+            .find(|t| t.piece.color == me && movable(t.square))
+            .map(|t| bind(Obligation::Move, t.square))
+    };
+    let first_opp = || {
+        touched
+            .iter()
+            .find(|t| t.piece.color != me && capturable(t.square))
+            .map(|t| bind(Obligation::Capture, t.square))
+    };
+    if let Some(second) = touched
+        .get(1)
+        .filter(|s| s.piece.color != first.piece.color)
+    {
+        let (own, opp) = if first.piece.color == me {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        if can_capture_with(base, own.square, opp.square) {
             return Some(Binding {
-                with: Some(a.square),
-                ..bind(Obligation::Capture, b.square)
+                with: Some(own.square),
+                ..bind(Obligation::Capture, opp.square)
             });
         }
         return touched.iter().find_map(|t| {
@@ -132,33 +167,35 @@ pub fn obligation(base: &Position, touched: &[Touched]) -> Option<Binding> {
             }
         });
     }
-    if let Some(first) = own.first() {
-        let king = Piece::new(me, Role::King);
-        let rook = Piece::new(me, Role::Rook);
-        let second = own.get(1);
-        // King then rook: castling with that rook, if it can be done.
-        if first.piece == king {
-            if let Some(r) = second.filter(|t| t.piece == rook) {
-                if rook_side(base, r.square).is_some_and(|side| base.can_castle(side)) {
-                    return Some(bind(Obligation::Castle, r.square));
-                }
-                // Castling that side is illegal: another king move, or free.
-                return movable(first.square).then(|| bind(Obligation::KingMove, first.square));
-            }
-        }
-        // Rook then king: castling with that rook is out; the rook is the piece touched.
-        let rook_first = first.piece == rook
-            && second.is_some_and(|t| t.piece == king)
-            && rook_side(base, first.square).is_some();
-        let found = own.iter().find(|t| movable(t.square))?;
-        let mut b = bind(Obligation::Move, found.square);
-        if rook_first {
-            b.no_castling_with = Some(first.square);
-        }
-        return Some(b);
+    if first.piece.color != me {
+        return first_opp().or_else(first_own);
     }
-    let found = opp.iter().find(|t| capturable(t.square))?;
-    Some(bind(Obligation::Capture, found.square))
+    let king = Piece::new(me, Role::King);
+    let rook = Piece::new(me, Role::Rook);
+    let second = touched.get(1);
+    let king_home = CastleSide::KingSide.king_move(me).from;
+    if first.piece == king && first.square == king_home {
+        if let Some(side) = second
+            .filter(|t| t.piece == rook)
+            .and_then(|r| rook_side(base, r.square))
+        {
+            if base.can_castle(side) {
+                let (rook_home, _) = side.rook_move(me);
+                return Some(bind(Obligation::Castle, rook_home));
+            }
+            // Castling that side is illegal: another king move, or free.
+            return movable(first.square).then(|| bind(Obligation::KingMove, first.square));
+        }
+    }
+    // Rook then king: castling with that rook is out; the rook is the piece touched.
+    let rook_first = first.piece == rook
+        && second.is_some_and(|t| t.piece == king)
+        && rook_side(base, first.square).is_some();
+    let mut b = first_own().or_else(first_opp)?;
+    if rook_first && b.obligation == Obligation::Move {
+        b.no_castling_with = Some(first.square);
+    }
+    Some(b)
 }
 
 /// Evidence that `played` (a castling, capture or promotion) was made with two hands,
@@ -267,11 +304,11 @@ mod tests {
     }
 
     fn bound(p: &Position, log: &[Touch]) -> Option<(Obligation, String)> {
-        obligation(p, &touched_pieces(p, log)).map(|b| (b.obligation, b.square.to_string()))
+        obligation(p, &touched_pieces(p, log, None)).map(|b| (b.obligation, b.square.to_string()))
     }
 
     fn kept(p: &Position, log: &[Touch], m: &str) -> bool {
-        let b = obligation(p, &touched_pieces(p, log)).unwrap();
+        let b = obligation(p, &touched_pieces(p, log, None)).unwrap();
         b.kept_by(p, m.parse().unwrap())
     }
 
@@ -287,7 +324,7 @@ mod tests {
             place(6, "e4", 'P'),
             lift(7, "g1", 'N'),
         ];
-        let t = touched_pieces(&p, &log);
+        let t = touched_pieces(&p, &log, None);
         assert_eq!(
             t.iter().map(|t| t.square.to_string()).collect::<Vec<_>>(),
             ["g1", "e2"]
@@ -304,7 +341,7 @@ mod tests {
         let p = Position::start();
         let log = [lift(1, "a1", 'R'), place(2, "a1", 'R'), lift(3, "b1", 'N')];
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "b1".into())));
-        assert_eq!(must_move(&p, &touched_pieces(&p, &log)), None);
+        assert_eq!(must_move(&p, &touched_pieces(&p, &log, None)), None);
         let only = [lift(1, "a1", 'R'), place(2, "a1", 'R')];
         assert_eq!(bound(&p, &only), None);
     }
@@ -319,7 +356,7 @@ mod tests {
         assert!(!kept(&p, &log, "g1f3"));
         // Both colours: the victim first, then the capturing pawn: capture with it.
         let log = [lift(1, "d5", 'p'), lift(2, "e4", 'P'), place(3, "d5", 'P')];
-        let b = obligation(&p, &touched_pieces(&p, &log)).unwrap();
+        let b = obligation(&p, &touched_pieces(&p, &log, None)).unwrap();
         assert_eq!(
             (b.obligation, b.with),
             (Obligation::Capture, Some(sq("e4")))

@@ -80,6 +80,9 @@ struct Made {
 struct PendingPress {
     deadline: u64,
     clock: Option<ClockMs>,
+    /// Who pressed. Not the player to move when the clock runs a move ahead of the board:
+    /// the mover made his move without pressing and the opponent completes his reply.
+    presser: Color,
 }
 
 /// A move recorded at a press, which may still turn into another move of the same piece
@@ -187,6 +190,9 @@ pub struct Tracker {
     result: Option<GameResult>,
     /// While the game is over: the board has left the start position since.
     left_start: bool,
+    /// Board events were lost this turn (a disconnect, a dump that differed): its touch
+    /// log is incomplete, so it proves nothing about touch-move or two hands.
+    log_gap: bool,
 }
 
 fn idx(c: Color) -> usize {
@@ -196,14 +202,20 @@ fn idx(c: Color) -> usize {
     }
 }
 
-/// Both kings on the four centre squares: the DGT result convention (both light squares:
-/// 1-0, both dark: 0-1, one of each: a draw). Never a legal position (the centre squares
-/// all touch), so never a move.
-fn result_by_kings(p: &Placement) -> Option<GameResult> {
+/// Both kings put on the four centre squares: the DGT result convention (both light
+/// squares: 1-0, both dark: 0-1, one of each: a draw). Never a legal position (the centre
+/// squares all touch), so never a move; but a king stepping next to the other king in the
+/// centre is an illegal move, not a result: both kings must have left their squares.
+fn result_by_kings(p: &Placement, base: &Position) -> Option<GameResult> {
     let centre =
         |sq: Square| (3..=4).contains(&sq.file().index()) && (3..=4).contains(&sq.rank().index());
-    let w = p.king(Color::White).filter(|s| centre(*s))?;
-    let b = p.king(Color::Black).filter(|s| centre(*s))?;
+    let moved = |c: Color, sq: Square| base.king(c) != sq;
+    let w = p
+        .king(Color::White)
+        .filter(|s| centre(*s) && moved(Color::White, *s))?;
+    let b = p
+        .king(Color::Black)
+        .filter(|s| centre(*s) && moved(Color::Black, *s))?;
     Some(match (w.is_light(), b.is_light()) {
         (true, true) => GameResult::WhiteWins,
         (false, false) => GameResult::BlackWins,
@@ -251,6 +263,7 @@ impl Tracker {
             history: Vec::new(),
             result: None,
             left_start: false,
+            log_gap: false,
             cfg,
         }
     }
@@ -346,7 +359,7 @@ impl Tracker {
                         clock: self.clock.times(),
                         ..How::default()
                     };
-                    let (mine, rest) = self.split_for_press(m.split);
+                    let (mine, rest) = self.split_at_move(m.split);
                     self.record(d, m.mv, how, mine, rest, out);
                 }
             }
@@ -452,7 +465,7 @@ impl Tracker {
                 clock: self.clock.times(),
                 ..How::default()
             };
-            let (mine, rest) = self.split_for_press(m.split);
+            let (mine, rest) = self.split_at_move(m.split);
             self.record(t_ms, m.mv, how, mine, rest, out);
         }
     }
@@ -473,8 +486,10 @@ impl Tracker {
             BoardEvent::Dump { board } => self.on_dump(t, board, out),
             BoardEvent::Connected { .. } => self.status(out, t, BoardStatus::Connected, None),
             BoardEvent::Disconnected { reason } => {
-                // A lever that moves while we cannot see it is not a press we saw.
+                // A lever that moves while we cannot see it is not a press we saw; what
+                // hands do meanwhile is not in the touch log.
                 self.clock.reset();
+                self.log_gap = true;
                 self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
             }
             BoardEvent::ClockConnected => {
@@ -563,7 +578,11 @@ impl Tracker {
                 }
             }
         }
-        self.placement = board.placement(self.orientation);
+        let placement = board.placement(self.orientation);
+        if !first && placement != self.placement {
+            self.log_gap = true;
+        }
+        self.placement = placement;
         self.recount();
         if let Some((_, m)) = board.magic_pieces().next() {
             self.result_on_board(t, magic_result(m), out);
@@ -608,7 +627,7 @@ impl Tracker {
             }
             Phase::Playing => {}
         }
-        if let Some(result) = result_by_kings(&self.placement) {
+        if let Some(result) = result_by_kings(&self.placement, self.game.position()) {
             self.result_on_board(t, result, out);
             return;
         }
@@ -645,13 +664,17 @@ impl Tracker {
         if let Some(m) = cand {
             self.in_sync(t, out);
             self.set_made(t, m, &base);
-            if let Some(p) = self.pending_press.take() {
+            if let Some(p) = self
+                .pending_press
+                .filter(|p| p.presser == base.side_to_move())
+            {
                 let how = How {
                     pressed: true,
                     clock: p.clock,
                     ..How::default()
                 };
-                let (mine, rest) = self.split_for_press(self.touches.len());
+                self.pending_press = None;
+                let (mine, rest) = self.split_at_move(self.touches.len());
                 self.record(t, m, how, mine, rest, out);
             }
             return true;
@@ -666,20 +689,20 @@ impl Tracker {
         if let Some(made) = self.made {
             if let Some(m2) = made.after.move_to_placement(&self.placement) {
                 self.in_sync(t, out);
-                let how = match self.pending_press.take() {
-                    Some(p) => How {
-                        pressed: true,
-                        clock: p.clock,
-                        ..How::default()
-                    },
-                    None => How::default(),
-                };
-                let rest = self.touches.split_off(made.split.min(self.touches.len()));
-                let mine = std::mem::take(&mut self.touches);
-                self.record(t, made.mv, how, mine, rest, out);
+                let press = self.pending_press.take();
+                let mover = base.side_to_move();
+                // A press by the mover completed his move; a press by the opponent, the
+                // reply.
+                let own = press.filter(|p| p.presser == mover).map(|p| p.clock);
+                self.commit_made(t, made, own, out);
                 if matches!(self.phase, Phase::Playing) {
                     let base = *self.game.position();
                     self.set_made(t, m2, &base);
+                    if let Some(p) = press.filter(|p| p.presser != mover) {
+                        if let Some(m) = self.current_candidate() {
+                            self.record_pressed(t, m, p.clock, out);
+                        }
+                    }
                 }
                 return true;
             }
@@ -718,10 +741,16 @@ impl Tracker {
 
     fn set_made(&mut self, t: u64, m: Move, base: &Position) {
         let Ok(after) = base.play(m) else { return };
+        // The same move shown again (its piece, or another, lifted and put back) was
+        // completed when first shown: later touches may be the opponent's.
+        let split = match self.made {
+            Some(old) if old.mv == m => old.split,
+            _ => self.touches.len(),
+        };
         self.made = Some(Made {
             mv: m,
             after,
-            split: self.touches.len(),
+            split,
         });
         self.quiet_deadline =
             (after.status() != Status::Ongoing).then(|| t + self.cfg.settle_window_ms);
@@ -741,9 +770,10 @@ impl Tracker {
         }
     }
 
-    /// The touch log at a press: everything up to the move's completion is the mover's;
-    /// later touches go by the colour of the piece.
-    fn split_for_press(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
+    /// The touch log at a move's recording: everything up to the move's completion is the
+    /// mover's; later touches go by the colour of the piece (the mover adjusting his own,
+    /// the opponent touching his).
+    fn split_at_move(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
         let mover = self.game.position().side_to_move();
         let all = std::mem::take(&mut self.touches);
         let split = split.min(all.len());
@@ -802,7 +832,7 @@ impl Tracker {
             return;
         }
         let mover = self.game.position().side_to_move();
-        if let Some(m) = self.current_candidate() {
+        if self.current_candidate().is_some() {
             // A legal move on the board names the presser, while that is not yet known.
             if self.clock.source() < SideSource::Press {
                 let white = match mover {
@@ -813,46 +843,97 @@ impl Tracker {
                     self.white_clock_status(t, out);
                 }
             }
-            if self.clock.color_of(side) != mover {
+        }
+        let presser = self.clock.color_of(side);
+        let clock = self.clock.times();
+        if self.pending_press.is_some() {
+            // The lever moves again before the board showed what the last press was for.
+            self.rule_press(t, out);
+            if !matches!(self.phase, Phase::Playing) {
                 return;
             }
-            // A press that is pending is superseded: the board shows the move now.
-            self.pending_press = None;
-            let clock = self.clock.times();
-            let how = How {
-                pressed: true,
-                clock,
-                ..How::default()
-            };
-            let before = *self.game.position();
-            let (mine, rest) = self.split_for_press(m.split);
-            let keep = mine.clone();
-            self.record(t, m.mv, how, mine, rest, out);
-            if matches!(self.phase, Phase::Playing) {
-                self.amend = Some(Amend {
-                    deadline: t + self.cfg.settle_window_ms,
-                    before,
-                    old: m.mv,
-                    clock,
-                    touches: keep,
-                });
+        }
+        let mover = self.game.position().side_to_move();
+        if presser == mover {
+            if let Some(m) = self.current_candidate() {
+                self.record_pressed(t, m, clock, out);
+                return;
             }
-            return;
-        }
-        if self.clock.color_of(side) != mover {
-            return;
-        }
-        if self.pending_press.is_some() {
-            self.rule_press(t, out);
-            if !matches!(self.phase, Phase::Playing) || self.game.position().side_to_move() != mover
-            {
+        } else {
+            // The mover made his move without pressing (the clock runs a move ahead): a
+            // press by his opponent completes the reply, when there is one.
+            let Some(made) = self.made else {
+                // Nothing made: a press by the player not to move is not ruled.
+                return;
+            };
+            if let Some(reply) = made.after.move_to_placement(&self.placement) {
+                self.commit_made(t, made, None, out);
+                if matches!(self.phase, Phase::Playing) {
+                    let base = *self.game.position();
+                    self.set_made(t, reply, &base);
+                    if let Some(m) = self.current_candidate() {
+                        self.record_pressed(t, m, clock, out);
+                    }
+                }
                 return;
             }
         }
         self.pending_press = Some(PendingPress {
             deadline: t + self.cfg.settle_window_ms,
-            clock: self.clock.times(),
+            clock,
+            presser,
         });
+    }
+
+    /// Records the move the board shows, completed by a press now; it may still be
+    /// amended within the settle window.
+    fn record_pressed(
+        &mut self,
+        t: u64,
+        m: Made,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.pending_press = None;
+        let how = How {
+            pressed: true,
+            clock,
+            ..How::default()
+        };
+        let before = *self.game.position();
+        let (mine, rest) = self.split_at_move(m.split);
+        let keep = mine.clone();
+        self.record(t, m.mv, how, mine, rest, out);
+        if matches!(self.phase, Phase::Playing) {
+            self.amend = Some(Amend {
+                deadline: t + self.cfg.settle_window_ms,
+                before,
+                old: m.mv,
+                clock,
+                touches: keep,
+            });
+        }
+    }
+
+    /// Records the made move, completed by `clock`'s press or by none (the opponent went
+    /// on); touches after it was made go by colour.
+    fn commit_made(
+        &mut self,
+        t: u64,
+        made: Made,
+        clock: Option<Option<ClockMs>>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let how = match clock {
+            Some(clock) => How {
+                pressed: true,
+                clock,
+                ..How::default()
+            },
+            None => How::default(),
+        };
+        let (mine, rest) = self.split_at_move(made.split);
+        self.record(t, made.mv, how, mine, rest, out);
     }
 
     fn on_flag(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
@@ -890,8 +971,19 @@ impl Tracker {
         if !matches!(self.phase, Phase::Playing) {
             return;
         }
+        if p.presser != self.game.position().side_to_move() {
+            // A press completing a reply that the board does not show: the mover's move
+            // stands (it was made), and the press is ruled as the opponent's.
+            let Some(made) = self.made else { return };
+            self.commit_made(t, made, None, out);
+            if !matches!(self.phase, Phase::Playing)
+                || p.presser != self.game.position().side_to_move()
+            {
+                return;
+            }
+        }
         let base = *self.game.position();
-        let touched = touch::touched_pieces(&base, &self.touches);
+        let touched = touch::touched_pieces(&base, &self.touches, None);
         let lifted: Vec<Square> = touched.iter().map(|t| t.square).collect();
         match base.classify(&self.placement, &lifted) {
             Classification::Legal(m) => {
@@ -900,7 +992,7 @@ impl Tracker {
                     clock: p.clock,
                     ..How::default()
                 };
-                let (mine, rest) = self.split_for_press(self.touches.len());
+                let (mine, rest) = self.split_at_move(self.touches.len());
                 self.record(t, m, how, mine, rest, out);
             }
             Classification::NoChange => self.illegal(
@@ -1006,7 +1098,7 @@ impl Tracker {
         out: &mut Vec<ArbiterEvent>,
     ) {
         let base = *self.game.position();
-        let touched = touch::touched_pieces(&base, &self.touches);
+        let touched = touch::touched_pieces(&base, &self.touches, None);
         let must_move = match category {
             IllegalCategory::ClockWithoutMove | IllegalCategory::UnpromotedPawn => None,
             _ => touch::must_move(&base, &touched),
@@ -1246,8 +1338,8 @@ impl Tracker {
                 touches: mine.clone(),
             }),
         );
-        if !how.correction {
-            let touched = touch::touched_pieces(&before, &mine);
+        if !how.correction && !how.recovered && !self.log_gap {
+            let touched = touch::touched_pieces(&before, &mine, Some(m));
             if let Some(b) = touch::obligation(&before, &touched) {
                 if !b.kept_by(&before, m) {
                     self.emit(
@@ -1285,6 +1377,7 @@ impl Tracker {
         }
         self.history.push(mine);
         self.touches = rest;
+        self.log_gap = false;
         self.made = None;
         self.pending_press = None;
         self.quiet_deadline = None;

@@ -80,3 +80,5 @@ pub fn final_moves(events: &[ArbiterEvent]) -> Vec<&MoveEvent> {
 pub fn count(events: &[ArbiterEvent], kind: &str) -> usize {
     events.iter().filter(|e| e.kind_name() == kind).count()
 }
+
+pub mod sim;
