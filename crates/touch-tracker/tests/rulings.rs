@@ -1,0 +1,924 @@
+//! Each rule of the tracker on hand-written event sequences: a small board driver puts
+//! pieces up and down, presses the clock and lets virtual time pass; the tests read the
+//! events that come out.
+
+use chess_rules::{Color, GameResult, IllegalCategory, Piece, Placement, Position, Square};
+use dgt_protocol::capture::TimeControl;
+use dgt_protocol::{
+    BoardEvent, ClockSide, ClockTime, FieldIndex, FieldUpdate, Hms, MagicPiece, Orientation,
+    PieceCode, RawBoard, SideTime, TimedEvent,
+};
+use touch_tracker::{
+    ArbiterEvent, BoardStatus, ClaimReason, EndReason, EventKind, GameState, MoveEvent, Obligation,
+    Supervision, SyncTracker, TrackerConfig,
+};
+
+fn sq(s: &str) -> Square {
+    s.parse().unwrap()
+}
+
+fn piece(c: char) -> Piece {
+    Piece::from_fen_char(c).unwrap()
+}
+
+/// A board, a clock and a tracker, in virtual time.
+struct Bench {
+    t: u64,
+    orientation: Orientation,
+    tracker: SyncTracker,
+    board: Placement,
+    /// The position the hands believe in (advanced by `play`).
+    pos: Position,
+    clock: ClockTime,
+    white_side: ClockSide,
+    increment_ms: u64,
+    /// Time between two square changes.
+    gap: u64,
+    out: Vec<ArbiterEvent>,
+    read: usize,
+}
+
+impl Bench {
+    fn new(cfg: TrackerConfig) -> Bench {
+        Bench::turned(cfg, Orientation::Normal)
+    }
+
+    fn turned(cfg: TrackerConfig, orientation: Orientation) -> Bench {
+        let side = |s| SideTime {
+            time: Hms::from_secs(s).unwrap(),
+            ..SideTime::default()
+        };
+        let base = cfg.time_control.map_or(300, |tc| tc.base_secs);
+        let increment_ms = cfg
+            .time_control
+            .map_or(0, |tc| u64::from(tc.increment_secs) * 1000);
+        let board = *cfg.start.placement();
+        let pos = cfg.start;
+        let white_side = match orientation {
+            Orientation::Normal => ClockSide::Left,
+            Orientation::Rotated => ClockSide::Right,
+        };
+        let mut b = Bench {
+            t: 0,
+            orientation,
+            tracker: SyncTracker::new(cfg),
+            board,
+            pos,
+            clock: ClockTime {
+                left: side(base),
+                right: side(base),
+                running: false,
+                lever: white_side,
+                ..ClockTime::default()
+            },
+            white_side,
+            increment_ms,
+            gap: 300,
+            out: Vec::new(),
+            read: 0,
+        };
+        b.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(&board, orientation),
+        });
+        b.frame();
+        b
+    }
+
+    fn feed(&mut self, event: BoardEvent) {
+        self.tracker.handle(
+            &TimedEvent {
+                t_ms: self.t,
+                event,
+            },
+            &mut self.out,
+        );
+    }
+
+    fn frame(&mut self) {
+        self.feed(BoardEvent::Clock(self.clock));
+    }
+
+    fn wait(&mut self, ms: u64) {
+        self.t += ms;
+    }
+
+    /// One square changes, `gap` ms after the last event.
+    fn field(&mut self, s: &str, code: PieceCode) {
+        self.t += self.gap;
+        self.board.set(sq(s), code.piece());
+        let field = FieldIndex::from_square(sq(s), self.orientation);
+        self.feed(BoardEvent::Field(FieldUpdate { field, piece: code }));
+    }
+
+    fn lift(&mut self, s: &str) {
+        self.field(s, PieceCode::Empty);
+    }
+
+    fn place(&mut self, s: &str, p: char) {
+        self.field(s, PieceCode::Piece(piece(p)));
+    }
+
+    /// Moves the piece on `from` to `to` (straight onto a victim there).
+    fn slide(&mut self, from: &str, to: &str) {
+        let p = self.board.get(sq(from)).expect("a piece to move");
+        self.lift(from);
+        self.field(to, PieceCode::Piece(p));
+    }
+
+    /// A legal move made by hand: castling moves the rook too, en passant removes the
+    /// victim.
+    fn play(&mut self, uci: &str) {
+        let pos = self.pos;
+        let m = pos.parse_uci(uci).unwrap();
+        self.pos = pos.play(m).unwrap();
+        let info = pos.move_info(m).unwrap();
+        if let Some((victim, _)) = info.capture.filter(|(s, _)| *s != m.to) {
+            self.lift(&victim.to_string());
+        }
+        self.lift(&m.from.to_string());
+        let landed = info.promotion.unwrap_or(info.piece);
+        self.field(&m.to.to_string(), PieceCode::Piece(landed));
+        if let Some((_, rf, rt)) = info.castling {
+            self.slide(&rf.to_string(), &rt.to_string());
+        }
+    }
+
+    fn side(&mut self, s: ClockSide) -> &mut SideTime {
+        match s {
+            ClockSide::Left => &mut self.clock.left,
+            ClockSide::Right => &mut self.clock.right,
+        }
+    }
+
+    fn side_of(&self, c: Color) -> ClockSide {
+        if c == Color::White {
+            self.white_side
+        } else {
+            self.white_side.other()
+        }
+    }
+
+    /// The opponent of the side to move starts the clock: the mover's time runs.
+    fn start_clock(&mut self) {
+        self.t += 100;
+        self.clock.running = true;
+        self.clock.lever = self.side_of(self.pos.side_to_move());
+        self.frame();
+    }
+
+    /// The player of `c` presses: his time stops (plus the increment), the other runs.
+    fn press(&mut self, c: Color) {
+        self.t += 100;
+        let s = self.side_of(c);
+        assert_eq!(
+            self.clock.lever, s,
+            "{c} cannot press: his time does not run"
+        );
+        let inc = self.increment_ms / 1000;
+        let side = self.side(s);
+        side.time = Hms::from_secs(side.time.secs() + inc as u32).unwrap();
+        self.clock.lever = s.other();
+        self.frame();
+    }
+
+    /// Stopped, the lever handed over, restarted: the arbiter's hands, not a press.
+    fn arbiter_hands_back(&mut self) {
+        self.t += 100;
+        self.clock.running = false;
+        self.frame();
+        self.clock.lever = self.clock.lever.other();
+        self.frame();
+        self.clock.running = true;
+        self.frame();
+    }
+
+    /// A press, then long enough for the settle window to pass.
+    fn press_and_settle(&mut self, c: Color) {
+        self.press(c);
+        self.t += 1000;
+        self.frame();
+    }
+
+    fn flag(&mut self, c: Color) {
+        self.t += 100;
+        let s = self.side_of(c);
+        let side = self.side(s);
+        side.time = Hms::from_secs(0).unwrap();
+        side.flag_fallen = true;
+        self.clock.running = false;
+        self.frame();
+    }
+
+    /// The events since the last call.
+    fn events(&mut self) -> Vec<ArbiterEvent> {
+        let new = self.out[self.read..].to_vec();
+        self.read = self.out.len();
+        new
+    }
+
+    fn kinds(&mut self) -> Vec<&'static str> {
+        self.events()
+            .iter()
+            .map(|e| e.kind_name())
+            .filter(|k| *k != "board_status" && *k != "draw_claimable")
+            .collect()
+    }
+
+    fn finish(&mut self) {
+        self.tracker.finish(self.t, &mut self.out);
+    }
+}
+
+fn moves(events: &[ArbiterEvent]) -> Vec<&MoveEvent> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Move(m) => Some(m),
+            _ => None,
+        })
+        .collect()
+}
+
+fn only<'a, T>(events: &'a [ArbiterEvent], pick: impl Fn(&'a EventKind) -> Option<T>) -> T {
+    let mut found: Vec<T> = events.iter().filter_map(|e| pick(&e.kind)).collect();
+    assert_eq!(found.len(), 1, "{events:#?}");
+    found.remove(0)
+}
+
+fn blitz() -> TrackerConfig {
+    let mut cfg = TrackerConfig::new("t");
+    cfg.time_control = Some(TimeControl {
+        base_secs: 180,
+        increment_secs: 2,
+    });
+    cfg
+}
+
+fn from_fen(fen: &str) -> TrackerConfig {
+    let mut cfg = blitz();
+    cfg.start = Position::from_fen(fen).unwrap();
+    cfg
+}
+
+#[test]
+fn a_legal_move_is_recorded_at_the_press_with_its_clock_and_touches() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    assert!(b.kinds().is_empty(), "not completed before the press");
+    b.press(Color::White);
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(m.len(), 1);
+    assert_eq!(
+        (m[0].ply, m[0].uci.uci(), m[0].san.as_str()),
+        (1, "e2e4".into(), "e4")
+    );
+    assert_eq!(m[0].color, Color::White);
+    assert!(m[0].pressed);
+    // 3:00 + 2 s increment for White, Black untouched.
+    let clock = m[0].clock_ms.unwrap();
+    assert_eq!((clock.white, clock.black), (182_000, 180_000));
+    assert_eq!(m[0].touches.len(), 2);
+    assert_eq!(b.tracker.tracker().snapshot().ply, 1);
+    assert_eq!(b.tracker.tracker().snapshot().side_to_move, Color::Black);
+}
+
+#[test]
+fn captures_in_any_order_and_sliding_noise_are_one_move() {
+    let mut b = Bench::new(from_fen(
+        "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2",
+    ));
+    b.start_clock();
+    // Victim first, then the capturing pawn.
+    b.lift("d5");
+    b.slide("e4", "d5");
+    b.press(Color::White);
+    // Black: the queen slides d8-d5 over d7? (blocked) -- Qd8 takes d5 straight, with
+    // the queen registered on d6 on the way.
+    b.lift("d8");
+    b.place("d6", 'q');
+    b.lift("d6");
+    b.place("d5", 'q');
+    b.press(Color::Black);
+    let ev = b.events();
+    let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
+    assert_eq!(m, ["e4d5", "d8d5"]);
+    assert!(ev
+        .iter()
+        .all(|e| e.kind_name() == "move" || e.kind_name() == "board_status"));
+}
+
+#[test]
+fn a_press_before_the_scan_reports_the_move_waits_for_the_board() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.lift("g1");
+    b.press(Color::White);
+    assert_eq!(b.tracker.tracker().state(), GameState::AwaitingBoard);
+    assert_eq!(b.tracker.tracker().poll_timeout(), Some(b.t + 400));
+    b.place("f3", 'N');
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(m.len(), 1);
+    assert!(m[0].pressed);
+    assert_eq!(m[0].clock_ms.unwrap().white, 182_000);
+    assert_eq!(b.tracker.tracker().poll_timeout(), None);
+}
+
+#[test]
+fn a_slider_seen_part_way_at_the_press_is_amended() {
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"));
+    b.start_clock();
+    b.lift("a1");
+    b.place("a4", 'R');
+    b.press(Color::White);
+    // The board's scan reports the rest just after the press.
+    b.gap = 100;
+    b.lift("a4");
+    b.place("a7", 'R');
+    b.gap = 300;
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(m.len(), 2);
+    assert_eq!(m[0].uci.uci(), "a1a4");
+    assert_eq!(m[1].uci.uci(), "a1a7");
+    assert_eq!(m[1].ply, m[0].ply);
+    assert_eq!(m[1].replaces.map(|r| r.uci()), Some("a1a4".into()));
+    assert_eq!(b.tracker.tracker().game().moves().len(), 1);
+    // After the window a new placement is the opponent's move, not an amendment.
+    b.wait(1000);
+    b.slide("e8", "d8");
+    b.press(Color::Black);
+    let ev = b.events();
+    assert_eq!(moves(&ev)[0].uci.uci(), "e8d8");
+}
+
+#[test]
+fn moves_without_a_press_are_recorded_when_the_opponent_replies() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    // White forgets to press; Black replies and cannot press (his time does not run).
+    b.play("e7e5");
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(m.len(), 1, "e4 recorded when e5 shows");
+    assert!(!m[0].pressed);
+    assert_eq!(m[0].clock_ms, None);
+    // White moves again and presses: e5 is recorded, then Nf3 with the press.
+    b.play("g1f3");
+    b.press(Color::White);
+    let ev = b.events();
+    let m: Vec<(String, bool)> = moves(&ev)
+        .iter()
+        .map(|m| (m.uci.uci(), m.pressed))
+        .collect();
+    assert_eq!(m, [("e7e5".into(), false), ("g1f3".into(), true)]);
+}
+
+#[test]
+fn a_press_without_a_move_is_ruled_at_the_end_of_the_settle_window() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    b.events();
+    b.wait(5000);
+    b.press_and_settle(Color::Black);
+    let ev = b.events();
+    let i = only(&ev, |k| match k {
+        EventKind::IllegalMove(i) => Some(i.clone()),
+        _ => None,
+    });
+    assert_eq!(i.category, IllegalCategory::ClockWithoutMove);
+    assert_eq!((i.color, i.count, i.ply), (Color::Black, 1, 2));
+    assert_eq!(i.attempt, None);
+    assert_eq!(i.must_move, None);
+    assert!(i.restore.is_empty());
+    let p = i.penalty.unwrap();
+    assert_eq!((p.add_ms, p.to), (60_000, Color::White));
+    // Before: the press frame (Black got his increment); after: White +1:00, Black -2 s.
+    let (before, after) = (i.clock_before.unwrap(), i.clock_after.unwrap());
+    assert_eq!(after.white, before.white + 60_000);
+    assert_eq!(after.black, before.black - 2_000);
+    // The board never changed: restored at once, and Black is still to move.
+    assert_eq!(b.kinds_of(&ev), ["illegal_move", "restored"]);
+    assert_eq!(b.tracker.tracker().position().side_to_move(), Color::Black);
+    b.arbiter_hands_back();
+    b.play("e7e5");
+    b.press(Color::White.opponent());
+    assert_eq!(moves(&b.events()).len(), 1);
+}
+
+impl Bench {
+    fn kinds_of(&self, ev: &[ArbiterEvent]) -> Vec<&'static str> {
+        ev.iter()
+            .map(|e| e.kind_name())
+            .filter(|k| *k != "board_status" && *k != "draw_claimable")
+            .collect()
+    }
+}
+
+#[test]
+fn an_illegal_move_is_ruled_restored_and_replaced_under_touch_move() {
+    let mut b = Bench::new(from_fen(
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+    ));
+    b.start_clock();
+    // Bf1-f3: not a bishop move.
+    b.slide("f1", "f3");
+    b.press_and_settle(Color::White);
+    let ev = b.events();
+    let i = only(&ev, |k| match k {
+        EventKind::IllegalMove(i) => Some(i.clone()),
+        _ => None,
+    });
+    assert_eq!(i.category, IllegalCategory::PieceMovement);
+    let a = i.attempt.unwrap();
+    assert_eq!((a.from, a.to, a.piece), (sq("f1"), sq("f3"), piece('B')));
+    assert_eq!(
+        i.restore_fen,
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    );
+    assert_eq!(i.restore.len(), 2);
+    assert_eq!(i.must_move, Some(sq("f1")));
+    assert_eq!(i.penalty.unwrap().to, Color::Black);
+    assert!(
+        i.explanation.contains("not a bishop move"),
+        "{}",
+        i.explanation
+    );
+    assert_eq!(b.tracker.tracker().state(), GameState::Restoring);
+    // Restoration.
+    b.slide("f3", "f1");
+    assert_eq!(b.kinds(), ["restored"]);
+    b.arbiter_hands_back();
+    // The bishop must move; White plays a knight move instead: a touch-move violation.
+    b.play("g1f3");
+    b.press(Color::White);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["move", "touch_move"]);
+    let tm = only(&ev, |k| match k {
+        EventKind::TouchMove(t) => Some(t.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (tm.obligation, tm.square, tm.violation),
+        (Obligation::Move, sq("f1"), true)
+    );
+    assert_eq!(tm.touched[0].square, sq("f1"));
+    assert_eq!(tm.played.uci(), "g1f3");
+}
+
+#[test]
+fn an_unpromoted_pawn_becomes_a_queen_and_takes_the_ply() {
+    let mut b = Bench::new(from_fen("8/4P3/8/8/8/8/k7/4K3 w - - 0 1"));
+    b.start_clock();
+    b.lift("e7");
+    b.place("e8", 'P');
+    b.press_and_settle(Color::White);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["illegal_move", "move"]);
+    let i = only(&ev, |k| match k {
+        EventKind::IllegalMove(i) => Some(i.clone()),
+        _ => None,
+    });
+    assert_eq!(i.category, IllegalCategory::UnpromotedPawn);
+    assert_eq!(i.must_move, None);
+    assert_eq!(i.restore_fen, "4Q3/8/8/8/8/8/k7/4K3 b - - 0 1");
+    let m = moves(&ev);
+    assert_eq!(
+        (m[0].uci.uci(), m[0].ply, m[0].correction),
+        ("e7e8q".into(), 1, true)
+    );
+    // The arbiter puts the queen on e8.
+    b.place("e8", 'Q');
+    assert_eq!(b.kinds(), ["restored"]);
+    assert_eq!(b.tracker.tracker().position().side_to_move(), Color::Black);
+}
+
+#[test]
+fn a_second_illegal_move_loses_unless_the_opponent_cannot_mate() {
+    // Black has a lone king against king and knight: White cannot mate, so Black's second
+    // illegal move draws.
+    let mut b = Bench::new(from_fen("8/8/4k3/8/8/3KN3/8/8 b - - 0 1"));
+    b.start_clock();
+    b.press_and_settle(Color::Black);
+    b.arbiter_hands_back();
+    let first = b.events();
+    assert_eq!(b.kinds_of(&first), ["illegal_move", "restored"]);
+    b.press_and_settle(Color::Black);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["illegal_move", "game_over"]);
+    let i = only(&ev, |k| match k {
+        EventKind::IllegalMove(i) => Some(i.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (i.count, i.result, i.penalty),
+        (2, Some(GameResult::Draw), None)
+    );
+    assert_eq!(i.must_move, None);
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (g.result, g.reason),
+        (GameResult::Draw, EndReason::SecondIllegalMove)
+    );
+    // With a rook, White can mate: the second illegal move loses.
+    let mut b = Bench::new(from_fen("8/8/4k3/8/8/3KR3/8/8 b - - 0 1"));
+    b.start_clock();
+    b.press_and_settle(Color::Black);
+    b.arbiter_hands_back();
+    b.press_and_settle(Color::Black);
+    let ev = b.events();
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(g.result, GameResult::WhiteWins);
+    assert_eq!(b.tracker.tracker().state(), GameState::Over);
+}
+
+#[test]
+fn partial_supervision_lets_an_uncorrected_illegal_move_stand() {
+    let mut cfg = blitz();
+    cfg.supervision = Supervision::Partial;
+    let mut b = Bench::new(cfg);
+    b.start_clock();
+    // Nb1-b3: not a knight move.
+    b.slide("b1", "b3");
+    b.press_and_settle(Color::White);
+    assert_eq!(b.kinds(), ["illegal_move"]);
+    assert_eq!(b.tracker.tracker().snapshot().illegal_white, 1);
+    // Black plays on from the illegal position.
+    b.play_unchecked("e7", "e5");
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["illegal_move_stands"]);
+    let s = only(&ev, |k| match k {
+        EventKind::IllegalMoveStands(s) => Some(s.clone()),
+        _ => None,
+    });
+    assert_eq!((s.color, s.count), (Color::White, 0));
+    assert!(s
+        .fen
+        .starts_with("rnbqkbnr/pppppppp/8/8/8/1N6/PPPPPPPP/R1BQKBNR b"));
+    assert!(s.voided_penalty.is_some());
+    b.press(Color::Black);
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!((m[0].uci.uci(), m[0].ply), ("e7e5".into(), 2));
+    assert_eq!(b.tracker.tracker().snapshot().illegal_white, 0);
+}
+
+impl Bench {
+    fn play_unchecked(&mut self, from: &str, to: &str) {
+        self.slide(from, to);
+    }
+}
+
+#[test]
+fn the_reconnect_search_finds_lost_moves() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    b.events();
+    b.feed(BoardEvent::Disconnected {
+        reason: "cable".into(),
+    });
+    // Three plies happen while the line is down; then a dump.
+    let mut p = *b.tracker.tracker().position();
+    for u in ["c7c5", "g1f3", "d7d6"] {
+        p = p.play(u.parse().unwrap()).unwrap();
+    }
+    b.t += 30_000;
+    b.feed(BoardEvent::Connected {
+        serial: None,
+        version: None,
+    });
+    b.board = *p.placement();
+    b.pos = p;
+    b.feed(BoardEvent::Dump {
+        board: RawBoard::from_placement(p.placement(), Orientation::Normal),
+    });
+    // Presses were made meanwhile: White's time runs again.
+    b.clock.lever = b.side_of(Color::White);
+    b.frame();
+    let ev = b.events();
+    let m = moves(&ev);
+    // The last found move is the one on the board, recorded when completed.
+    assert_eq!(m.len(), 2);
+    assert!(m.iter().all(|m| m.recovered));
+    assert_eq!(m[0].ply, 2);
+    b.play("d2d4");
+    b.press(Color::White);
+    let ev = b.events();
+    let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
+    assert_eq!(m, ["d7d6", "d2d4"]);
+    assert_eq!(b.tracker.tracker().game().moves().len(), 5);
+}
+
+#[test]
+fn a_dump_no_series_explains_waits_out_of_sync() {
+    let mut b = Bench::new(blitz());
+    let mut odd = Placement::start();
+    odd.set(sq("a7"), None);
+    odd.set(sq("d1"), None);
+    b.feed(BoardEvent::Dump {
+        board: RawBoard::from_placement(&odd, Orientation::Normal),
+    });
+    let ev = b.events();
+    assert!(ev.iter().any(|e| matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.status == BoardStatus::OutOfSync)));
+    b.feed(BoardEvent::Dump {
+        board: RawBoard::from_placement(&Placement::start(), Orientation::Normal),
+    });
+    assert!(b.events().iter().any(|e| matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.status == BoardStatus::InSync)));
+}
+
+#[test]
+fn setting_up_the_start_position_again_is_a_new_game() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    b.play("e7e5");
+    b.press(Color::Black);
+    b.events();
+    b.slide("e4", "e2");
+    b.slide("e5", "e7");
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["new_game"]);
+    assert_eq!(b.tracker.tracker().game().moves().len(), 0);
+}
+
+#[test]
+fn the_result_shown_on_the_board_ends_the_game_without_a_move() {
+    // Both kings on light centre squares: 1-0.
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/4K2R w - - 0 1"));
+    b.start_clock();
+    b.slide("e1", "e4");
+    b.slide("e8", "d5");
+    let ev = b.events();
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (g.result, g.reason),
+        (GameResult::WhiteWins, EndReason::ResultOnBoard)
+    );
+    assert!(moves(&ev).is_empty());
+    // A magic piece: the draw piece.
+    let mut b = Bench::new(blitz());
+    b.field("d4", PieceCode::Magic(MagicPiece::Draw));
+    let ev = b.events();
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(g.result, GameResult::Draw);
+}
+
+#[test]
+fn a_flag_fall_is_ruled_on_whether_the_opponent_can_mate() {
+    // Black's flag falls; White has a rook: 1-0.
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/4K2R b - - 0 1"));
+    b.start_clock();
+    b.flag(Color::Black);
+    let ev = b.events();
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (g.result, g.reason, g.flag),
+        (GameResult::WhiteWins, EndReason::Flag, Some(Color::Black))
+    );
+    // White's flag falls; Black has only a king: drawn.
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/4K2R w - - 0 1"));
+    b.start_clock();
+    b.flag(Color::White);
+    let ev = b.events();
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!((g.result, g.flag), (GameResult::Draw, Some(Color::White)));
+}
+
+#[test]
+fn mate_ends_the_game_even_without_a_press() {
+    // Fool's mate: Black mates and does not press.
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    for (u, c) in [
+        ("f2f3", Color::White),
+        ("e7e5", Color::Black),
+        ("g2g4", Color::White),
+    ] {
+        b.play(u);
+        b.press(c);
+    }
+    b.events();
+    b.play("d8h4");
+    assert_eq!(b.tracker.tracker().poll_timeout(), Some(b.t + 400));
+    b.wait(500);
+    b.frame();
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["move", "game_over"]);
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (g.result, g.reason),
+        (GameResult::BlackWins, EndReason::Checkmate)
+    );
+}
+
+#[test]
+fn repetitions_are_claimable_and_a_dead_position_ends_the_game() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    let mut claims = Vec::new();
+    for round in 0..2 {
+        for (k, u) in shuffle.iter().enumerate() {
+            b.play(u);
+            b.press(if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            });
+            for e in b.events() {
+                if let EventKind::DrawClaimable(c) = e.kind {
+                    claims.push((round, c));
+                }
+            }
+        }
+    }
+    // After 2...Ng8 the start position stands for the third time: White may claim, and
+    // could already claim before by announcing Ng8 as Black.
+    let now: Vec<_> = claims
+        .iter()
+        .filter(|(_, c)| c.with_move.is_none())
+        .collect();
+    assert_eq!(now.len(), 1, "{claims:?}");
+    assert_eq!(now[0].1.reason, ClaimReason::Threefold);
+    assert_eq!(now[0].1.plies, [0, 4, 8]);
+    assert_eq!(now[0].1.color, Color::White);
+    assert!(claims
+        .iter()
+        .any(|(_, c)| c.with_move.map(|m| m.uci()) == Some("f6g8".into())));
+    // K+B v K after a capture: dead.
+    let mut b = Bench::new(from_fen("8/8/4k3/8/3n4/3KB3/8/8 w - - 0 1"));
+    b.start_clock();
+    b.lift("d4");
+    b.slide("e3", "d4");
+    b.press(Color::White);
+    let ev = b.events();
+    let g = only(&ev, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        (g.result, g.reason),
+        (GameResult::Draw, EndReason::DeadPosition)
+    );
+}
+
+#[test]
+fn touch_move_and_two_handed_evidence() {
+    let cfg = from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+    // King then rook, one hand: no evidence.
+    let mut b = Bench::new(cfg.clone());
+    b.start_clock();
+    b.play("e1g1");
+    b.press(Color::White);
+    assert_eq!(b.kinds(), ["move"]);
+    // Rook then king: castling with that rook is out.
+    let mut b = Bench::new(cfg.clone());
+    b.start_clock();
+    b.slide("h1", "f1");
+    b.slide("e1", "g1");
+    b.press(Color::White);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["move", "touch_move"]);
+    let tm = only(&ev, |k| match k {
+        EventKind::TouchMove(t) => Some(t.clone()),
+        _ => None,
+    });
+    assert_eq!((tm.obligation, tm.square), (Obligation::Move, sq("h1")));
+    // King and rook both in the air for a second: two hands suspected.
+    let mut b = Bench::new(cfg);
+    b.start_clock();
+    b.lift("e1");
+    b.lift("h1");
+    b.wait(1000);
+    b.place("g1", 'K');
+    b.place("f1", 'R');
+    b.press(Color::White);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["move", "two_handed_suspected"]);
+    // A touched opponent's piece that could be taken and was not.
+    let mut b = Bench::new(from_fen(
+        "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2",
+    ));
+    b.start_clock();
+    b.lift("d5");
+    b.place("d5", 'p');
+    b.play("g1f3");
+    b.press(Color::White);
+    let ev = b.events();
+    let tm = only(&ev, |k| match k {
+        EventKind::TouchMove(t) => Some(t.clone()),
+        _ => None,
+    });
+    assert_eq!((tm.obligation, tm.square), (Obligation::Capture, sq("d5")));
+    // The touch log is kept per move for disputes.
+    assert_eq!(b.tracker.tracker().touch_log(3).map(|l| l.len()), Some(4));
+}
+
+#[test]
+fn a_turned_board_and_the_clock_sides_are_worked_out() {
+    let mut b = Bench::turned(blitz(), Orientation::Rotated);
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    let ev = b.events();
+    assert!(ev.iter().any(|e| matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.detail.as_deref() == Some("rotated"))));
+    let m = moves(&ev);
+    assert_eq!(m[0].uci.uci(), "e2e4");
+    assert_eq!(b.tracker.tracker().snapshot().white_clock, ClockSide::Right);
+    // A normal board whose clock has White on the right: learned at the clock's start.
+    let mut b = Bench::new(blitz());
+    b.white_side = ClockSide::Right;
+    b.start_clock();
+    b.play("d2d4");
+    b.press(Color::White);
+    assert_eq!(moves(&b.events()).len(), 1);
+    assert_eq!(b.tracker.tracker().snapshot().white_clock, ClockSide::Right);
+}
+
+#[test]
+fn the_end_of_the_input_records_a_move_never_pressed() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.finish();
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(m.len(), 1);
+    assert!(!m[0].pressed);
+}
+
+#[test]
+fn analysis_is_an_effect_answered_by_the_caller() {
+    use touch_tracker::{Purpose, Tracker};
+    let mut t = Tracker::new(from_fen("4k3/8/8/8/8/8/8/4K2R b - - 0 1"));
+    let mut out = Vec::new();
+    let frame = |running, lever, flag| {
+        let mut c = ClockTime {
+            running,
+            lever,
+            ..ClockTime::default()
+        };
+        c.left.time = Hms::from_secs(60).unwrap();
+        c.right.flag_fallen = flag;
+        TimedEvent {
+            t_ms: 10,
+            event: BoardEvent::Clock(c),
+        }
+    };
+    t.handle(&frame(false, ClockSide::Right, false), &mut out);
+    t.handle(&frame(true, ClockSide::Right, false), &mut out);
+    t.handle(&frame(false, ClockSide::Right, true), &mut out);
+    assert!(
+        !out.iter().any(|e| e.kind_name() == "game_over"),
+        "waits for the answer"
+    );
+    let req = t.poll_analysis().unwrap();
+    assert_eq!((req.purpose, req.side), (Purpose::FlagFall, Color::White));
+    assert_eq!(t.poll_analysis(), None);
+    // The answer arrives: an undetermined search keeps the loss, flagged.
+    t.analysis_done(req.id, chess_rules::CanMate::Undetermined, &mut out);
+    let g = out
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::GameOver(g) => Some(g.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((g.result, g.undetermined), (GameResult::WhiteWins, true));
+    // An unknown id changes nothing.
+    let n = out.len();
+    t.analysis_done(999, chess_rules::CanMate::No, &mut out);
+    assert_eq!(out.len(), n);
+}
