@@ -44,7 +44,7 @@ use dgt_protocol::capture::TimeControl;
 
 pub use chess_rules::{Attempt, IllegalCategory, RestoreStep};
 pub use expected::{Expected, Obligation, Ruling, TimedExpected};
-pub use motion::{CaptureOrder, MoveStyle, TWO_HAND_SAFE_MS};
+pub use motion::{CaptureOrder, MoveStyle, SEEN_TOUCH_MS, TWO_HAND_SAFE_MS};
 pub use options::{
     ArbiterClock, Faults, HandOptions, IllegalKind, Irregularity, ParseIrregularityError,
     Variations,

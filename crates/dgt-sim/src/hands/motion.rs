@@ -14,6 +14,10 @@ use crate::action::Action;
 /// scan interval", < 250 ms).
 pub const TWO_HAND_SAFE_MS: u64 = 400;
 
+/// A touch whose evidence matters lasts at least this long, so that a board scanning
+/// every 200-250 ms reports it.
+pub const SEEN_TOUCH_MS: u64 = 400;
+
 /// One physical step, `gap_ms` after the previous one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Step {
@@ -387,10 +391,16 @@ pub(crate) fn unpromoted(info: &MoveInfo, rng: &mut HandRng) -> Motion {
     }
 }
 
-/// Lift a piece and put it back on its square.
-pub(crate) fn adjustment(sq: Square, piece: Piece, rng: &mut HandRng) -> Vec<Step> {
+/// Lift a piece and put it back on its square. A touch that must be seen (the evidence
+/// of an injected touch-move violation) stays off the board for longer than any board's
+/// scan interval; an ordinary adjustment may be too quick for the board to notice.
+pub(crate) fn adjustment(sq: Square, piece: Piece, seen: bool, rng: &mut HandRng) -> Vec<Step> {
     let mut s = Steps::new(rng);
-    s.lift(sq).wait(150, 500).place(sq, piece);
+    if seen {
+        s.lift(sq).wait(SEEN_TOUCH_MS, 900).place(sq, piece);
+    } else {
+        s.lift(sq).wait(150, 500).place(sq, piece);
+    }
     s.steps
 }
 

@@ -346,7 +346,11 @@ pub(crate) fn lay_out(
         if let Some((sq, piece)) = adjusted {
             let lo = turn_start + opts.min_think_ms;
             let at = lo.max(turn_start + (think as f64 * (0.2 + 0.4 * rng.unit())) as u64);
-            let steps = motion::adjustment(sq, piece, &mut rng);
+            let injected = matches!(
+                placed.map(|p| &p.injection),
+                Some(Injection::TouchOther { .. })
+            );
+            let steps = motion::adjustment(sq, piece, injected, &mut rng);
             let (_, end) = w.steps(at, &steps);
             t = t.max(end + rng.range(300, 1200));
         }

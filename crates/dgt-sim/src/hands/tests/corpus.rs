@@ -39,7 +39,8 @@ fn every_game_of_the_corpus_with_every_variation() {
     }
     eprintln!(
         "corpus: {} games, {} plies in {:.2?}\n  styles {:?}\n  slides {}, adjustments {} \
-         ({} of pieces that cannot move), forgotten presses {}\n  ends by the rules {:?}",
+         ({} of pieces that cannot move), forgotten presses {}, underpromotions {}\n  ends \
+         by the rules {:?}",
         games.len(),
         total.plies,
         started.elapsed(),
@@ -48,6 +49,7 @@ fn every_game_of_the_corpus_with_every_variation() {
         total.adjustments,
         total.adjusted_immovable,
         total.forgotten,
+        total.underpromotions,
         total.rules_ends
     );
     assert!(
@@ -78,4 +80,5 @@ fn every_game_of_the_corpus_with_every_variation() {
     assert!(promotions.len() >= 5, "{promotions:?}");
     assert!(total.slides > 1000 && total.adjustments > 1000 && total.adjusted_immovable > 100);
     assert!(total.forgotten > 100);
+    assert!(total.underpromotions >= 5, "{}", total.underpromotions);
 }

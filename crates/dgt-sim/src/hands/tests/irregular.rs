@@ -712,3 +712,99 @@ fn a_second_illegal_move_ends_the_game_lost_or_drawn_by_material() {
     }
     assert!(lost > 0 && drawn > 0, "lost {lost}, drawn {drawn}");
 }
+
+/// The squares a host sees emptied, in order, between two script times, on an emulated
+/// board that scans every `scan_ms`.
+fn host_lifts(script: &Script, scan_ms: u64, from: u64, to: u64) -> Vec<Square> {
+    use dgt_protocol::{BoardMessage, Decoder, Orientation, PieceCode};
+    let mut emu = crate::Emulator::new(crate::EmulatorConfig {
+        scan_interval_ms: scan_ms,
+        ..script.emulator_config()
+    });
+    emu.receive(&[0x44]); // SEND_UPDATE_BRD: field updates only
+    let mut decoder = Decoder::new();
+    let mut out = Vec::new();
+    let mut take = |emu: &mut crate::Emulator, out: &mut Vec<Square>| {
+        for chunk in emu.take_output() {
+            for msg in decoder.push(&chunk.bytes) {
+                if let Ok(BoardMessage::FieldUpdate(u)) = msg {
+                    if u.piece == PieceCode::Empty
+                        && chunk.t_ms > from
+                        && chunk.t_ms <= to + scan_ms
+                    {
+                        out.push(u.field.square(Orientation::Normal));
+                    }
+                }
+            }
+        }
+    };
+    for a in &script.actions {
+        emu.apply_at(a.at_ms, &a.action);
+        take(&mut emu, &mut out);
+    }
+    emu.advance_to(script.end_ms);
+    take(&mut emu, &mut out);
+    out
+}
+
+#[test]
+fn a_scanning_board_reports_every_touch_the_expectations_rely_on_in_order() {
+    let games = sample(41);
+    let mut checked = 0;
+    for (gi, (name, game)) in games.iter().enumerate() {
+        let irr = [
+            Irregularity::TouchOtherPiece,
+            Irregularity::RookBeforeKing,
+            Irregularity::Illegal(IllegalKind::CastlingThroughPieces),
+            Irregularity::Illegal(IllegalKind::MultipleMoves),
+            Irregularity::Illegal(IllegalKind::PieceRemoved),
+            Irregularity::Illegal(IllegalKind::EnPassantLate),
+            Irregularity::Illegal(IllegalKind::WrongColor),
+        ][gi % 7];
+        let script = generate(game, &with(vec![irr], gi as u64)).unwrap();
+        let Some(inj) = script.injected.first() else {
+            continue;
+        };
+        let pos = game.positions().unwrap()[inj.index];
+        let p = script.plies.iter().find(|p| p.index == inj.index).unwrap();
+        let turn_start = if inj.index == 0 {
+            0
+        } else {
+            script.plies[inj.index - 1].press_ms.unwrap_or(0)
+        };
+        // The touches whose order the expected events depend on.
+        let (want, until): (Vec<Square>, u64) = match irr {
+            Irregularity::TouchOtherPiece => (vec![p.adjusted.unwrap(), p.mv.from], p.made_at_ms),
+            Irregularity::RookBeforeKing => {
+                let (_, rook, _) = pos.move_info(p.mv).unwrap().castling.unwrap();
+                (vec![rook, p.mv.from], p.made_at_ms)
+            }
+            _ => {
+                let press = script
+                    .expected
+                    .iter()
+                    .find(|e| e.event.kind() == "illegal_move")
+                    .unwrap()
+                    .at_ms;
+                (inj.touched.iter().map(|t| t.0).collect(), press)
+            }
+        };
+        for scan in [200, 250] {
+            let seen: Vec<Square> = host_lifts(&script, scan, turn_start, until)
+                .into_iter()
+                .filter(|s| pos.piece_at(*s).is_some())
+                .fold(Vec::new(), |mut v, s| {
+                    if !v.contains(&s) {
+                        v.push(s);
+                    }
+                    v
+                });
+            assert!(
+                seen.len() >= want.len() && seen[..want.len()] == want[..],
+                "{name} {irr} scan {scan}: host saw {seen:?}, expectations rely on {want:?}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked}");
+}

@@ -19,6 +19,7 @@ pub(crate) struct Seen {
     pub adjustments: usize,
     pub adjusted_immovable: usize,
     pub forgotten: usize,
+    pub underpromotions: usize,
     pub rules_ends: BTreeMap<String, usize>,
 }
 
@@ -35,6 +36,7 @@ impl Seen {
         self.adjustments += other.adjustments;
         self.adjusted_immovable += other.adjusted_immovable;
         self.forgotten += other.forgotten;
+        self.underpromotions += other.underpromotions;
     }
 }
 
@@ -160,6 +162,9 @@ pub(crate) fn check_script(game: &GameInput, script: &Script) -> Result<Seen, St
             ));
         }
         seen.plies += 1;
+        if m.promotion.is_some_and(|r| r != Role::Queen) {
+            seen.underpromotions += 1;
+        }
         *seen.styles.entry(style_name(&p.style)).or_default() += 1;
         if normal {
             check_normal_turn(pos, &info, p, &before, &motion, &states)
