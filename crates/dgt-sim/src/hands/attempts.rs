@@ -12,7 +12,7 @@ use chess_rules::{
 };
 
 use super::expected::Obligation;
-use super::motion::{apply_to, Step, Steps};
+use super::motion::{apply_to, castling_king_first, Step, Steps};
 use super::options::IllegalKind;
 use super::rng::HandRng;
 use crate::action::Action;
@@ -252,13 +252,7 @@ pub(crate) fn plans(
                 let (rook_from, rook_to) = side.rook_move(color);
                 let king = Piece::new(color, Role::King);
                 let mut s = Steps::new(rng);
-                s.lift(king_move.from)
-                    .wait(250, 550)
-                    .place(king_move.to, king)
-                    .wait(100, 300)
-                    .lift(rook_from)
-                    .wait(250, 550)
-                    .place(rook_to, Piece::new(color, Role::Rook));
+                castling_king_first(&mut s, king_move, (rook_from, rook_to), color);
                 out.push(Plan {
                     kind,
                     steps: s.steps,
@@ -359,19 +353,8 @@ pub(crate) fn plans(
                             {
                                 continue;
                             }
-                            let mut s = Steps::new(rng);
-                            s.lift(real.from)
-                                .wait(300, 600)
-                                .lift(from)
-                                .wait(300, 600)
-                                .place(to, piece)
-                                .wait(300, 600)
-                                .place(real.to, mover);
-                            out.push(Plan {
-                                kind,
-                                steps: s.steps,
-                                attempt: None,
-                            });
+                            let extra = [Action::Lift(from), Action::Place(to, piece)];
+                            out.push(around_real_move(kind, real, mover, &extra, rng));
                         }
                     }
                 }
@@ -380,17 +363,13 @@ pub(crate) fn plans(
                         if busy(sq) || piece.role == Role::King {
                             continue;
                         }
-                        let mut s = Steps::new(rng);
-                        s.lift(real.from)
-                            .wait(300, 600)
-                            .lift(sq)
-                            .wait(300, 600)
-                            .place(real.to, mover);
-                        out.push(Plan {
+                        out.push(around_real_move(
                             kind,
-                            steps: s.steps,
-                            attempt: None,
-                        });
+                            real,
+                            mover,
+                            &[Action::Lift(sq)],
+                            rng,
+                        ));
                     }
                 }
                 _ => {
@@ -403,23 +382,36 @@ pub(crate) fn plans(
                         {
                             continue;
                         }
-                        let mut s = Steps::new(rng);
-                        s.lift(real.from)
-                            .wait(300, 600)
-                            .place(sq, extra)
-                            .wait(300, 600)
-                            .place(real.to, mover);
-                        out.push(Plan {
-                            kind,
-                            steps: s.steps,
-                            attempt: None,
-                        });
+                        let added = [Action::Place(sq, extra)];
+                        out.push(around_real_move(kind, real, mover, &added, rng));
                     }
                 }
             }
         }
     }
     out
+}
+
+/// The real move's piece lifted first (so it is the first touch and the real move obeys
+/// it), `extra` done while it is in the hand, then the piece put on its square.
+fn around_real_move(
+    kind: IllegalKind,
+    real: Move,
+    mover: Piece,
+    extra: &[Action],
+    rng: &mut HandRng,
+) -> Plan {
+    let mut s = Steps::new(rng);
+    s.lift(real.from);
+    for a in extra {
+        s.wait(300, 600).act(a.clone());
+    }
+    s.wait(300, 600).place(real.to, mover);
+    Plan {
+        kind,
+        steps: s.steps,
+        attempt: None,
+    }
 }
 
 /// A piece of `color` that was captured earlier (so it lies beside the board), for a

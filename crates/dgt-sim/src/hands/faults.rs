@@ -16,6 +16,15 @@ struct Window {
     to: u64,
 }
 
+/// A cable pulled `count` times, inside one of `windows`, for `len` ms each time.
+struct Pulls<'w> {
+    count: u32,
+    windows: &'w [Window],
+    len: (u64, u64),
+    /// The action of the cable, plugged or not.
+    cable: fn(bool) -> Action,
+}
+
 /// The faults to add, at their times (not yet merged into the script).
 pub(crate) fn faults(plies: &[PlyRecord], f: &Faults, seed: u64) -> Vec<TimedAction> {
     let mut rng = HandRng::derived(seed, stream::FAULTS);
@@ -64,28 +73,33 @@ pub(crate) fn faults(plies: &[PlyRecord], f: &Faults, seed: u64) -> Vec<TimedAct
         }
         None
     };
-    for _ in 0..f.board_cable_pulls {
-        if let Some(w) = place(&turns, f.board_cable_off_ms, &mut rng) {
-            out.push(TimedAction {
-                at_ms: w.from,
-                action: Action::BoardCable { plugged: false },
-            });
-            out.push(TimedAction {
-                at_ms: w.to,
-                action: Action::BoardCable { plugged: true },
-            });
-        }
-    }
-    for _ in 0..f.clock_unplugs {
-        if let Some(w) = place(&thinks, f.clock_off_ms, &mut rng) {
-            out.push(TimedAction {
-                at_ms: w.from,
-                action: Action::ClockCable { plugged: false },
-            });
-            out.push(TimedAction {
-                at_ms: w.to,
-                action: Action::ClockCable { plugged: true },
-            });
+    // Cables pulled at the start of a window and plugged back at its end.
+    let cables = [
+        Pulls {
+            count: f.board_cable_pulls,
+            windows: &turns,
+            len: f.board_cable_off_ms,
+            cable: |plugged| Action::BoardCable { plugged },
+        },
+        Pulls {
+            count: f.clock_unplugs,
+            windows: &thinks,
+            len: f.clock_off_ms,
+            cable: |plugged| Action::ClockCable { plugged },
+        },
+    ];
+    for c in cables {
+        for _ in 0..c.count {
+            if let Some(w) = place(c.windows, c.len, &mut rng) {
+                out.push(TimedAction {
+                    at_ms: w.from,
+                    action: (c.cable)(false),
+                });
+                out.push(TimedAction {
+                    at_ms: w.to,
+                    action: (c.cable)(true),
+                });
+            }
         }
     }
     for _ in 0..f.line_noise {

@@ -213,14 +213,7 @@ pub(crate) fn legal_move(
     let mut slid_over = Vec::new();
     let mut s = Steps::new(rng);
     let style = if let Some((_, rook_from, rook_to)) = info.castling {
-        let rook = Piece::new(piece.color, Role::Rook);
-        s.lift(m.from)
-            .wait(250, 550)
-            .place(m.to, piece)
-            .wait(100, 300)
-            .lift(rook_from)
-            .wait(250, 550)
-            .place(rook_to, rook);
+        castling_king_first(&mut s, m, (rook_from, rook_to), piece.color);
         MoveStyle::Castling
     } else if info.en_passant {
         let victim_sq = info.capture.map_or(m.to, |(sq, _)| sq);
@@ -338,6 +331,23 @@ pub(crate) fn legal_move(
         style,
         slid_over,
     }
+}
+
+/// A castling as the rules want it made: the king lifted and put on its square, then the
+/// rook (lifted at least a scan after the king, so a board sees the order).
+pub(crate) fn castling_king_first(
+    s: &mut Steps<'_>,
+    king: Move,
+    (rook_from, rook_to): (Square, Square),
+    color: Color,
+) {
+    s.lift(king.from)
+        .wait(250, 550)
+        .place(king.to, Piece::new(color, Role::King))
+        .wait(100, 300)
+        .lift(rook_from)
+        .wait(250, 550)
+        .place(rook_to, Piece::new(color, Role::Rook));
 }
 
 /// A castling made rook first: the rook is lifted and placed, then the king.

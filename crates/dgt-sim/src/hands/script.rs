@@ -111,6 +111,58 @@ impl Walker<'_> {
     }
 }
 
+/// What a ruling on an illegal move says besides who, how many and what it costs.
+struct Ruled {
+    category: IllegalCategory,
+    attempt: Option<Attempt>,
+    restore_fen: String,
+    restore: Vec<chess_rules::RestoreStep>,
+    must_move: Option<Square>,
+}
+
+impl Walker<'_> {
+    /// Expects the ruling on `color`'s illegal move number `count` at the press; with a
+    /// `result` (his second) the game is over: `true`.
+    fn rule(
+        &mut self,
+        press: u64,
+        color: Color,
+        (count, result): (u32, Option<GameResult>),
+        r: Ruled,
+    ) -> bool {
+        let ruling = result.map_or(
+            Ruling::Penalty {
+                to: color.opponent(),
+            },
+            Ruling::Result,
+        );
+        self.expect(
+            press,
+            Expected::IllegalMove {
+                color,
+                category: r.category,
+                attempt: r.attempt,
+                count,
+                restore_fen: r.restore_fen,
+                restore: r.restore,
+                // A game-ending ruling binds nobody.
+                must_move: r.must_move.filter(|_| result.is_none()),
+                ruling,
+            },
+        );
+        if let Some(result) = result {
+            self.expect(
+                press,
+                Expected::GameOver {
+                    result,
+                    reason: EndReason::SecondIllegalMove,
+                },
+            );
+        }
+        result.is_some()
+    }
+}
+
 /// The whole script of a planned game.
 pub(crate) struct Laid {
     pub actions: Vec<TimedAction>,
@@ -214,47 +266,34 @@ pub(crate) fn lay_out(
                     end_ms = Some(flag_at + 1000);
                     break;
                 }
-                Injection::Attempt(c) => {
-                    let (_, last) = w.steps(t, &c.plan.steps);
+                Injection::Attempt(_) | Injection::ClockWithoutMove => {
+                    // The attempt on the board (none for a press without a move), the
+                    // press, the ruling and the restoration.
+                    let attempt = match &p.injection {
+                        Injection::Attempt(c) => Some(&**c),
+                        _ => None,
+                    };
+                    let press_from = match attempt {
+                        Some(c) => w.steps(t, &c.plan.steps).1,
+                        None => t,
+                    };
                     let outcome = illegal_press(
                         &mut w,
                         pos,
                         color,
-                        p.count,
-                        p.result,
-                        last,
+                        (p.count, p.result),
+                        press_from,
                         &mut rng,
-                        Some(c),
+                        attempt,
                     )?;
-                    match outcome {
-                        None => {
-                            end_ms = Some(w.now + 1000);
-                            break;
-                        }
-                        Some(back) => {
-                            pressed_turn_start = back;
-                            t = back + w.think(back, replacement_think(opts, &mut rng));
-                            limits = MotionLimits {
-                                victim_first: false,
-                                ..MotionLimits::FREE
-                            };
-                        }
-                    }
-                }
-                Injection::ClockWithoutMove => {
-                    let outcome =
-                        illegal_press(&mut w, pos, color, p.count, p.result, t, &mut rng, None)?;
-                    match outcome {
-                        None => {
-                            end_ms = Some(w.now + 1000);
-                            break;
-                        }
-                        Some(back) => {
-                            pressed_turn_start = back;
-                            t = back + w.think(back, replacement_think(opts, &mut rng));
-                            limits.victim_first = false;
-                        }
-                    }
+                    let Some(back) = outcome else {
+                        end_ms = Some(w.now + 1000);
+                        break;
+                    };
+                    pressed_turn_start = back;
+                    t = back + w.think(back, replacement_think(opts, &mut rng));
+                    // The replacing move touches its own piece first.
+                    limits.victim_first = false;
                 }
                 Injection::Unpromoted => {
                     let mv = motion::unpromoted(&info, &mut rng);
@@ -264,37 +303,23 @@ pub(crate) fn lay_out(
                     let restore_fen = next.fen();
                     let mut pawn_board = *next.placement();
                     pawn_board.set(m.to, Some(Piece::new(color, Role::Pawn)));
-                    let ruling = p.result.map_or(
-                        Ruling::Penalty {
-                            to: color.opponent(),
-                        },
-                        Ruling::Result,
-                    );
-                    w.expect(
+                    let over = w.rule(
                         press,
-                        Expected::IllegalMove {
-                            color,
+                        color,
+                        (p.count, p.result),
+                        Ruled {
                             category: IllegalCategory::UnpromotedPawn,
                             attempt: Some(Attempt {
                                 from: m.from,
                                 to: m.to,
                                 piece: Piece::new(color, Role::Pawn),
                             }),
-                            count: p.count,
                             restore_fen: restore_fen.clone(),
                             restore: restore_steps(&pawn_board, next.placement()),
                             must_move: None,
-                            ruling,
                         },
                     );
-                    if let Some(result) = p.result {
-                        w.expect(
-                            press,
-                            Expected::GameOver {
-                                result,
-                                reason: EndReason::SecondIllegalMove,
-                            },
-                        );
+                    if over {
                         end_ms = Some(press + 1000);
                         break;
                     }
@@ -502,13 +527,11 @@ fn replacement_think(opts: &HandOptions, rng: &mut HandRng) -> u64 {
 /// The press that completes an illegal move (`c`: the attempt on the board; `None`: a
 /// press without a move, made at `at`), its ruling, and the arbiter's restoration. Returns
 /// when the offender's replacing turn begins, or `None` when the game is over.
-#[allow(clippy::too_many_arguments)]
 fn illegal_press(
     w: &mut Walker<'_>,
     pos: &Position,
     color: Color,
-    count: u32,
-    result: Option<GameResult>,
+    (count, result): (u32, Option<GameResult>),
     at: u64,
     rng: &mut HandRng,
     c: Option<&Checked>,
@@ -525,33 +548,14 @@ fn illegal_press(
         Some(c) => (c.category, c.attempt, c.must_move, c.restore_list.clone()),
         None => (IllegalCategory::ClockWithoutMove, None, None, Vec::new()),
     };
-    let ruling = result.map_or(
-        Ruling::Penalty {
-            to: color.opponent(),
-        },
-        Ruling::Result,
-    );
-    w.expect(
-        press,
-        Expected::IllegalMove {
-            color,
-            category,
-            attempt,
-            count,
-            restore_fen: fen.clone(),
-            restore,
-            must_move: if result.is_some() { None } else { must_move },
-            ruling,
-        },
-    );
-    if let Some(result) = result {
-        w.expect(
-            press,
-            Expected::GameOver {
-                result,
-                reason: EndReason::SecondIllegalMove,
-            },
-        );
+    let ruled = Ruled {
+        category,
+        attempt,
+        restore_fen: fen.clone(),
+        restore,
+        must_move,
+    };
+    if w.rule(press, color, (count, result), ruled) {
         return Ok(None);
     }
     let pause = opts.arbiter_clock == ArbiterClock::PauseAndHandBack;
