@@ -82,3 +82,40 @@ fn every_game_of_the_corpus_with_every_variation() {
     assert!(total.forgotten > 100);
     assert!(total.underpromotions >= 5, "{}", total.underpromotions);
 }
+
+/// How many corpus games can take each irregularity (and how many illegal attempts need
+/// the replacing move to break touch-move). A survey, not a check:
+/// `cargo test -p dgt-sim --lib coverage_survey -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn coverage_survey() {
+    let started = Instant::now();
+    let games = corpus();
+    let mut rows = Vec::new();
+    for irr in Irregularity::all() {
+        let (mut took, mut dirty) = (0, 0);
+        for (i, (_, pgn)) in games.iter().enumerate() {
+            let game = GameInput::from_pgn(pgn).unwrap();
+            let opts = HandOptions {
+                seed: i as u64,
+                irregularities: vec![irr],
+                ..HandOptions::default()
+            };
+            let script = generate(&game, &opts).unwrap();
+            if let Some(inj) = script.injected.first() {
+                took += 1;
+                dirty += usize::from(inj.breaks_touch_move);
+            }
+        }
+        rows.push(format!(
+            "  {:<34} {took:>5} games, {dirty:>4} break touch-move",
+            irr.name()
+        ));
+    }
+    eprintln!(
+        "{} games, {:.1?}:\n{}",
+        games.len(),
+        started.elapsed(),
+        rows.join("\n")
+    );
+}
