@@ -27,18 +27,10 @@ pub struct ReplayOptions {
 /// Why a replay cannot go on.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    #[error("capture {name}: {source}")]
-    Capture {
-        name: String,
-        #[source]
-        source: CaptureError,
-    },
-    #[error("capture {name}: the start-fen header is not a usable position: {source}")]
-    StartFen {
-        name: String,
-        #[source]
-        source: FenError,
-    },
+    #[error("capture {name}: {error}")]
+    Capture { name: String, error: CaptureError },
+    #[error("capture {name}: the start-fen header is not a usable position: {error}")]
+    StartFen { name: String, error: FenError },
 }
 
 /// One capture being replayed.
@@ -59,10 +51,10 @@ impl Board {
         self.next = match self.records.next() {
             None => None,
             Some(Ok(r)) => Some(r),
-            Some(Err(source)) => {
+            Some(Err(error)) => {
                 return Err(ReplayError::Capture {
                     name: self.name.clone(),
-                    source,
+                    error,
                 })
             }
         };
@@ -127,17 +119,17 @@ impl Replay {
     ) -> Result<Replay, ReplayError> {
         let mut boards = Vec::with_capacity(captures.len());
         for (name, input) in captures {
-            let records = CaptureReader::new(input).map_err(|source| ReplayError::Capture {
+            let records = CaptureReader::new(input).map_err(|error| ReplayError::Capture {
                 name: name.clone(),
-                source,
+                error,
             })?;
             let header = records.header().clone();
             let board_name = header.board.clone().unwrap_or_else(|| name.clone());
             let mut cfg = TrackerConfig::new(board_name);
             if let Some(fen) = &header.start_fen {
-                cfg.start = Position::from_fen(fen).map_err(|source| ReplayError::StartFen {
+                cfg.start = Position::from_fen(fen).map_err(|error| ReplayError::StartFen {
                     name: name.clone(),
-                    source,
+                    error,
                 })?;
             }
             cfg.time_control = opts.time_control.or(header.time_control);

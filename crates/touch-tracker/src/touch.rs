@@ -66,9 +66,9 @@ impl Binding {
         match self.obligation {
             Obligation::Move => {
                 played.from == self.square
-                    && !self
+                    && self
                         .no_castling_with
-                        .is_some_and(|rook| castles_with(base, played) == Some(rook))
+                        .is_none_or(|rook| castles_with(base, played) != Some(rook))
             }
             Obligation::KingMove => played.from == self.square,
             Obligation::Castle => castles_with(base, played) == Some(self.square),

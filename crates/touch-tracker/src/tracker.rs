@@ -139,7 +139,7 @@ enum Waiting {
     Dead {
         t_ms: u64,
         ply: u32,
-        position: Position,
+        position: Box<Position>,
         first: bool,
         generation: u64,
     },
@@ -427,7 +427,7 @@ impl Tracker {
                     // This side cannot mate; can the other?
                     let side = position.side_to_move();
                     self.request(
-                        position,
+                        *position,
                         side,
                         Purpose::DeadPosition,
                         Waiting::Dead {
@@ -1476,7 +1476,7 @@ impl Tracker {
             Waiting::Dead {
                 t_ms: t,
                 ply,
-                position: pos,
+                position: Box::new(pos),
                 first: true,
                 generation,
             },

@@ -76,3 +76,71 @@ fn johan_every_move_and_the_flag() {
     assert_eq!(over[0].flag, Some(Color::Black));
     assert_eq!(over[0].result, GameResult::WhiteWins);
 }
+
+#[test]
+fn two_captures_replay_as_two_boards_in_time_order() {
+    let events = replay(
+        &[capture("johan.dgtcap"), capture("2.dgtcap")],
+        &ReplayOptions::default(),
+    );
+    assert!(
+        events.windows(2).all(|w| w[0].t_ms <= w[1].t_ms),
+        "input-time order"
+    );
+    let boards: std::collections::BTreeSet<&str> =
+        events.iter().map(|e| e.board.as_str()).collect();
+    assert_eq!(boards.into_iter().collect::<Vec<_>>(), ["2", "johan"]);
+    let per_board = |b: &str| {
+        let mine: Vec<_> = events.iter().filter(|e| e.board == b).cloned().collect();
+        final_moves(&mine).len()
+    };
+    assert_eq!(per_board("2"), 99);
+    assert_eq!(per_board("johan"), 43);
+}
+
+#[test]
+fn a_malformed_capture_is_an_error_naming_the_line() {
+    use std::io::BufRead;
+    use touch_tracker::replay::{Replay, ReplayError};
+    let text = "# dgtcap 1\n0 < 86 00 43\n10 < zz\n";
+    let input: Box<dyn BufRead> = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+    let mut r = Replay::new(vec![("bad".into(), input)], &ReplayOptions::default()).unwrap();
+    let mut out = Vec::new();
+    let err = r.run(&mut out).unwrap_err();
+    assert!(matches!(err, ReplayError::Capture { .. }));
+    let msg = err.to_string();
+    assert!(msg.contains("bad") && msg.contains("line 3"), "{msg}");
+    // A bad start position in the header is refused up front.
+    let text = "# dgtcap 1\n# start-fen: nonsense\n0 < 42\n";
+    let input: Box<dyn BufRead> = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+    assert!(matches!(
+        Replay::new(vec![("fen".into(), input)], &ReplayOptions::default()),
+        Err(ReplayError::StartFen { .. })
+    ));
+}
+
+#[test]
+fn header_overrides_time_control_and_supervision() {
+    use touch_tracker::Supervision;
+    let opts = ReplayOptions {
+        time_control: Some(dgt_protocol::capture::TimeControl {
+            base_secs: 5400,
+            increment_secs: 30,
+        }),
+        supervision: Supervision::Partial,
+        white_clock: None,
+    };
+    let inputs = vec![(
+        "johan".to_owned(),
+        Box::new(std::io::BufReader::new(
+            std::fs::File::open(capture("johan.dgtcap")).unwrap(),
+        )) as Box<dyn std::io::BufRead>,
+    )];
+    let mut r = touch_tracker::replay::Replay::new(inputs, &opts).unwrap();
+    let mut out = Vec::new();
+    r.run(&mut out).unwrap();
+    let t = r.trackers().next().unwrap();
+    assert_eq!(t.category(), touch_tracker::TimeCategory::Standard);
+    assert_eq!(t.config().supervision, Supervision::Partial);
+    assert_eq!(t.game().moves().len(), 43);
+}

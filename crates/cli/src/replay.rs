@@ -1,0 +1,92 @@
+//! `dgt-arbiter replay [--fast] [--time-control BASE+INC] [--supervision full|partial]
+//! FILE.dgtcap...`: feeds captures through the decoder, event filter and tracker the live
+//! daemon uses (`touch_tracker::replay`) and prints the arbiter's events (formats.md §2) as
+//! JSON lines, one board per file, in input-time order. Without `--fast` the recorded
+//! pacing is kept. The exit code is non-zero only for unreadable input.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use dgt_protocol::capture::TimeControl;
+use touch_tracker::replay::{Replay, ReplayOptions};
+use touch_tracker::Supervision;
+
+/// Arguments of `replay`.
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// Capture files (.dgtcap), one board each.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Replay as fast as possible instead of at the recorded pace.
+    #[arg(long)]
+    pub fast: bool,
+    /// The time control, BASE+INC in seconds (e.g. 180+2); overrides the capture header.
+    #[arg(long, value_parser = parse_time_control)]
+    pub time_control: Option<TimeControl>,
+    /// How closely the games are watched (FIDE Appendix A.5).
+    #[arg(long, default_value = "full", value_parser = parse_supervision)]
+    pub supervision: Supervision,
+}
+
+fn parse_time_control(s: &str) -> Result<TimeControl, String> {
+    touch_tracker::parse_time_control(s)
+}
+
+fn parse_supervision(s: &str) -> Result<Supervision, String> {
+    s.parse()
+}
+
+pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
+    let mut inputs: Vec<(String, Box<dyn BufRead>)> = Vec::with_capacity(args.files.len());
+    for path in &args.files {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let stem = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        inputs.push((stem, Box::new(BufReader::new(file))));
+    }
+    let opts = ReplayOptions {
+        time_control: args.time_control,
+        supervision: args.supervision,
+        white_clock: None,
+    };
+    let mut replay = Replay::new(inputs, &opts)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let started = Instant::now();
+    let first = replay.next_time();
+    let mut events = Vec::new();
+    loop {
+        if !args.fast {
+            if let (Some(t0), Some(t)) = (first, replay.next_time()) {
+                let due = Duration::from_millis(t.saturating_sub(t0));
+                if let Some(wait) = due.checked_sub(started.elapsed()) {
+                    out.flush().or_else(ignore_broken_pipe)?;
+                    std::thread::sleep(wait);
+                }
+            }
+        }
+        let more = replay.step(&mut events)?;
+        for e in events.drain(..) {
+            writeln!(out, "{}", e.to_json()).or_else(ignore_broken_pipe)?;
+        }
+        if !more {
+            break;
+        }
+    }
+    out.flush().or_else(ignore_broken_pipe)?;
+    Ok(())
+}
+
+/// The reader went away (`| head`): not an error of ours.
+fn ignore_broken_pipe(e: std::io::Error) -> std::io::Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
