@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod decode;
 mod emulate;
 mod probe;
+mod replay;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
 #[derive(Debug, Parser)]
@@ -24,6 +25,8 @@ enum Command {
     /// Find the serial ports that answer as DGT boards; list serial number, version,
     /// battery and clock model.
     Probe(probe::ProbeArgs),
+    /// Replay .dgtcap captures through the arbiter and print its events as JSON lines.
+    Replay(replay::ReplayArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -32,5 +35,6 @@ fn main() -> anyhow::Result<()> {
         Command::Decode(args) => decode::run(args),
         Command::Emulate(args) => emulate::run(args),
         Command::Probe(args) => probe::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }
