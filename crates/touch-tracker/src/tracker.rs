@@ -155,6 +155,17 @@ struct How {
     replaces: Option<Move>,
 }
 
+impl How {
+    /// Completed by a press; the clock as the press left it.
+    fn pressed(clock: Option<ClockMs>) -> How {
+        How {
+            pressed: true,
+            clock,
+            ..How::default()
+        }
+    }
+}
+
 /// One board's tracker. See the crate documentation for the API's shape.
 #[derive(Debug, Clone)]
 pub struct Tracker {
@@ -354,14 +365,7 @@ impl Tracker {
         if let Some(d) = self.quiet_deadline {
             if d <= now_ms {
                 self.quiet_deadline = None;
-                if let Some(m) = self.current_candidate() {
-                    let how = How {
-                        clock: self.clock.times(),
-                        ..How::default()
-                    };
-                    let (mine, rest) = self.split_at_move(m.split);
-                    self.record(d, m.mv, how, mine, rest, out);
-                }
+                self.record_shown_unpressed(d, out);
             }
         }
     }
@@ -460,13 +464,18 @@ impl Tracker {
         while let Some(d) = self.poll_timeout() {
             self.handle_timeout(d, out);
         }
+        self.record_shown_unpressed(t_ms, out);
+    }
+
+    /// Records the move the board shows, never completed by a press (it ends the game, or
+    /// the input ended), with the clock as it reads.
+    fn record_shown_unpressed(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         if let Some(m) = self.current_candidate() {
             let how = How {
                 clock: self.clock.times(),
                 ..How::default()
             };
-            let (mine, rest) = self.split_at_move(m.split);
-            self.record(t_ms, m.mv, how, mine, rest, out);
+            self.commit_made(t, m, how, out);
         }
     }
 
@@ -668,14 +677,8 @@ impl Tracker {
                 .pending_press
                 .filter(|p| p.presser == base.side_to_move())
             {
-                let how = How {
-                    pressed: true,
-                    clock: p.clock,
-                    ..How::default()
-                };
                 self.pending_press = None;
-                let (mine, rest) = self.split_at_move(self.touches.len());
-                self.record(t, m, how, mine, rest, out);
+                self.record_now(t, m, How::pressed(p.clock), out);
             }
             return true;
         }
@@ -693,8 +696,10 @@ impl Tracker {
                 let mover = base.side_to_move();
                 // A press by the mover completed his move; a press by the opponent, the
                 // reply.
-                let own = press.filter(|p| p.presser == mover).map(|p| p.clock);
-                self.commit_made(t, made, own, out);
+                let how = press
+                    .filter(|p| p.presser == mover)
+                    .map_or_else(How::default, |p| How::pressed(p.clock));
+                self.commit_made(t, made, how, out);
                 if matches!(self.phase, Phase::Playing) {
                     let base = *self.game.position();
                     self.set_made(t, m2, &base);
@@ -867,7 +872,7 @@ impl Tracker {
                 return;
             };
             if let Some(reply) = made.after.move_to_placement(&self.placement) {
-                self.commit_made(t, made, None, out);
+                self.commit_made(t, made, How::default(), out);
                 if matches!(self.phase, Phase::Playing) {
                     let base = *self.game.position();
                     self.set_made(t, reply, &base);
@@ -895,11 +900,7 @@ impl Tracker {
         out: &mut Vec<ArbiterEvent>,
     ) {
         self.pending_press = None;
-        let how = How {
-            pressed: true,
-            clock,
-            ..How::default()
-        };
+        let how = How::pressed(clock);
         let before = *self.game.position();
         let (mine, rest) = self.split_at_move(m.split);
         let keep = mine.clone();
@@ -917,23 +918,15 @@ impl Tracker {
 
     /// Records the made move, completed by `clock`'s press or by none (the opponent went
     /// on); touches after it was made go by colour.
-    fn commit_made(
-        &mut self,
-        t: u64,
-        made: Made,
-        clock: Option<Option<ClockMs>>,
-        out: &mut Vec<ArbiterEvent>,
-    ) {
-        let how = match clock {
-            Some(clock) => How {
-                pressed: true,
-                clock,
-                ..How::default()
-            },
-            None => How::default(),
-        };
+    fn commit_made(&mut self, t: u64, made: Made, how: How, out: &mut Vec<ArbiterEvent>) {
         let (mine, rest) = self.split_at_move(made.split);
         self.record(t, made.mv, how, mine, rest, out);
+    }
+
+    /// Records `m` with every touch so far (it was completed just now).
+    fn record_now(&mut self, t: u64, m: Move, how: How, out: &mut Vec<ArbiterEvent>) {
+        let (mine, rest) = self.split_at_move(self.touches.len());
+        self.record(t, m, how, mine, rest, out);
     }
 
     fn on_flag(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
@@ -975,7 +968,7 @@ impl Tracker {
             // A press completing a reply that the board does not show: the mover's move
             // stands (it was made), and the press is ruled as the opponent's.
             let Some(made) = self.made else { return };
-            self.commit_made(t, made, None, out);
+            self.commit_made(t, made, How::default(), out);
             if !matches!(self.phase, Phase::Playing)
                 || p.presser != self.game.position().side_to_move()
             {
@@ -986,15 +979,7 @@ impl Tracker {
         let touched = touch::touched_pieces(&base, &self.touches, None);
         let lifted: Vec<Square> = touched.iter().map(|t| t.square).collect();
         match base.classify(&self.placement, &lifted) {
-            Classification::Legal(m) => {
-                let how = How {
-                    pressed: true,
-                    clock: p.clock,
-                    ..How::default()
-                };
-                let (mine, rest) = self.split_at_move(self.touches.len());
-                self.record(t, m, how, mine, rest, out);
-            }
+            Classification::Legal(m) => self.record_now(t, m, How::pressed(p.clock), out),
             Classification::NoChange => self.illegal(
                 t,
                 IllegalCategory::ClockWithoutMove,
@@ -1171,10 +1156,8 @@ impl Tracker {
         self.emit(out, t, EventKind::IllegalMove(event));
         // The queen promotion is the move (it takes the ply).
         let how = How {
-            pressed: true,
-            clock,
             correction: true,
-            ..How::default()
+            ..How::pressed(clock)
         };
         let mine = std::mem::take(&mut self.touches);
         self.record(t, correction, how, mine, Vec::new(), out);
@@ -1495,10 +1478,8 @@ impl Tracker {
         let mut mine = a.touches;
         mine.append(&mut self.touches);
         let how = How {
-            pressed: true,
-            clock: a.clock,
             replaces: Some(a.old),
-            ..How::default()
+            ..How::pressed(a.clock)
         };
         self.recount();
         self.record(t, m, how, mine, Vec::new(), out);

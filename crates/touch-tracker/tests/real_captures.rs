@@ -28,11 +28,6 @@ fn expected_pgn_uci(name: &str) -> Vec<String> {
 #[test]
 fn game_2_turned_board_every_move() {
     let events = replay(&[capture("2.dgtcap")], &ReplayOptions::default());
-    for e in &events {
-        if !matches!(e.kind, EventKind::Move(_)) {
-            eprintln!("{}", e.to_json());
-        }
-    }
     let got: Vec<String> = final_moves(&events).iter().map(|m| m.uci.uci()).collect();
     let want = expected_uci("2.uci");
     assert_eq!(want.len(), 99);
@@ -54,11 +49,6 @@ fn game_2_turned_board_every_move() {
 #[test]
 fn johan_every_move_and_the_flag() {
     let events = replay(&[capture("johan.dgtcap")], &ReplayOptions::default());
-    for e in &events {
-        if !matches!(e.kind, EventKind::Move(_)) {
-            eprintln!("{}", e.to_json());
-        }
-    }
     let got: Vec<String> = final_moves(&events).iter().map(|m| m.uci.uci()).collect();
     assert_eq!(got, expected_pgn_uci("johan.pgn"));
     assert_eq!(count(&events, "illegal_move"), 0);

@@ -2,6 +2,10 @@
 //! pieces up and down, presses the clock and lets virtual time pass; the tests read the
 //! events that come out.
 
+mod common;
+
+use common::moves;
+
 use chess_rules::{Color, GameResult, IllegalCategory, Piece, Placement, Position, Square};
 use dgt_protocol::capture::TimeControl;
 use dgt_protocol::{
@@ -9,7 +13,7 @@ use dgt_protocol::{
     PieceCode, RawBoard, SideTime, TimedEvent,
 };
 use touch_tracker::{
-    ArbiterEvent, BoardStatus, ClaimReason, EndReason, EventKind, GameState, MoveEvent, Obligation,
+    ArbiterEvent, BoardStatus, ClaimReason, EndReason, EventKind, GameState, Obligation,
     Supervision, SyncTracker, TrackerConfig,
 };
 
@@ -229,20 +233,38 @@ impl Bench {
     }
 }
 
-fn moves(events: &[ArbiterEvent]) -> Vec<&MoveEvent> {
-    events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Move(m) => Some(m),
-            _ => None,
-        })
-        .collect()
-}
-
 fn only<'a, T>(events: &'a [ArbiterEvent], pick: impl Fn(&'a EventKind) -> Option<T>) -> T {
     let mut found: Vec<T> = events.iter().filter_map(|e| pick(&e.kind)).collect();
     assert_eq!(found.len(), 1, "{events:#?}");
     found.remove(0)
+}
+
+fn game_over(events: &[ArbiterEvent]) -> touch_tracker::events::GameOverEvent {
+    only(events, |k| match k {
+        EventKind::GameOver(g) => Some(g.clone()),
+        _ => None,
+    })
+}
+
+fn illegal(events: &[ArbiterEvent]) -> touch_tracker::events::IllegalMoveEvent {
+    only(events, |k| match k {
+        EventKind::IllegalMove(i) => Some(i.clone()),
+        _ => None,
+    })
+}
+
+fn touch_move(events: &[ArbiterEvent]) -> touch_tracker::events::TouchMoveEvent {
+    only(events, |k| match k {
+        EventKind::TouchMove(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+fn stands(events: &[ArbiterEvent]) -> touch_tracker::events::IllegalMoveStandsEvent {
+    only(events, |k| match k {
+        EventKind::IllegalMoveStands(s) => Some(s.clone()),
+        _ => None,
+    })
 }
 
 fn blitz() -> TrackerConfig {
@@ -387,10 +409,7 @@ fn a_press_without_a_move_is_ruled_at_the_end_of_the_settle_window() {
     b.wait(5000);
     b.press_and_settle(Color::Black);
     let ev = b.events();
-    let i = only(&ev, |k| match k {
-        EventKind::IllegalMove(i) => Some(i.clone()),
-        _ => None,
-    });
+    let i = illegal(&ev);
     assert_eq!(i.category, IllegalCategory::ClockWithoutMove);
     assert_eq!((i.color, i.count, i.ply), (Color::Black, 1, 2));
     assert_eq!(i.attempt, None);
@@ -430,10 +449,7 @@ fn an_illegal_move_is_ruled_restored_and_replaced_under_touch_move() {
     b.slide("f1", "f3");
     b.press_and_settle(Color::White);
     let ev = b.events();
-    let i = only(&ev, |k| match k {
-        EventKind::IllegalMove(i) => Some(i.clone()),
-        _ => None,
-    });
+    let i = illegal(&ev);
     assert_eq!(i.category, IllegalCategory::PieceMovement);
     let a = i.attempt.unwrap();
     assert_eq!((a.from, a.to, a.piece), (sq("f1"), sq("f3"), piece('B')));
@@ -459,10 +475,7 @@ fn an_illegal_move_is_ruled_restored_and_replaced_under_touch_move() {
     b.press(Color::White);
     let ev = b.events();
     assert_eq!(b.kinds_of(&ev), ["move", "touch_move"]);
-    let tm = only(&ev, |k| match k {
-        EventKind::TouchMove(t) => Some(t.clone()),
-        _ => None,
-    });
+    let tm = touch_move(&ev);
     assert_eq!(
         (tm.obligation, tm.square, tm.violation),
         (Obligation::Move, sq("f1"), true)
@@ -480,10 +493,7 @@ fn an_unpromoted_pawn_becomes_a_queen_and_takes_the_ply() {
     b.press_and_settle(Color::White);
     let ev = b.events();
     assert_eq!(b.kinds_of(&ev), ["illegal_move", "move"]);
-    let i = only(&ev, |k| match k {
-        EventKind::IllegalMove(i) => Some(i.clone()),
-        _ => None,
-    });
+    let i = illegal(&ev);
     assert_eq!(i.category, IllegalCategory::UnpromotedPawn);
     assert_eq!(i.must_move, None);
     assert_eq!(i.restore_fen, "4Q3/8/8/8/8/8/k7/4K3 b - - 0 1");
@@ -511,19 +521,13 @@ fn a_second_illegal_move_loses_unless_the_opponent_cannot_mate() {
     b.press_and_settle(Color::Black);
     let ev = b.events();
     assert_eq!(b.kinds_of(&ev), ["illegal_move", "game_over"]);
-    let i = only(&ev, |k| match k {
-        EventKind::IllegalMove(i) => Some(i.clone()),
-        _ => None,
-    });
+    let i = illegal(&ev);
     assert_eq!(
         (i.count, i.result, i.penalty),
         (2, Some(GameResult::Draw), None)
     );
     assert_eq!(i.must_move, None);
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(
         (g.result, g.reason),
         (GameResult::Draw, EndReason::SecondIllegalMove)
@@ -535,10 +539,7 @@ fn a_second_illegal_move_loses_unless_the_opponent_cannot_mate() {
     b.arbiter_hands_back();
     b.press_and_settle(Color::Black);
     let ev = b.events();
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(g.result, GameResult::WhiteWins);
     assert_eq!(b.tracker.tracker().state(), GameState::Over);
 }
@@ -558,10 +559,7 @@ fn partial_supervision_lets_an_uncorrected_illegal_move_stand() {
     b.play_unchecked("e7", "e5");
     let ev = b.events();
     assert_eq!(b.kinds_of(&ev), ["illegal_move_stands"]);
-    let s = only(&ev, |k| match k {
-        EventKind::IllegalMoveStands(s) => Some(s.clone()),
-        _ => None,
-    });
+    let s = stands(&ev);
     assert_eq!((s.color, s.count), (Color::White, 0));
     assert!(s
         .fen
@@ -665,10 +663,7 @@ fn the_result_shown_on_the_board_ends_the_game_without_a_move() {
     b.slide("e1", "e4");
     b.slide("e8", "d5");
     let ev = b.events();
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(
         (g.result, g.reason),
         (GameResult::WhiteWins, EndReason::ResultOnBoard)
@@ -678,10 +673,7 @@ fn the_result_shown_on_the_board_ends_the_game_without_a_move() {
     let mut b = Bench::new(blitz());
     b.field("d4", PieceCode::Magic(MagicPiece::Draw));
     let ev = b.events();
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(g.result, GameResult::Draw);
 }
 
@@ -692,10 +684,7 @@ fn a_flag_fall_is_ruled_on_whether_the_opponent_can_mate() {
     b.start_clock();
     b.flag(Color::Black);
     let ev = b.events();
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(
         (g.result, g.reason, g.flag),
         (GameResult::WhiteWins, EndReason::Flag, Some(Color::Black))
@@ -705,10 +694,7 @@ fn a_flag_fall_is_ruled_on_whether_the_opponent_can_mate() {
     b.start_clock();
     b.flag(Color::White);
     let ev = b.events();
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!((g.result, g.flag), (GameResult::Draw, Some(Color::White)));
 }
 
@@ -732,10 +718,7 @@ fn mate_ends_the_game_even_without_a_press() {
     b.frame();
     let ev = b.events();
     assert_eq!(b.kinds_of(&ev), ["move", "game_over"]);
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(
         (g.result, g.reason),
         (GameResult::BlackWins, EndReason::Checkmate)
@@ -783,10 +766,7 @@ fn repetitions_are_claimable_and_a_dead_position_ends_the_game() {
     b.slide("e3", "d4");
     b.press(Color::White);
     let ev = b.events();
-    let g = only(&ev, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    });
+    let g = game_over(&ev);
     assert_eq!(
         (g.result, g.reason),
         (GameResult::Draw, EndReason::DeadPosition)
@@ -810,10 +790,7 @@ fn touch_move_and_two_handed_evidence() {
     b.press(Color::White);
     let ev = b.events();
     assert_eq!(b.kinds_of(&ev), ["move", "touch_move"]);
-    let tm = only(&ev, |k| match k {
-        EventKind::TouchMove(t) => Some(t.clone()),
-        _ => None,
-    });
+    let tm = touch_move(&ev);
     assert_eq!((tm.obligation, tm.square), (Obligation::Move, sq("h1")));
     // King and rook both in the air for a second: two hands suspected.
     let mut b = Bench::new(cfg);
@@ -836,10 +813,7 @@ fn touch_move_and_two_handed_evidence() {
     b.play("g1f3");
     b.press(Color::White);
     let ev = b.events();
-    let tm = only(&ev, |k| match k {
-        EventKind::TouchMove(t) => Some(t.clone()),
-        _ => None,
-    });
+    let tm = touch_move(&ev);
     assert_eq!((tm.obligation, tm.square), (Obligation::Capture, sq("d5")));
     // The touch log is kept per move for disputes.
     assert_eq!(b.tracker.tracker().touch_log(3).map(|l| l.len()), Some(4));
