@@ -1,1 +1,33 @@
-//! The daemon: config, many boards, sinks (JSON lines, PGN, LiveChess folder, HTTP), journal and the demo.
+//! The arbiter daemon: everything `dgt-arbiter run` and `dgt-arbiter demo` do between the
+//! boards and the outside world.
+//!
+//! - [`config`]: the TOML file (event, time control, rules, outputs, HTTP, boards),
+//!   validated with messages that name file, line and column.
+//! - [`runtime`]: [`Daemon`] wires each board one way: driver events (`dgt-serial`) ->
+//!   [`journal`] -> tracker (`touch-tracker`) -> [`hub`]. It resumes every board from its
+//!   journal after a crash and shuts down gracefully.
+//! - [`hub`]: the one place decisions go: an event log, a live broadcast and per-board
+//!   snapshots and games ([`record`]). Sinks and HTTP read from it.
+//! - [`sinks`]: the JSON-lines stream, PGN per game and round, the DGT LiveChess folder,
+//!   and logs; [`http`]: the endpoints for broadcast tools.
+//! - [`demo`]: eight emulated boards on ptys playing embedded games with irregularities,
+//!   through the same runtime.
+//!
+//! Output layout: [`paths`]. Rulings in plain words: [`words`].
+
+pub mod config;
+pub mod demo;
+pub mod fsutil;
+pub mod http;
+pub mod hub;
+pub mod journal;
+pub mod paths;
+pub mod record;
+pub mod runtime;
+pub mod sinks;
+pub mod wall;
+pub mod words;
+
+pub use config::{Config, ConfigError};
+pub use hub::{Hub, HubEvent};
+pub use runtime::{signal, Daemon, DaemonError, RunOptions};

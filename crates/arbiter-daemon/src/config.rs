@@ -1,0 +1,673 @@
+//! The daemon's configuration (`dgt-arbiter run --config FILE.toml`): the event, its time
+//! control and rules, where the outputs go, the HTTP endpoint, and each board.
+//!
+//! Read with `toml` + serde (`deny_unknown_fields` everywhere), then validated. Every
+//! mistake is one [`ConfigError::Invalid`] naming the file, line and column and saying
+//! what is expected there. See `config/*.toml` for examples and `docs/deployment.md` for
+//! every key.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use dgt_protocol::capture::TimeControl;
+use dgt_protocol::ClockSide;
+use serde::Deserialize;
+use toml::Spanned;
+use touch_tracker::{Penalties, Supervision, TimeCategory, TrackerConfig};
+
+/// The configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A mistake in the file, with its place.
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+/// The tournament: what goes into every PGN header and LiveChess file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventInfo {
+    pub name: String,
+    pub site: String,
+    /// PGN form: `YYYY.MM.DD`.
+    pub date: String,
+    pub round: u32,
+}
+
+/// Where a board is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoardPort {
+    /// A device path (`/dev/dgt/board-3`, `/dev/ttyACM0`, a pty).
+    Path(PathBuf),
+    /// The board with this DGT serial number, searched among the serial ports.
+    Serial(String),
+}
+
+impl fmt::Display for BoardPort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoardPort::Path(p) => write!(f, "{}", p.display()),
+            BoardPort::Serial(s) => write!(f, "serial {s}"),
+        }
+    }
+}
+
+/// One board of the hall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardConfig {
+    /// The board number (1, 2, ...): its name in events, files and URLs.
+    pub number: u32,
+    pub port: BoardPort,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    /// Which side of the clock is White's; `None`: infer it.
+    pub white_clock: Option<ClockSide>,
+    /// The daemon may run the clock on its own after a ruling (handled by the unattended
+    /// clock control; kept here so the config names it).
+    pub unattended: bool,
+}
+
+impl BoardConfig {
+    /// The board's name in events (`"3"`).
+    pub fn name(&self) -> String {
+        self.number.to_string()
+    }
+}
+
+/// Where outputs go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputConfig {
+    /// Root of all outputs (journal, events, PGN, LiveChess folder).
+    pub dir: PathBuf,
+    /// Also write the JSON-lines event stream to stdout.
+    pub events_stdout: bool,
+}
+
+/// The HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    pub enabled: bool,
+    pub bind: SocketAddr,
+}
+
+/// Timings; the defaults suit real boards (tests and the sped-up demo scale them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timing {
+    /// See [`TrackerConfig::settle_window_ms`].
+    pub settle_window_ms: u64,
+    /// See [`TrackerConfig::two_handed_window_ms`].
+    pub two_handed_window_ms: u64,
+    /// Longest "can this side still mate?" search before the answer is "undetermined".
+    pub analysis_budget_ms: u64,
+    /// Longest time a journal record waits for its fdatasync (see [`crate::journal`]).
+    pub journal_sync_ms: u64,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            settle_window_ms: 400,
+            two_handed_window_ms: 250,
+            analysis_budget_ms: 3000,
+            journal_sync_ms: 150,
+        }
+    }
+}
+
+/// A validated configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The file it was read from (for messages).
+    pub path: PathBuf,
+    pub event: EventInfo,
+    pub time_control: TimeControl,
+    /// The category penalties are taken from (derived from the time control unless the
+    /// file overrides it).
+    pub category: TimeCategory,
+    pub supervision: Supervision,
+    /// Extra time for a first illegal move, ms.
+    pub penalty_ms: u64,
+    pub remove_offender_increment: bool,
+    pub penalise_two_handed: bool,
+    pub output: OutputConfig,
+    pub http: HttpConfig,
+    pub timing: Timing,
+    /// In board-number order.
+    pub boards: Vec<BoardConfig>,
+}
+
+impl Config {
+    /// Reads and validates a config file. Relative `output.dir` is taken from the file's
+    /// folder.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Validates config text; `path` names it in messages and anchors relative paths.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or(0, |s| s.start);
+            invalid(path, text, at, friendly(e.message().trim_end()))
+        })?;
+        Validate { path, text }.config(raw)
+    }
+
+    /// The tracker configuration of one board.
+    pub fn tracker_config(&self, board: &BoardConfig) -> TrackerConfig {
+        let mut t = TrackerConfig::new(board.name());
+        t.white_clock = board.white_clock;
+        t.time_control = Some(self.time_control);
+        t.category = Some(self.category);
+        t.penalties = Penalties {
+            blitz_ms: self.penalty_ms,
+            rapid_ms: self.penalty_ms,
+            standard_ms: self.penalty_ms,
+        };
+        t.remove_offender_increment = self.remove_offender_increment;
+        t.supervision = self.supervision;
+        t.penalise_two_handed = self.penalise_two_handed;
+        t.settle_window_ms = self.timing.settle_window_ms;
+        t.two_handed_window_ms = self.timing.two_handed_window_ms;
+        t
+    }
+
+    /// The board with this number.
+    pub fn board(&self, number: u32) -> Option<&BoardConfig> {
+        self.boards.iter().find(|b| b.number == number)
+    }
+}
+
+fn invalid(path: &Path, text: &str, offset: usize, message: String) -> ConfigError {
+    let (line, column) = line_column(text, offset);
+    ConfigError::Invalid {
+        path: path.to_owned(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// The parser's words, with Rust type names put plainly.
+fn friendly(message: &str) -> String {
+    message
+        .replace("expected i64", "expected a whole number")
+        .replace("expected a boolean", "expected true or false")
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+// ----- the file as written -----
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    event: RawEvent,
+    #[serde(default)]
+    penalties: RawPenalties,
+    output: RawOutput,
+    #[serde(default)]
+    http: RawHttp,
+    #[serde(default)]
+    timing: RawTiming,
+    #[serde(default, rename = "board")]
+    boards: Vec<Spanned<RawBoard>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEvent {
+    name: Spanned<String>,
+    site: Option<String>,
+    date: Option<Spanned<String>>,
+    round: Spanned<i64>,
+    time_control: Spanned<String>,
+    category: Option<Spanned<String>>,
+    supervision: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPenalties {
+    first_illegal_secs: Option<Spanned<i64>>,
+    remove_offender_increment: Option<bool>,
+    two_handed: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutput {
+    dir: Spanned<String>,
+    #[serde(default)]
+    events_stdout: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHttp {
+    enabled: Option<bool>,
+    bind: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTiming {
+    settle_window_ms: Option<Spanned<i64>>,
+    two_handed_window_ms: Option<Spanned<i64>>,
+    analysis_budget_ms: Option<Spanned<i64>>,
+    journal_sync_ms: Option<Spanned<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBoard {
+    number: Spanned<i64>,
+    port: Option<Spanned<String>>,
+    serial: Option<Spanned<String>>,
+    white: Option<Spanned<String>>,
+    black: Option<Spanned<String>>,
+    white_clock: Option<Spanned<String>>,
+    #[serde(default)]
+    unattended: bool,
+}
+
+// ----- validation -----
+
+struct Validate<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Validate<'_> {
+    fn err(&self, span: Range<usize>, message: impl Into<String>) -> ConfigError {
+        invalid(self.path, self.text, span.start, message.into())
+    }
+
+    fn config(&self, raw: RawConfig) -> Result<Config, ConfigError> {
+        let e = &raw.event;
+        let name = e.name.get_ref().trim();
+        if name.is_empty() {
+            return Err(self.err(
+                e.name.span(),
+                "event.name is empty; expected the event's name",
+            ));
+        }
+        let round = self.in_range(&e.round, "event.round", 1, 999, "")?;
+        let date = match &e.date {
+            Some(d) => parse_date(d.get_ref()).ok_or_else(|| {
+                self.err(
+                    d.span(),
+                    format!(
+                        "event.date {:?} is not a date; expected YYYY-MM-DD (or YYYY.MM.DD)",
+                        d.get_ref()
+                    ),
+                )
+            })?,
+            None => today(),
+        };
+        let time_control = self.time_control(&e.time_control)?;
+        let category = match &e.category {
+            Some(c) => match c.get_ref().as_str() {
+                "blitz" => TimeCategory::Blitz,
+                "rapid" => TimeCategory::Rapid,
+                "standard" => TimeCategory::Standard,
+                other => {
+                    return Err(self.err(
+                        c.span(),
+                        format!(
+                            "event.category {other:?} is not a FIDE category; expected blitz, \
+                             rapid or standard (or leave it out: {time_control} is {})",
+                            TimeCategory::of(time_control)
+                        ),
+                    ))
+                }
+            },
+            None => TimeCategory::of(time_control),
+        };
+        let supervision = match &e.supervision {
+            Some(s) => s.get_ref().parse::<Supervision>().map_err(|_| {
+                self.err(
+                    s.span(),
+                    format!(
+                        "event.supervision {:?} is unknown; expected full (an arbiter watches \
+                         the boards) or partial (club play without enough arbiters)",
+                        s.get_ref()
+                    ),
+                )
+            })?,
+            None => Supervision::Full,
+        };
+        let p = &raw.penalties;
+        let penalty_ms = match &p.first_illegal_secs {
+            Some(s) => {
+                1000 * self.in_range(s, "penalties.first_illegal_secs", 1, 600, " seconds")?
+            }
+            None => Penalties::default().for_category(category),
+        };
+        let penalise_two_handed = match &p.two_handed {
+            None => false,
+            Some(s) => match s.get_ref().as_str() {
+                "report" => false,
+                "penalise" | "penalize" => true,
+                other => {
+                    return Err(self.err(
+                        s.span(),
+                        format!(
+                            "penalties.two_handed {other:?} is unknown; expected report (tell \
+                             the arbiter) or penalise (rule it like an illegal move)"
+                        ),
+                    ))
+                }
+            },
+        };
+        let dir = raw.output.dir.get_ref().trim();
+        if dir.is_empty() {
+            return Err(self.err(
+                raw.output.dir.span(),
+                "output.dir is empty; expected the folder for journal, events, PGN and LiveChess files",
+            ));
+        }
+        let dir = PathBuf::from(dir);
+        let dir = if dir.is_relative() {
+            self.path.parent().unwrap_or(Path::new(".")).join(dir)
+        } else {
+            dir
+        };
+        let bind = match &raw.http.bind {
+            Some(b) => b.get_ref().parse::<SocketAddr>().map_err(|_| {
+                self.err(
+                    b.span(),
+                    format!(
+                        "http.bind {:?} is not an address; expected IP:PORT such as \
+                         127.0.0.1:8080 (or [::1]:8080)",
+                        b.get_ref()
+                    ),
+                )
+            })?,
+            None => SocketAddr::from(([127, 0, 0, 1], 8080)),
+        };
+        let t = &raw.timing;
+        let d = Timing::default();
+        let timing = Timing {
+            settle_window_ms: self
+                .opt_range(&t.settle_window_ms, "timing.settle_window_ms", 10, 5000)?
+                .unwrap_or(d.settle_window_ms),
+            two_handed_window_ms: self
+                .opt_range(
+                    &t.two_handed_window_ms,
+                    "timing.two_handed_window_ms",
+                    1,
+                    5000,
+                )?
+                .unwrap_or(d.two_handed_window_ms),
+            analysis_budget_ms: self
+                .opt_range(
+                    &t.analysis_budget_ms,
+                    "timing.analysis_budget_ms",
+                    10,
+                    600_000,
+                )?
+                .unwrap_or(d.analysis_budget_ms),
+            journal_sync_ms: self
+                .opt_range(&t.journal_sync_ms, "timing.journal_sync_ms", 0, 10_000)?
+                .unwrap_or(d.journal_sync_ms),
+        };
+        let boards = self.boards(&raw.boards)?;
+        Ok(Config {
+            path: self.path.to_owned(),
+            event: EventInfo {
+                name: name.to_owned(),
+                site: e.site.clone().unwrap_or_else(|| "?".into()),
+                date,
+                round: round as u32,
+            },
+            time_control,
+            category,
+            supervision,
+            penalty_ms,
+            remove_offender_increment: p.remove_offender_increment.unwrap_or(true),
+            penalise_two_handed,
+            output: OutputConfig {
+                dir,
+                events_stdout: raw.output.events_stdout,
+            },
+            http: HttpConfig {
+                enabled: raw.http.enabled.unwrap_or(true),
+                bind,
+            },
+            timing,
+            boards,
+        })
+    }
+
+    fn in_range(
+        &self,
+        v: &Spanned<i64>,
+        key: &str,
+        lo: i64,
+        hi: i64,
+        unit: &str,
+    ) -> Result<u64, ConfigError> {
+        let x = *v.get_ref();
+        if x < lo || x > hi {
+            return Err(self.err(
+                v.span(),
+                format!("{key} = {x} is out of range; expected {lo} to {hi}{unit}"),
+            ));
+        }
+        Ok(x as u64)
+    }
+
+    fn opt_range(
+        &self,
+        v: &Option<Spanned<i64>>,
+        key: &str,
+        lo: i64,
+        hi: i64,
+    ) -> Result<Option<u64>, ConfigError> {
+        v.as_ref()
+            .map(|v| self.in_range(v, key, lo, hi, " ms"))
+            .transpose()
+    }
+
+    fn time_control(&self, s: &Spanned<String>) -> Result<TimeControl, ConfigError> {
+        let text = s.get_ref();
+        let tc: TimeControl = text.parse().map_err(|()| {
+            self.err(
+                s.span(),
+                format!(
+                    "event.time_control {text:?} is not BASE+INC; expected seconds for the \
+                     game plus seconds added per move, such as 180+2, 900+10 or 5400+30"
+                ),
+            )
+        })?;
+        if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
+            return Err(self.err(
+                s.span(),
+                format!(
+                    "event.time_control {text:?} is not a sane time control; expected a base \
+                     of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds"
+                ),
+            ));
+        }
+        Ok(tc)
+    }
+
+    fn boards(&self, raw: &[Spanned<RawBoard>]) -> Result<Vec<BoardConfig>, ConfigError> {
+        if raw.is_empty() {
+            return Err(invalid(
+                self.path,
+                self.text,
+                self.text.len(),
+                "no [[board]] is configured; expected at least one board with its number and \
+                 port (or serial)"
+                    .into(),
+            ));
+        }
+        let mut out: Vec<BoardConfig> = Vec::with_capacity(raw.len());
+        for b in raw {
+            let span = b.span();
+            let b = b.get_ref();
+            let number = self.in_range(&b.number, "board.number", 1, 9999, "")? as u32;
+            if out.iter().any(|o| o.number == number) {
+                return Err(self.err(
+                    b.number.span(),
+                    format!("board number {number} is used twice; expected each board to have its own number"),
+                ));
+            }
+            let port = match (&b.port, &b.serial) {
+                (Some(p), None) => {
+                    let path = PathBuf::from(p.get_ref());
+                    if !path.exists() {
+                        return Err(self.err(
+                            p.span(),
+                            format!(
+                                "board {number}: port {:?} does not exist; expected the board's \
+                                 device (such as /dev/dgt/board-{number} or /dev/ttyACM0; \
+                                 `dgt-arbiter probe` lists them), or give its serial = \"...\"",
+                                p.get_ref()
+                            ),
+                        ));
+                    }
+                    BoardPort::Path(path)
+                }
+                (None, Some(s)) => {
+                    let serial = s.get_ref();
+                    if serial.is_empty()
+                        || serial.len() > 16
+                        || !serial.chars().all(|c| c.is_ascii_alphanumeric())
+                    {
+                        return Err(self.err(
+                            s.span(),
+                            format!(
+                                "board {number}: serial {serial:?} is not a DGT serial number; \
+                                 expected 1 to 16 letters or digits, such as \"01025\" \
+                                 (`dgt-arbiter probe` shows it)"
+                            ),
+                        ));
+                    }
+                    BoardPort::Serial(serial.clone())
+                }
+                (Some(p), Some(_)) => {
+                    return Err(self.err(
+                        p.span(),
+                        format!("board {number} has both port and serial; expected one of them"),
+                    ))
+                }
+                (None, None) => {
+                    return Err(self.err(
+                        span,
+                        format!(
+                            "board {number} has neither port nor serial; expected port = \
+                             \"/dev/...\" or serial = \"...\""
+                        ),
+                    ))
+                }
+            };
+            let white_clock = match &b.white_clock {
+                None => None,
+                Some(w) => match w.get_ref().as_str() {
+                    "left" => Some(ClockSide::Left),
+                    "right" => Some(ClockSide::Right),
+                    "infer" => None,
+                    other => {
+                        return Err(self.err(
+                            w.span(),
+                            format!(
+                                "board {number}: white_clock {other:?} is unknown; expected \
+                                 left, right or infer"
+                            ),
+                        ))
+                    }
+                },
+            };
+            let player = |p: &Option<Spanned<String>>, key: &str| -> Result<_, ConfigError> {
+                match p {
+                    None => Ok(None),
+                    Some(s) => {
+                        let name = s.get_ref().trim();
+                        if name.is_empty() || name.chars().count() > 100 || name.contains('"') {
+                            return Err(self.err(
+                                s.span(),
+                                format!(
+                                    "board {number}: {key} {:?} is not a player's name; expected \
+                                     \"Surname, First name\" (1 to 100 characters, no quotes), \
+                                     or leave it out",
+                                    s.get_ref()
+                                ),
+                            ));
+                        }
+                        Ok(Some(name.to_owned()))
+                    }
+                }
+            };
+            out.push(BoardConfig {
+                number,
+                port,
+                white: player(&b.white, "white")?,
+                black: player(&b.black, "black")?,
+                white_clock,
+                unattended: b.unattended,
+            });
+        }
+        out.sort_by_key(|b| b.number);
+        Ok(out)
+    }
+}
+
+/// `YYYY-MM-DD` or `YYYY.MM.DD` to the PGN form `YYYY.MM.DD`.
+fn parse_date(s: &str) -> Option<String> {
+    let parts: Vec<&str> = s.trim().split(['-', '.']).collect();
+    let [y, m, d] = parts.as_slice() else {
+        return None;
+    };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return None;
+    }
+    let (y, m, d): (u32, u32, u32) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days)
+        .contains(&d)
+        .then(|| format!("{y:04}.{m:02}.{d:02}"))
+}
+
+/// Today's date (UTC) in PGN form.
+fn today() -> String {
+    let (y, m, d, ..) = crate::wall::civil(crate::wall::unix_ms_now());
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+#[cfg(test)]
+mod tests;

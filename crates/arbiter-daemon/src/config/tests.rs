@@ -1,0 +1,377 @@
+use super::*;
+
+/// A valid file; `/dev/null` stands in for a board's device (it exists everywhere).
+const GOOD: &str = r#"[event]
+name = "Club blitz"
+site = "Springfield"
+date = "2025-06-12"
+round = 3
+time_control = "180+2"
+supervision = "partial"
+
+[output]
+dir = "out"
+
+[[board]]
+number = 1
+port = "/dev/null"
+white = "Morphy, Paul"
+black = "Anderssen, Adolf"
+white_clock = "left"
+
+[[board]]
+number = 2
+serial = "01025"
+"#;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::parse(text, Path::new("/etc/dgt/cfg.toml"))
+}
+
+/// The message for `text`, which must be invalid.
+fn message(text: &str) -> String {
+    match parse(text) {
+        Ok(c) => panic!("accepted: {c:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// `GOOD` with one line replaced.
+fn with(old: &str, new: &str) -> String {
+    assert!(GOOD.contains(old), "{old}");
+    GOOD.replacen(old, new, 1)
+}
+
+/// Asserts the message names the file and `line:column`, and says all of `words`.
+fn says(text: &str, line: usize, column: usize, words: &[&str]) {
+    let m = message(text);
+    let place = format!("/etc/dgt/cfg.toml:{line}:{column}: ");
+    assert!(
+        m.starts_with(&place),
+        "expected {place:?} at the start of {m:?}"
+    );
+    for w in words {
+        assert!(m.contains(w), "{w:?} missing from {m:?}");
+    }
+}
+
+#[test]
+fn a_good_file() {
+    let c = parse(GOOD).unwrap();
+    assert_eq!(c.event.name, "Club blitz");
+    assert_eq!(c.event.date, "2025.06.12");
+    assert_eq!(c.event.round, 3);
+    assert_eq!(c.category, TimeCategory::Blitz);
+    assert_eq!(c.penalty_ms, 60_000);
+    assert_eq!(c.supervision, Supervision::Partial);
+    assert_eq!(c.output.dir, Path::new("/etc/dgt/out"));
+    assert_eq!(c.http.bind, "127.0.0.1:8080".parse().unwrap());
+    assert_eq!(c.boards.len(), 2);
+    assert_eq!(c.boards[0].port, BoardPort::Path("/dev/null".into()));
+    assert_eq!(c.boards[0].white_clock, Some(ClockSide::Left));
+    assert_eq!(c.boards[1].port, BoardPort::Serial("01025".into()));
+    assert_eq!(c.boards[1].white_clock, None);
+    let t = c.tracker_config(&c.boards[0]);
+    assert_eq!(t.board, "1");
+    assert_eq!(t.penalty_ms(TimeCategory::Blitz), 60_000);
+    assert_eq!(t.supervision, Supervision::Partial);
+}
+
+#[test]
+fn categories_penalties_and_overrides() {
+    let standard = parse(&with("\"180+2\"", "\"5400+30\"")).unwrap();
+    assert_eq!(standard.category, TimeCategory::Standard);
+    assert_eq!(standard.penalty_ms, 120_000);
+    let rapid = parse(&with("\"180+2\"", "\"900+10\"")).unwrap();
+    assert_eq!(rapid.category, TimeCategory::Rapid);
+    let over = parse(&with(
+        "supervision = \"partial\"",
+        "category = \"standard\"\n[penalties]\nfirst_illegal_secs = 90\ntwo_handed = \"penalise\"",
+    ))
+    .unwrap();
+    assert_eq!(over.category, TimeCategory::Standard);
+    assert_eq!(over.penalty_ms, 90_000);
+    assert!(over.penalise_two_handed);
+}
+
+#[test]
+fn syntax_error() {
+    says(&with("round = 3", "round = = 3"), 5, 9, &["expected"]);
+}
+
+#[test]
+fn unknown_key() {
+    says(
+        &with("white_clock = \"left\"", "colour = \"left\""),
+        17,
+        1,
+        &["unknown field `colour`", "white_clock"],
+    );
+    says(
+        &with("[output]", "[outputs]"),
+        9,
+        2,
+        &["unknown field `outputs`"],
+    );
+}
+
+#[test]
+fn wrong_type() {
+    says(
+        &with("round = 3", "round = \"three\""),
+        5,
+        9,
+        &["\"three\"", "expected a whole number"],
+    );
+}
+
+#[test]
+fn missing_key() {
+    says(
+        &with("time_control = \"180+2\"\n", ""),
+        1,
+        1,
+        &["missing field `time_control`"],
+    );
+}
+
+#[test]
+fn bad_time_control() {
+    says(
+        &with("\"180+2\"", "\"3 min\""),
+        6,
+        16,
+        &["BASE+INC", "180+2"],
+    );
+    says(
+        &with("\"180+2\"", "\"0+2\""),
+        6,
+        16,
+        &["not a sane time control"],
+    );
+}
+
+#[test]
+fn bad_category() {
+    says(
+        &with("supervision = \"partial\"", "category = \"bullet\""),
+        7,
+        12,
+        &["\"bullet\"", "blitz, rapid or standard", "180+2 is blitz"],
+    );
+}
+
+#[test]
+fn bad_supervision() {
+    says(
+        &with("\"partial\"", "\"some\""),
+        7,
+        15,
+        &["expected full", "partial"],
+    );
+}
+
+#[test]
+fn bad_date() {
+    says(
+        &with("\"2025-06-12\"", "\"2025-02-30\""),
+        4,
+        8,
+        &["YYYY-MM-DD"],
+    );
+}
+
+#[test]
+fn round_out_of_range() {
+    says(
+        &with("round = 3", "round = 0"),
+        5,
+        9,
+        &["event.round = 0", "1 to 999"],
+    );
+}
+
+#[test]
+fn penalty_out_of_range() {
+    says(
+        &with(
+            "[output]",
+            "[penalties]\nfirst_illegal_secs = 7200\n\n[output]",
+        ),
+        10,
+        22,
+        &["first_illegal_secs = 7200", "1 to 600 seconds"],
+    );
+}
+
+#[test]
+fn bad_two_handed() {
+    says(
+        &with("[output]", "[penalties]\ntwo_handed = \"ignore\"\n[output]"),
+        10,
+        14,
+        &["report", "penalise"],
+    );
+}
+
+#[test]
+fn empty_output_dir() {
+    says(
+        &with("dir = \"out\"", "dir = \"  \""),
+        10,
+        7,
+        &["output.dir is empty"],
+    );
+}
+
+#[test]
+fn bad_bind_address() {
+    says(
+        &with("[output]", "[http]\nbind = \"localhost:80:80\"\n[output]"),
+        10,
+        8,
+        &["not an address", "127.0.0.1:8080"],
+    );
+}
+
+#[test]
+fn bad_timing() {
+    says(
+        &with("[output]", "[timing]\nsettle_window_ms = 0\n[output]"),
+        10,
+        20,
+        &["timing.settle_window_ms = 0", "10 to 5000 ms"],
+    );
+}
+
+#[test]
+fn no_board() {
+    let text = GOOD.split("[[board]]").next().unwrap().to_owned();
+    let lines = text.lines().count();
+    says(&text, lines + 1, 1, &["no [[board]]"]);
+}
+
+#[test]
+fn duplicate_board_number() {
+    says(
+        &with("number = 2", "number = 1"),
+        20,
+        10,
+        &["board number 1 is used twice"],
+    );
+}
+
+#[test]
+fn board_number_out_of_range() {
+    says(
+        &with("number = 2", "number = 0"),
+        20,
+        10,
+        &["board.number = 0"],
+    );
+}
+
+#[test]
+fn port_does_not_exist() {
+    says(
+        &with("\"/dev/null\"", "\"/dev/no-such-board\""),
+        14,
+        8,
+        &["board 1", "does not exist", "dgt-arbiter probe"],
+    );
+}
+
+#[test]
+fn bad_serial() {
+    says(
+        &with("\"01025\"", "\"01 025\""),
+        21,
+        10,
+        &["not a DGT serial number"],
+    );
+}
+
+#[test]
+fn port_and_serial() {
+    says(
+        &with(
+            "serial = \"01025\"",
+            "serial = \"01025\"\nport = \"/dev/null\"",
+        ),
+        22,
+        8,
+        &["both port and serial"],
+    );
+}
+
+#[test]
+fn neither_port_nor_serial() {
+    says(
+        &with("serial = \"01025\"\n", ""),
+        19,
+        1,
+        &["neither port nor serial"],
+    );
+}
+
+#[test]
+fn bad_white_clock() {
+    says(
+        &with("\"left\"", "\"west\""),
+        17,
+        15,
+        &["left, right or infer"],
+    );
+}
+
+#[test]
+fn bad_player_name() {
+    says(
+        &with("\"Morphy, Paul\"", "\"\""),
+        15,
+        9,
+        &["not a player's name"],
+    );
+}
+
+#[test]
+fn unreadable_file() {
+    let e = Config::load(Path::new("/no/such/dir/cfg.toml")).unwrap_err();
+    assert!(e
+        .to_string()
+        .contains("cannot read the config file /no/such/dir/cfg.toml"));
+}
+
+#[test]
+fn line_and_column_count_characters() {
+    assert_eq!(line_column("ab\ncdé\nf", 0), (1, 1));
+    assert_eq!(line_column("ab\ncdé\nf", 3), (2, 1));
+    assert_eq!(line_column("ab\ncdé\nf", 8), (3, 1));
+    assert_eq!(line_column("ab\ncdé\nf", 7), (2, 4));
+}
+
+#[test]
+fn example_configs_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config");
+    let mut n = 0;
+    for name in ["club-blitz.toml", "rapid-open-50.toml", "classical.toml"] {
+        let path = dir.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The examples name real device paths; stand /dev/null in for them here.
+        let text = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("port =") {
+                    "port = \"/dev/null\"".to_owned()
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let c = Config::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!c.boards.is_empty());
+        n += c.boards.len();
+    }
+    assert!(n >= 50 + 2, "the rapid open has 50 boards");
+}

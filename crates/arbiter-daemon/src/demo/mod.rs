@@ -1,0 +1,535 @@
+//! `dgt-arbiter demo`: the daemon's main job on a machine with nothing but this
+//! repository. Eight emulated DGT boards with clocks are served on pseudo-terminals (the
+//! `dgt-sim` hub), each playing a real 19th-century game embedded in the binary
+//! (`games.pgn`, public domain) with a player's hands (the seeded hand-motion generator)
+//! and a deterministic set of irregularities spread over the boards: illegal moves of
+//! several categories, a clock press without a move, touch-move violations, a two-handed
+//! castling, a flag fall, a player's second illegal move. A config naming the ptys is
+//! written to a temporary folder and loaded like any other; the same [`Daemon`] as `run`
+//! opens the ptys through the real driver. Each ruling is printed as one readable line;
+//! PGN, the LiveChess folder and the events go to the folder; the HTTP endpoints are
+//! served. The demo ends when every game is over (or its script has run out), or on
+//! Ctrl-C, and prints a summary.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chess_rules::{read_pgn, PgnGame};
+use dgt_protocol::capture::TimeControl;
+use dgt_protocol::Orientation;
+use dgt_sim::hands::{generate, GameInput, HandOptions, IllegalKind, Irregularity, Script};
+use dgt_sim::{Emulator, EmulatorConfig, ServeOptions};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::config::{Config, ConfigError};
+use crate::hub::Hub;
+use crate::runtime::{Daemon, DaemonError, RunOptions};
+use crate::words;
+
+/// The embedded games (public domain, checked legal).
+pub const GAMES: &str = include_str!("games.pgn");
+
+/// The demo's time control: fast enough that a flag can fall within a watchable game.
+pub const TIME_CONTROL: TimeControl = TimeControl {
+    base_secs: 60,
+    increment_secs: 1,
+};
+
+/// What the demo does.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// Virtual time runs this many times faster than real time (1: a game in two to
+    /// four minutes).
+    pub speed: f64,
+    /// How many boards (1 to 8).
+    pub boards: usize,
+    /// Where outputs go (default: a new folder under the system's temp dir).
+    pub dir: Option<PathBuf>,
+    /// Seed of the hand motions.
+    pub seed: u64,
+    /// The HTTP endpoint (default 127.0.0.1:8080, or any free port if that is taken).
+    pub http: Option<SocketAddr>,
+    /// Think-time scale of the players (smaller: faster games).
+    pub think_scale: f64,
+}
+
+impl Default for DemoOptions {
+    fn default() -> DemoOptions {
+        DemoOptions {
+            speed: 1.0,
+            boards: 8,
+            dir: None,
+            seed: 1,
+            http: None,
+            think_scale: 0.02,
+        }
+    }
+}
+
+/// Why the demo could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error("bad demo options: {0}")]
+    Options(String),
+    #[error("the embedded games: {0}")]
+    Games(String),
+    #[error("cannot create the demo folder {path}: {source}")]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot serve the emulated boards on ptys: {0}")]
+    Serve(#[source] std::io::Error),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
+    #[error("cannot print: {0}")]
+    Print(#[source] std::io::Error),
+}
+
+/// The irregularities of board `i` (0-based), and whether a second illegal move may end
+/// the game.
+pub fn irregularities(i: usize) -> (Vec<Irregularity>, bool) {
+    use IllegalKind::*;
+    use Irregularity::*;
+    match i % 8 {
+        0 => (vec![Illegal(PinnedPiece)], false),
+        1 => (vec![ClockWithoutMove], false),
+        2 => (vec![TouchOtherPiece, Illegal(KnightWrong)], false),
+        3 => (vec![FlagFall], false),
+        4 => (vec![Illegal(WrongColor), Illegal(BishopOffDiagonal)], true),
+        5 => (vec![Illegal(SliderJumping), Illegal(KingIntoCheck)], false),
+        6 => (vec![TwoHandedCastling, Illegal(MultipleMoves)], false),
+        _ => (
+            vec![Illegal(PieceAdded), Illegal(PawnCapturingStraight)],
+            false,
+        ),
+    }
+}
+
+/// "Adolf Anderssen" -> "Anderssen, Adolf" (PGN's order); other forms as they are.
+fn surname_first(name: &str) -> String {
+    let name = name.trim();
+    if name.contains(',') || name.contains('/') {
+        return name.replace('"', "'");
+    }
+    match name.rsplit_once(' ') {
+        Some((first, last)) => format!("{last}, {first}"),
+        None => name.to_owned(),
+    }
+}
+
+/// One emulated board of the demo.
+pub struct DemoBoard {
+    pub number: u32,
+    pub white: String,
+    pub black: String,
+    pub script: Script,
+    pub pty: PathBuf,
+    handle: dgt_sim::BoardHandle,
+}
+
+/// The games, scripted for `opts`.
+pub fn scripts(opts: &DemoOptions) -> Result<Vec<(PgnGame, Script)>, DemoError> {
+    let games = read_pgn(GAMES.as_bytes()).map_err(|e| DemoError::Games(e.to_string()))?;
+    if games.is_empty() {
+        return Err(DemoError::Games("no game".into()));
+    }
+    (0..opts.boards)
+        .map(|i| {
+            let pgn = games[i % games.len()].clone();
+            let game = GameInput::from_pgn(&pgn).map_err(|e| DemoError::Games(e.to_string()))?;
+            let (irregularities, allow_second_illegal) = irregularities(i);
+            let hands = HandOptions {
+                seed: opts.seed.wrapping_add(i as u64),
+                time_control: TIME_CONTROL,
+                think_scale: opts.think_scale,
+                // Time for the daemon to open the board before the clock starts.
+                start_delay_ms: (3000.0 * opts.speed.max(1.0)) as u64,
+                irregularities,
+                allow_second_illegal,
+                ..HandOptions::default()
+            };
+            let script = generate(&game, &hands)
+                .map_err(|e| DemoError::Games(format!("game {} cannot be scripted: {e}", i + 1)))?;
+            Ok((pgn, script))
+        })
+        .collect()
+}
+
+/// The config text for the demo's boards.
+pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String {
+    let scaled = |ms: f64| ((ms / speed).round() as u64).max(1);
+    let mut s = format!(
+        "# Generated by `dgt-arbiter demo`: {n} emulated boards on ptys.\n\
+         [event]\n\
+         name = \"dgt-arbiter demo\"\n\
+         site = \"Emulated hall\"\n\
+         round = 1\n\
+         time_control = \"{TIME_CONTROL}\"\n\
+         supervision = \"full\"\n\n\
+         [output]\n\
+         dir = \"out\"\n\n\
+         [http]\n\
+         bind = \"{http}\"\n\n\
+         # The tracker's windows, scaled to the demo's speed ({speed}x).\n\
+         [timing]\n\
+         settle_window_ms = {settle}\n\
+         two_handed_window_ms = {two}\n",
+        n = boards.len(),
+        settle = scaled(400.0).max(10),
+        two = scaled(250.0),
+    );
+    for b in boards {
+        s.push_str(&format!(
+            "\n[[board]]\nnumber = {}\nport = \"{}\"\nwhite = \"{}\"\nblack = \"{}\"\nwhite_clock = \"left\"\n",
+            b.number,
+            b.pty.display(),
+            b.white,
+            b.black
+        ));
+    }
+    s
+}
+
+fn free_http(requested: Option<SocketAddr>) -> SocketAddr {
+    if let Some(a) = requested {
+        return a;
+    }
+    let preferred = SocketAddr::from(([127, 0, 0, 1], 8080));
+    match std::net::TcpListener::bind(preferred) {
+        Ok(l) => {
+            drop(l);
+            preferred
+        }
+        Err(_) => SocketAddr::from(([127, 0, 0, 1], 0)),
+    }
+}
+
+fn default_dir() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "dgt-arbiter-demo-{}-{}",
+        crate::wall::unix_ms_now() / 1000,
+        std::process::id()
+    ))
+}
+
+/// How the demo ended, per board.
+#[derive(Debug, Clone)]
+pub struct DemoResult {
+    pub number: u32,
+    pub white: String,
+    pub black: String,
+    pub result: String,
+    pub termination: Option<String>,
+    pub plies: usize,
+    pub rulings: usize,
+}
+
+/// Runs the demo, printing to `out`; ends when the games are over or `stop` resolves.
+pub async fn run(
+    opts: DemoOptions,
+    out: &mut (dyn Write + Send),
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<Vec<DemoResult>, DemoError> {
+    if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= 100.0) {
+        return Err(DemoError::Options(format!(
+            "--speed must be more than 0 and at most 100, not {}",
+            opts.speed
+        )));
+    }
+    if !(1..=8).contains(&opts.boards) {
+        return Err(DemoError::Options(format!(
+            "--boards must be 1 to 8, not {}",
+            opts.boards
+        )));
+    }
+    let p = |out: &mut (dyn Write + Send), s: String| -> Result<(), DemoError> {
+        writeln!(out, "{s}")
+            .and_then(|()| out.flush())
+            .map_err(DemoError::Print)
+    };
+    let dir = opts.dir.clone().unwrap_or_else(default_dir);
+    std::fs::create_dir_all(&dir).map_err(|source| DemoError::Folder {
+        path: dir.clone(),
+        source,
+    })?;
+    let scripted = scripts(&opts)?;
+    let mut sim = dgt_sim::Hub::new().map_err(DemoError::Serve)?;
+    let mut boards = Vec::new();
+    for (i, (pgn, script)) in scripted.into_iter().enumerate() {
+        let emu = Emulator::new(EmulatorConfig {
+            // One board lies turned round, as boards sometimes do; the daemon notices.
+            orientation: if i == 5 {
+                Orientation::Rotated
+            } else {
+                Orientation::Normal
+            },
+            ..script.emulator_config()
+        });
+        let handle = sim
+            .serve_pty(
+                emu,
+                ServeOptions {
+                    script: script.actions.clone(),
+                    speed: opts.speed,
+                    ..ServeOptions::default()
+                },
+            )
+            .map_err(DemoError::Serve)?;
+        let pty = handle
+            .pty_path()
+            .ok_or_else(|| DemoError::Serve(std::io::Error::other("no pty")))?;
+        boards.push(DemoBoard {
+            number: i as u32 + 1,
+            white: surname_first(pgn.tag("White").unwrap_or("?")),
+            black: surname_first(pgn.tag("Black").unwrap_or("?")),
+            script,
+            pty,
+            handle,
+        });
+    }
+    let http = free_http(opts.http);
+    let config_path = dir.join("demo.toml");
+    let text = config_text(&boards, opts.speed, http);
+    std::fs::write(&config_path, &text).map_err(|source| DemoError::Folder {
+        path: config_path.clone(),
+        source,
+    })?;
+    let config = Config::load(&config_path)?;
+    let out_dir = config.output.dir.clone();
+    let daemon = Daemon::start(config, RunOptions::default()).await?;
+
+    p(
+        out,
+        format!(
+            "dgt-arbiter demo: {} emulated boards, {TIME_CONTROL} blitz, speed {}x",
+            boards.len(),
+            opts.speed
+        ),
+    )?;
+    p(out, format!("  config:  {}", config_path.display()))?;
+    p(out, format!("  outputs: {}", out_dir.display()))?;
+    if let Some(a) = daemon.http_addr() {
+        p(
+            out,
+            format!(
+                "  HTTP:    http://{a}/round.pgn  /boards  /events  /livechess/tournament.json"
+            ),
+        )?;
+    }
+    for b in &boards {
+        let what: Vec<String> = b
+            .script
+            .injected
+            .iter()
+            .map(|i| format!("{} (ply {})", i.irregularity, i.ply))
+            .collect();
+        p(
+            out,
+            format!(
+                "  board {}: {} - {} on {}{}",
+                b.number,
+                b.white,
+                b.black,
+                b.pty.display(),
+                if what.is_empty() {
+                    String::new()
+                } else {
+                    format!("; irregularities: {}", what.join(", "))
+                }
+            ),
+        )?;
+        for s in &b.script.skipped {
+            p(
+                out,
+                format!(
+                    "    ({} does not fit this game: {})",
+                    s.irregularity, s.reason
+                ),
+            )?;
+        }
+    }
+    p(out, "Rulings as they happen (Ctrl-C to stop early):".into())?;
+
+    let hub = Arc::clone(daemon.hub());
+    let mut rx = hub.subscribe();
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    tokio::pin!(stop);
+    let mut grace: Option<tokio::time::Instant> = None;
+    loop {
+        tokio::select! {
+            _ = &mut stop => {
+                p(out, "interrupted".into())?;
+                break;
+            }
+            e = rx.recv() => match e {
+                Ok(e) if !e.replayed => {
+                    if let Some(line) = words::ruling(&e.event) {
+                        p(out, format!("  {line}"))?;
+                    }
+                }
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break,
+            },
+            _ = tick.tick() => {
+                if hub.all_over() {
+                    break;
+                }
+                let scripts_done = boards
+                    .iter()
+                    .all(|b| b.handle.script_left() == 0 && b.handle.now_ms() >= b.script.end_ms);
+                if scripts_done {
+                    // Let the last presses be ruled on, then stop.
+                    let at = *grace.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3));
+                    if tokio::time::Instant::now() >= at {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Print what is still queued (the last game's end).
+    while let Ok(e) = rx.try_recv() {
+        if let Some(line) = words::ruling(&e.event).filter(|_| !e.replayed) {
+            p(out, format!("  {line}"))?;
+        }
+    }
+    daemon.shutdown().await;
+    let results = summary(&hub, &boards);
+    drop(sim);
+    p(out, "Summary:".into())?;
+    for r in &results {
+        p(
+            out,
+            format!(
+                "  board {}: {} - {}: {}{}, {} plies, {} rulings",
+                r.number,
+                r.white,
+                r.black,
+                r.result,
+                r.termination
+                    .as_deref()
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default(),
+                r.plies,
+                r.rulings
+            ),
+        )?;
+    }
+    let paths = crate::paths::Paths::new(&out_dir);
+    p(out, format!("Files in {}:", out_dir.display()))?;
+    p(
+        out,
+        format!(
+            "  {}  every game of the round",
+            paths.round_pgn(1).display()
+        ),
+    )?;
+    p(
+        out,
+        format!(
+            "  {}/  the LiveChess folder (tournament.json, round-1/...)",
+            paths.livechess().display()
+        ),
+    )?;
+    p(
+        out,
+        format!("  {}  the JSON events", paths.events().display()),
+    )?;
+    p(
+        out,
+        format!("  {}  the journals", dir_of(&paths.journal(1, 1)).display()),
+    )?;
+    Ok(results)
+}
+
+fn dir_of(p: &Path) -> PathBuf {
+    p.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn summary(hub: &Hub, boards: &[DemoBoard]) -> Vec<DemoResult> {
+    let views = hub.boards();
+    let mut rulings = std::collections::BTreeMap::<u32, usize>::new();
+    for e in hub.events_since(0) {
+        if words::ruling(&e.event).is_some() {
+            *rulings.entry(e.board).or_default() += 1;
+        }
+    }
+    boards
+        .iter()
+        .map(|b| {
+            let view = views.iter().find(|v| v.number == b.number);
+            let game = view.map(|v| v.games.current());
+            DemoResult {
+                number: b.number,
+                white: b.white.clone(),
+                black: b.black.clone(),
+                result: game
+                    .map_or("*", |g| g.result_or_ongoing().as_str())
+                    .to_owned(),
+                termination: game.and_then(|g| {
+                    g.reason
+                        .map(|r| r.name().replace('_', " "))
+                        .or_else(|| g.unfinished.as_ref().map(|_| "unfinished".to_owned()))
+                }),
+                plies: game.map_or(0, |g| g.moves.len()),
+                rulings: rulings.get(&b.number).copied().unwrap_or(0),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_game_scripts_with_its_irregularities() {
+        let opts = DemoOptions::default();
+        let scripted = scripts(&opts).unwrap();
+        assert_eq!(scripted.len(), 8);
+        let mut injected = Vec::new();
+        for (i, (pgn, s)) in scripted.iter().enumerate() {
+            let wanted = irregularities(i).0;
+            assert!(
+                !s.injected.is_empty(),
+                "game {i} ({:?}) got none of {wanted:?}",
+                pgn.tag("White")
+            );
+            injected.extend(s.injected.iter().map(|x| x.irregularity));
+            // Watchable: a game in a few minutes at speed 1.
+            let minutes = s.end_ms as f64 / 60_000.0;
+            assert!(minutes < 6.0, "game {i} lasts {minutes:.1} minutes");
+        }
+        for must in [
+            Irregularity::ClockWithoutMove,
+            Irregularity::FlagFall,
+            Irregularity::TouchOtherPiece,
+        ] {
+            assert!(injected.contains(&must), "{must} missing");
+        }
+        let illegal = injected
+            .iter()
+            .filter(|i| matches!(i, Irregularity::Illegal(_)))
+            .count();
+        assert!(illegal >= 4, "{injected:?}");
+    }
+
+    #[test]
+    fn names_and_config() {
+        assert_eq!(surname_first("Adolf Anderssen"), "Anderssen, Adolf");
+        assert_eq!(
+            surname_first("Duke Karl / Count Isouard"),
+            "Duke Karl / Count Isouard"
+        );
+        let text = config_text(&[], 4.0, "127.0.0.1:0".parse().unwrap());
+        assert!(text.contains("settle_window_ms = 100"), "{text}");
+        assert!(text.contains("two_handed_window_ms = 63"), "{text}");
+    }
+}

@@ -1,0 +1,264 @@
+//! The [`Hub`]: the one place every board's decisions go. Board tasks publish their
+//! [`HubEvent`]s and snapshots here; sinks and HTTP read from here, never from a tracker.
+//!
+//! - The event log of the round (every event in publication order, kept in memory: a
+//!   round is a few hundred events per board) with a change counter ([`Hub::changed`]):
+//!   file sinks catch up from the log, so they can never miss an event.
+//! - A broadcast stream ([`Hub::subscribe`]) for live consumers that may lag and may lose
+//!   events (logs, the demo's printer, SSE clients).
+//! - Per board: the latest tracker [`Snapshot`], the driver's status and the games folded
+//!   from its events ([`BoardGames`]).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+use tokio::sync::{broadcast, watch};
+use touch_tracker::{ArbiterEvent, Snapshot};
+
+use crate::record::BoardGames;
+
+/// How many events a live subscriber may fall behind before it loses some.
+const STREAM_CAPACITY: usize = 4096;
+
+/// One decision, as the sinks see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubEvent {
+    /// Per board, from 1, in the order the board's tracker emitted them; stable across
+    /// restarts (a resumed board regenerates the same events with the same numbers).
+    pub seq: u64,
+    pub board: u32,
+    pub round: u32,
+    /// Wall-clock time of the input that caused it (Unix ms).
+    pub wall_ms: u64,
+    /// Regenerated from the journal at start-up (already reported before the restart).
+    pub replayed: bool,
+    pub event: ArbiterEvent,
+}
+
+impl HubEvent {
+    /// The event as one JSON line (formats.md §2) with the extension fields `seq`,
+    /// `round` and `at` (RFC 3339 UTC).
+    pub fn to_json(&self) -> String {
+        let mut v = match serde_json::to_value(&self.event) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => return self.event.to_json(),
+        };
+        v.insert("seq".into(), self.seq.into());
+        v.insert("round".into(), self.round.into());
+        v.insert("at".into(), crate::wall::rfc3339(self.wall_ms).into());
+        serde_json::Value::Object(v).to_string()
+    }
+}
+
+/// What the hub knows about one board.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardView {
+    pub number: u32,
+    /// The tracker's latest view (`None` until the board task has started).
+    pub snapshot: Option<Snapshot>,
+    /// The driver's latest status.
+    pub driver: Option<dgt_serial::BoardStatus>,
+    #[serde(skip)]
+    pub games: BoardGames,
+    /// The last event's `seq`.
+    pub seq: u64,
+    /// Bumped whenever `games` changes (sinks rewrite only changed boards).
+    #[serde(skip)]
+    pub version: u64,
+}
+
+struct State {
+    log: Vec<Arc<HubEvent>>,
+    boards: BTreeMap<u32, BoardView>,
+}
+
+/// See the module documentation. Shared as `Arc<Hub>`.
+pub struct Hub {
+    state: Mutex<State>,
+    stream: broadcast::Sender<Arc<HubEvent>>,
+    changed: watch::Sender<u64>,
+}
+
+impl Hub {
+    /// A hub for these boards (by number).
+    pub fn new(boards: impl IntoIterator<Item = u32>) -> Hub {
+        let boards = boards
+            .into_iter()
+            .map(|number| {
+                (
+                    number,
+                    BoardView {
+                        number,
+                        snapshot: None,
+                        driver: None,
+                        games: BoardGames::default(),
+                        seq: 0,
+                        version: 0,
+                    },
+                )
+            })
+            .collect();
+        Hub {
+            state: Mutex::new(State {
+                log: Vec::new(),
+                boards,
+            }),
+            stream: broadcast::channel(STREAM_CAPACITY).0,
+            changed: watch::channel(0).0,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data behind: keep serving it.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a board's events (in its order) to the log, its games and the stream.
+    pub fn publish(&self, events: Vec<HubEvent>) {
+        if events.is_empty() {
+            return;
+        }
+        let events: Vec<Arc<HubEvent>> = events.into_iter().map(Arc::new).collect();
+        {
+            let mut st = self.lock();
+            for e in &events {
+                if let Some(b) = st.boards.get_mut(&e.board) {
+                    b.seq = b.seq.max(e.seq);
+                    if b.games.apply(&e.event) {
+                        b.version += 1;
+                    }
+                }
+                st.log.push(Arc::clone(e));
+            }
+        }
+        for e in events {
+            // No live subscriber is fine.
+            let _ = self.stream.send(e);
+        }
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Replaces a board's snapshot.
+    pub fn set_snapshot(&self, board: u32, snapshot: Snapshot) {
+        if let Some(b) = self.lock().boards.get_mut(&board) {
+            b.snapshot = Some(snapshot);
+        }
+    }
+
+    /// Replaces a board's driver status.
+    pub fn set_driver_status(&self, board: u32, status: dgt_serial::BoardStatus) {
+        if let Some(b) = self.lock().boards.get_mut(&board) {
+            b.driver = Some(status);
+        }
+    }
+
+    /// Live events from now on (lagging receivers lose the oldest).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<HubEvent>> {
+        self.stream.subscribe()
+    }
+
+    /// A counter bumped on every change of the log or the games.
+    pub fn changed(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// The number of events in the log.
+    pub fn log_len(&self) -> usize {
+        self.lock().log.len()
+    }
+
+    /// The log from index `from` on.
+    pub fn events_since(&self, from: usize) -> Vec<Arc<HubEvent>> {
+        let st = self.lock();
+        st.log.get(from..).map(<[_]>::to_vec).unwrap_or_default()
+    }
+
+    /// Every board, in number order.
+    pub fn boards(&self) -> Vec<BoardView> {
+        self.lock().boards.values().cloned().collect()
+    }
+
+    /// One board.
+    pub fn board(&self, number: u32) -> Option<BoardView> {
+        self.lock().boards.get(&number).cloned()
+    }
+
+    /// Each board's games version (for sinks that rewrite changed boards only).
+    pub fn versions(&self) -> BTreeMap<u32, u64> {
+        self.lock()
+            .boards
+            .iter()
+            .map(|(n, b)| (*n, b.version))
+            .collect()
+    }
+
+    /// True when every board's current game is over.
+    pub fn all_over(&self) -> bool {
+        self.lock()
+            .boards
+            .values()
+            .all(|b| b.games.current().result.is_some())
+    }
+
+    /// Closes every running game as unfinished (`*` and a comment saying why).
+    pub fn close_unfinished(&self, why: &str) {
+        let mut any = false;
+        {
+            let mut st = self.lock();
+            for b in st.boards.values_mut() {
+                if b.games.close_unfinished(why) {
+                    b.version += 1;
+                    any = true;
+                }
+            }
+        }
+        if any {
+            self.changed.send_modify(|n| *n += 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use touch_tracker::EventKind;
+
+    fn ev(board: u32, seq: u64) -> HubEvent {
+        HubEvent {
+            seq,
+            board,
+            round: 2,
+            wall_ms: 1_749_755_000_000,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: seq,
+                board: board.to_string(),
+                kind: EventKind::Restored { fen: "f".into() },
+            },
+        }
+    }
+
+    #[test]
+    fn log_stream_and_json() {
+        let hub = Hub::new([1, 2]);
+        let mut rx = hub.subscribe();
+        let mut changed = hub.changed();
+        hub.publish(vec![ev(1, 1), ev(1, 2)]);
+        hub.publish(vec![ev(2, 1)]);
+        assert!(changed.has_changed().unwrap());
+        assert_eq!(hub.log_len(), 3);
+        assert_eq!(hub.events_since(2)[0].board, 2);
+        assert!(hub.events_since(9).is_empty());
+        assert_eq!(rx.try_recv().unwrap().seq, 1);
+        assert_eq!(hub.board(1).unwrap().seq, 2);
+        let v: serde_json::Value = serde_json::from_str(&ev(1, 7).to_json()).unwrap();
+        assert_eq!(v["kind"], "restored");
+        assert_eq!(v["seq"], 7);
+        assert_eq!(v["round"], 2);
+        assert_eq!(v["at"], "2025-06-12T19:03:20.000Z");
+        assert!(!hub.all_over());
+        hub.close_unfinished("stopped");
+        assert!(hub.boards()[0].games.current().unfinished.is_some());
+    }
+}

@@ -1,0 +1,307 @@
+//! [`BoardGames`]: the games of one board in a round, folded from its [`ArbiterEvent`]s
+//! (moves with their clocks, rulings as comments on the move they concern, result and why).
+//! The PGN and LiveChess sinks render these; they never look at the trackers.
+
+use chess_rules::{Color, GameResult, Move, Position, START_FEN};
+use serde::Serialize;
+use touch_tracker::{ArbiterEvent, EndReason, EventKind};
+
+use crate::words;
+
+/// One move as recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordedMove {
+    pub ply: u32,
+    pub color: Color,
+    pub uci: Move,
+    pub san: String,
+    /// The mover's clock after the move (after the press), ms.
+    pub clock_ms: Option<u64>,
+    /// Rulings and notes about this move or made after it.
+    pub comments: Vec<String>,
+}
+
+/// One game on a board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GameRecord {
+    /// 1 for the board's first game of the round, 2 if the board was set up again, ...
+    pub number: u32,
+    /// The position the game starts from (full FEN).
+    pub start_fen: String,
+    /// The ply number of the first move.
+    pub first_ply: u32,
+    /// Comments before the first move.
+    pub intro: Vec<String>,
+    pub moves: Vec<RecordedMove>,
+    pub result: Option<GameResult>,
+    pub reason: Option<EndReason>,
+    /// Closed without a result (the daemon stopped, or a new game was set up), and why.
+    pub unfinished: Option<String>,
+}
+
+impl GameRecord {
+    fn new(number: u32, start_fen: &str) -> GameRecord {
+        let first_ply = Position::from_fen(start_fen).map_or(1, |p| p.plies() + 1);
+        GameRecord {
+            number,
+            start_fen: start_fen.to_owned(),
+            first_ply,
+            intro: Vec::new(),
+            moves: Vec::new(),
+            result: None,
+            reason: None,
+            unfinished: None,
+        }
+    }
+
+    /// Over (a result) or closed.
+    pub fn is_closed(&self) -> bool {
+        self.result.is_some() || self.unfinished.is_some()
+    }
+
+    /// Still being played: neither over nor closed.
+    pub fn is_live(&self) -> bool {
+        !self.is_closed()
+    }
+
+    /// The result as PGN writes it (`*` while running or unfinished).
+    pub fn result_or_ongoing(&self) -> GameResult {
+        self.result.unwrap_or(GameResult::Ongoing)
+    }
+
+    /// The PGN `Termination` value (`None` while the game runs).
+    pub fn termination(&self) -> Option<&'static str> {
+        match (self.reason, &self.unfinished) {
+            (Some(EndReason::Flag), _) => Some("time forfeit"),
+            (Some(EndReason::SecondIllegalMove), _) => Some("rules infraction"),
+            (Some(_), _) => Some("normal"),
+            (None, Some(_)) => Some("unterminated"),
+            (None, None) => None,
+        }
+    }
+
+    fn comment(&mut self, text: String) {
+        match self.moves.last_mut() {
+            Some(m) => m.comments.push(text),
+            None => self.intro.push(text),
+        }
+    }
+}
+
+/// Every game of one board in the round, the last one current.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoardGames {
+    pub games: Vec<GameRecord>,
+}
+
+impl Default for BoardGames {
+    fn default() -> BoardGames {
+        BoardGames::new(START_FEN)
+    }
+}
+
+impl BoardGames {
+    /// A board whose first game starts from `start_fen`.
+    pub fn new(start_fen: &str) -> BoardGames {
+        BoardGames {
+            games: vec![GameRecord::new(1, start_fen)],
+        }
+    }
+
+    /// The game being played (or the last one played).
+    pub fn current(&self) -> &GameRecord {
+        // Never empty: created with one game, games are only added.
+        &self.games[self.games.len() - 1]
+    }
+
+    fn current_mut(&mut self) -> &mut GameRecord {
+        let i = self.games.len() - 1;
+        &mut self.games[i]
+    }
+
+    /// Folds one event in. Returns true when a game record changed.
+    pub fn apply(&mut self, e: &ArbiterEvent) -> bool {
+        match &e.kind {
+            EventKind::NewGame { fen } => {
+                let cur = self.current_mut();
+                if cur.moves.is_empty() && !cur.is_closed() {
+                    *cur = GameRecord::new(cur.number, fen);
+                } else {
+                    if !cur.is_closed() {
+                        cur.unfinished = Some("the start position was set up again".into());
+                    }
+                    let n = cur.number + 1;
+                    self.games.push(GameRecord::new(n, fen));
+                }
+                true
+            }
+            EventKind::Move(m) => {
+                let g = self.current_mut();
+                let index = m.ply.saturating_sub(g.first_ply) as usize;
+                g.moves.truncate(index);
+                let mut comments = Vec::new();
+                if m.recovered {
+                    comments.push(
+                        "recorded from the board after a gap in its events (no clock press seen)"
+                            .to_owned(),
+                    );
+                }
+                if m.correction {
+                    comments.push(
+                        "the arbiter's correction: the unpromoted pawn becomes a queen".to_owned(),
+                    );
+                }
+                g.moves.push(RecordedMove {
+                    ply: m.ply,
+                    color: m.color,
+                    uci: m.uci,
+                    san: m.san.clone(),
+                    clock_ms: m.clock_ms.map(|c| c.get(m.color)),
+                    comments,
+                });
+                true
+            }
+            EventKind::GameOver(over) => {
+                let g = self.current_mut();
+                g.result = Some(over.result);
+                g.reason = Some(over.reason);
+                g.unfinished = None;
+                let mut why = format!("game over: {}", over.reason.name().replace('_', " "));
+                if let Some(c) = over.flag {
+                    why.push_str(&format!(", {}'s flag fell", words::side(c)));
+                }
+                if over.undetermined {
+                    why.push_str(" (whether the opponent can still mate is undetermined)");
+                }
+                g.comment(why);
+                true
+            }
+            _ => match words::comment(e) {
+                Some(text) => {
+                    self.current_mut().comment(text);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+
+    /// Closes the current game as unfinished (the daemon stops): `*` with the reason.
+    /// Returns true if it was still running.
+    pub fn close_unfinished(&mut self, why: &str) -> bool {
+        let g = self.current_mut();
+        if g.is_closed() {
+            return false;
+        }
+        g.unfinished = Some(why.to_owned());
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
+    use touch_tracker::{ClockMs, MoveEvent, Penalty};
+
+    fn mv(ply: u32, uci: &str, san: &str, replaces: Option<&str>) -> ArbiterEvent {
+        ArbiterEvent {
+            t_ms: u64::from(ply) * 1000,
+            board: "1".into(),
+            kind: EventKind::Move(MoveEvent {
+                ply,
+                color: if ply % 2 == 1 {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+                uci: uci.parse().unwrap(),
+                san: san.into(),
+                fen: String::new(),
+                clock_ms: Some(ClockMs {
+                    white: 180_000 - u64::from(ply),
+                    black: 170_000,
+                }),
+                pressed: true,
+                replaces: replaces.map(|r| r.parse().unwrap()),
+                recovered: false,
+                correction: false,
+                touches: vec![],
+            }),
+        }
+    }
+
+    #[test]
+    fn moves_amendments_rulings_and_the_end() {
+        let mut b = BoardGames::default();
+        assert!(b.apply(&mv(1, "e2e4", "e4", None)));
+        assert!(b.apply(&mv(2, "e7e6", "e6", None)));
+        // The slider registered part way: the move of ply 2 becomes e7e5.
+        assert!(b.apply(&mv(2, "e7e5", "e5", Some("e7e6"))));
+        let illegal = ArbiterEvent {
+            t_ms: 5,
+            board: "1".into(),
+            kind: EventKind::IllegalMove(IllegalMoveEvent {
+                color: Color::White,
+                category: chess_rules::IllegalCategory::ClockWithoutMove,
+                attempt: None,
+                count: 1,
+                restore_fen: String::new(),
+                restore: vec![],
+                must_move: None,
+                penalty: Some(Penalty {
+                    add_ms: 60_000,
+                    to: Color::Black,
+                }),
+                result: None,
+                result_undetermined: false,
+                ply: 3,
+                explanation: String::new(),
+                clock_before: None,
+                clock_after: None,
+            }),
+        };
+        assert!(b.apply(&illegal));
+        assert!(b.apply(&mv(3, "g1f3", "Nf3", None)));
+        let g = b.current();
+        assert_eq!(
+            g.moves.iter().map(|m| m.san.as_str()).collect::<Vec<_>>(),
+            ["e4", "e5", "Nf3"]
+        );
+        assert_eq!(g.moves[0].clock_ms, Some(179_999));
+        assert_eq!(g.moves[1].clock_ms, Some(170_000));
+        assert!(g.moves[1].comments[0].contains("clock pressed without a move"));
+        assert!(g.is_live());
+        assert!(!b.apply(&ArbiterEvent {
+            t_ms: 6,
+            board: "1".into(),
+            kind: EventKind::Restored { fen: "x".into() },
+        }));
+        b.apply(&ArbiterEvent {
+            t_ms: 7,
+            board: "1".into(),
+            kind: EventKind::GameOver(GameOverEvent {
+                result: GameResult::BlackWins,
+                reason: EndReason::Flag,
+                flag: Some(Color::White),
+                undetermined: false,
+                plies: 3,
+            }),
+        });
+        assert_eq!(b.current().termination(), Some("time forfeit"));
+        assert!(!b.close_unfinished("stopped"));
+        // The board set up again: a second game.
+        b.apply(&ArbiterEvent {
+            t_ms: 8,
+            board: "1".into(),
+            kind: EventKind::NewGame {
+                fen: START_FEN.into(),
+            },
+        });
+        assert_eq!(b.games.len(), 2);
+        assert_eq!(b.current().number, 2);
+        assert!(b.close_unfinished("stopped"));
+        assert_eq!(b.current().termination(), Some("unterminated"));
+        assert_eq!(b.current().result_or_ongoing(), GameResult::Ongoing);
+    }
+}

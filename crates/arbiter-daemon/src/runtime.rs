@@ -1,0 +1,546 @@
+//! The wiring: one task per board (driver events -> journal -> tracker -> hub), the file
+//! sinks, the log, and the HTTP endpoint; start-up from the journals and graceful
+//! shutdown.
+//!
+//! Time: the driver stamps events in ms since the daemon started. A board's events are
+//! kept in ms since its journal's epoch (the wall-clock time its round started on this
+//! board), so times keep increasing across restarts: at start-up each board's offset is
+//! the wall-clock time since that epoch, and never less than its last journaled time
+//! (a Raspberry Pi without a real-time clock may boot with a clock behind).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chess_rules::CanMate;
+use dgt_protocol::{BoardEvent, ClockSide, TimedEvent};
+use dgt_serial::{spawn_board, BoardSpec, DriverOptions, PortSpec};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use touch_tracker::analysis::{self, AnalysisRequest};
+use touch_tracker::{ArbiterEvent, Tracker};
+
+use crate::config::{BoardConfig, BoardPort, Config};
+use crate::http;
+use crate::hub::{Hub, HubEvent};
+use crate::journal::{Journal, JournalError, Record};
+use crate::paths::Paths;
+use crate::sinks::{self, jsonl::JsonlSink, livechess::LiveChessSink, pgn::PgnSink, Sink};
+
+/// What can stop the daemon from starting.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("cannot create the output folder {path}: {source}")]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error("board {board}: {source}")]
+    Board {
+        board: u32,
+        #[source]
+        source: dgt_serial::SpawnError,
+    },
+    #[error("cannot listen for HTTP on {addr}: {source} (set [http] bind to a free address or enabled = false)")]
+    Http {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot open the event stream {path}: {source}")]
+    Events {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Settings of a run that are not in the config file.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Record each board's serial traffic as `.dgtcap` in `recordings/`.
+    pub record: bool,
+    /// The driver's settings for every board.
+    pub driver: DriverOptions,
+    /// Extra routes on the HTTP endpoint (the dashboard adds its own).
+    pub extra_routes: Option<axum::Router<http::AppState>>,
+}
+
+/// How a board's run went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardSummary {
+    pub number: u32,
+    /// Events regenerated from the journal at start-up.
+    pub replayed: u64,
+    /// Journal records written in this run.
+    pub journaled: u64,
+}
+
+/// A running daemon.
+pub struct Daemon {
+    config: Arc<Config>,
+    paths: Paths,
+    hub: Arc<Hub>,
+    stop_boards: watch::Sender<bool>,
+    stop_sinks: watch::Sender<bool>,
+    boards: Vec<JoinHandle<BoardSummary>>,
+    sinks: Vec<JoinHandle<()>>,
+    log: JoinHandle<()>,
+    http: Option<(SocketAddr, JoinHandle<()>)>,
+}
+
+impl Daemon {
+    /// Resumes every board from its journal, then starts the drivers, sinks, log and
+    /// HTTP endpoint. Must run inside a tokio runtime.
+    pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
+        let config = Arc::new(config);
+        let paths = Paths::new(&config.output.dir);
+        std::fs::create_dir_all(paths.root()).map_err(|source| DaemonError::Output {
+            path: paths.root().to_owned(),
+            source,
+        })?;
+        let hub = Arc::new(Hub::new(config.boards.iter().map(|b| b.number)));
+        let epoch = std::time::Instant::now();
+        let now_unix = crate::wall::unix_ms_now();
+
+        // The event stream first, so it knows what it holds before boards replay.
+        let jsonl = JsonlSink::open(
+            &paths.events(),
+            config.event.round,
+            config.output.events_stdout,
+        )
+        .map_err(|source| DaemonError::Events {
+            path: paths.events(),
+            source,
+        })?;
+
+        // Resume every board from its journal before anything is published live.
+        let mut resumed = Vec::with_capacity(config.boards.len());
+        for b in &config.boards {
+            resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix)?);
+        }
+
+        let (stop_sinks, stop_rx) = watch::channel(false);
+        let file_sinks: Vec<Box<dyn Sink>> = vec![
+            Box::new(jsonl),
+            Box::new(PgnSink::new(Arc::clone(&config), paths.clone())),
+            Box::new(LiveChessSink::new(Arc::clone(&config), paths.livechess())),
+        ];
+        let sinks = file_sinks
+            .into_iter()
+            .map(|s| tokio::spawn(sinks::run(s, Arc::clone(&hub), stop_rx.clone())))
+            .collect();
+        let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub)));
+
+        let http = if config.http.enabled {
+            let listener = tokio::net::TcpListener::bind(config.http.bind)
+                .await
+                .map_err(|source| DaemonError::Http {
+                    addr: config.http.bind,
+                    source,
+                })?;
+            let addr = listener.local_addr().unwrap_or(config.http.bind);
+            let state = http::AppState {
+                hub: Arc::clone(&hub),
+                config: Arc::clone(&config),
+            };
+            let mut router = http::router(state.clone());
+            if let Some(extra) = opts.extra_routes.clone() {
+                router = router.merge(extra.with_state(state));
+            }
+            let task = tokio::spawn(http::serve(listener, router));
+            let url = format!("http://{addr}/\n");
+            if let Err(e) = crate::fsutil::write_atomic(&paths.http_address(), url.as_bytes()) {
+                tracing::warn!("cannot write {}: {e}", paths.http_address().display());
+            }
+            tracing::info!("HTTP endpoint on http://{addr}/");
+            Some((addr, task))
+        } else {
+            None
+        };
+
+        let (stop_boards, stop_rx) = watch::channel(false);
+        let record_dir = opts.record.then(|| paths.recordings());
+        let mut boards = Vec::with_capacity(resumed.len());
+        for (task, b) in resumed.into_iter().zip(&config.boards) {
+            let spec = BoardSpec {
+                name: b.name(),
+                port: match &b.port {
+                    BoardPort::Path(p) => PortSpec::Path(p.clone()),
+                    BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
+                },
+                options: opts.driver.clone(),
+            };
+            let handle = spawn_board(spec, epoch, record_dir.clone()).map_err(|source| {
+                DaemonError::Board {
+                    board: b.number,
+                    source,
+                }
+            })?;
+            tracing::info!(board = b.number, "driving board {} on {}", b.number, b.port);
+            boards.push(tokio::spawn(task.run(handle, epoch, stop_rx.clone())));
+        }
+        Ok(Daemon {
+            config,
+            paths,
+            hub,
+            stop_boards,
+            stop_sinks,
+            boards,
+            sinks,
+            log,
+            http,
+        })
+    }
+
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
+    pub fn config(&self) -> &Arc<Config> {
+        &self.config
+    }
+
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    /// Where the HTTP endpoint listens.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(|(a, _)| *a)
+    }
+
+    /// Stops gracefully: the boards stop (journals synced, drivers reset their boards),
+    /// running games are closed as unfinished in the PGN and LiveChess files (`*` and a
+    /// comment; they resume at the next start), the sinks write a last time.
+    pub async fn shutdown(self) -> Vec<BoardSummary> {
+        let _ = self.stop_boards.send(true);
+        let mut summaries = Vec::new();
+        for b in self.boards {
+            match b.await {
+                Ok(s) => summaries.push(s),
+                Err(e) => tracing::error!("a board task failed: {e}"),
+            }
+        }
+        self.hub
+            .close_unfinished("the daemon stopped; the game resumes when it is restarted");
+        let _ = self.stop_sinks.send(true);
+        for s in self.sinks {
+            let _ = s.await;
+        }
+        self.log.abort();
+        if let Some((_, task)) = self.http {
+            task.abort();
+        }
+        summaries
+    }
+}
+
+/// Waits for SIGINT (Ctrl-C) or SIGTERM (systemd's stop).
+pub async fn signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
+fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
+/// One board: its tracker, journal and place in the hub.
+struct BoardTask {
+    number: u32,
+    round: u32,
+    tracker: Tracker,
+    journal: Journal,
+    epoch_unix_ms: u64,
+    /// Added to the driver's times.
+    offset: u64,
+    seq: u64,
+    hub: Arc<Hub>,
+    answers_tx: mpsc::Sender<(u64, CanMate)>,
+    answers: mpsc::Receiver<(u64, CanMate)>,
+    budget: Duration,
+    running: Option<Option<ClockSide>>,
+    replayed: u64,
+    journal_failed: bool,
+}
+
+impl BoardTask {
+    /// Opens the board's journal and replays it: the tracker is rebuilt and the events it
+    /// emitted are published again (marked as replayed, with their original `seq`).
+    fn resume(
+        config: &Config,
+        b: &BoardConfig,
+        paths: &Paths,
+        hub: &Arc<Hub>,
+        now_unix: u64,
+    ) -> Result<BoardTask, DaemonError> {
+        let round = config.event.round;
+        let opened = Journal::open(
+            &paths.journal(round, b.number),
+            &b.name(),
+            round,
+            now_unix,
+            Duration::from_millis(config.timing.journal_sync_ms),
+        )?;
+        if let Some(torn) = &opened.repaired {
+            tracing::warn!(
+                board = b.number,
+                "journal {}: dropped a torn last record ({torn:?})",
+                opened.journal.path().display()
+            );
+        }
+        let (answers_tx, answers) = mpsc::channel(16);
+        let mut task = BoardTask {
+            number: b.number,
+            round,
+            tracker: Tracker::new(config.tracker_config(b)),
+            journal: opened.journal,
+            epoch_unix_ms: opened.header.epoch_unix_ms,
+            offset: 0,
+            seq: 0,
+            hub: Arc::clone(hub),
+            answers_tx,
+            answers,
+            budget: Duration::from_millis(config.timing.analysis_budget_ms),
+            running: None,
+            replayed: 0,
+            journal_failed: false,
+        };
+        let mut unanswered: BTreeMap<u64, AnalysisRequest> = BTreeMap::new();
+        let mut out = Vec::new();
+        let mut last_t = 0;
+        let mut last_disconnected = true;
+        for rec in &opened.records {
+            if let Some(t) = rec.t_ms() {
+                last_t = last_t.max(t);
+            }
+            if let Record::Event(e) = rec {
+                last_disconnected = matches!(e.event, BoardEvent::Disconnected { .. });
+            }
+            if let Record::Analysis { id, .. } = rec {
+                unanswered.remove(id);
+            }
+            task.apply(rec, &mut out);
+            while let Some(req) = task.tracker.poll_analysis() {
+                unanswered.insert(req.id, req);
+            }
+        }
+        task.replayed = out.len() as u64;
+        task.publish(out, true);
+        let since_epoch = now_unix.saturating_sub(task.epoch_unix_ms);
+        task.offset = if opened.records.is_empty() {
+            since_epoch
+        } else {
+            since_epoch.max(last_t + 1)
+        };
+        if !opened.records.is_empty() {
+            tracing::info!(
+                board = b.number,
+                "resumed from the journal: {} records, {} events, ply {}",
+                opened.records.len(),
+                task.replayed,
+                task.tracker.position().plies()
+            );
+            if !last_disconnected {
+                // What the board did while the daemon was down is not in the touch log;
+                // its next dump shows where the pieces are.
+                task.input(
+                    Record::Event(TimedEvent {
+                        t_ms: task.offset,
+                        event: BoardEvent::Disconnected {
+                            reason: "the daemon restarted".into(),
+                        },
+                    }),
+                    true,
+                );
+            }
+        }
+        for req in unanswered.into_values() {
+            task.spawn_analysis(req);
+        }
+        task.hub.set_snapshot(task.number, task.tracker.snapshot());
+        Ok(task)
+    }
+
+    /// Feeds one input to the tracker.
+    fn apply(&mut self, rec: &Record, out: &mut Vec<ArbiterEvent>) {
+        match rec {
+            Record::Event(e) => self.tracker.handle(e, out),
+            Record::Timeout { t_ms } => self.tracker.handle_timeout(*t_ms, out),
+            Record::Analysis { id, answer } => self.tracker.analysis_done(*id, *answer, out),
+        }
+    }
+
+    fn publish(&mut self, events: Vec<ArbiterEvent>, replayed: bool) {
+        let hub_events = events
+            .into_iter()
+            .map(|event| {
+                self.seq += 1;
+                HubEvent {
+                    seq: self.seq,
+                    board: self.number,
+                    round: self.round,
+                    wall_ms: self.epoch_unix_ms + event.t_ms,
+                    replayed,
+                    event,
+                }
+            })
+            .collect();
+        self.hub.publish(hub_events);
+    }
+
+    /// Journals an input, feeds it to the tracker, publishes what it decides.
+    fn input(&mut self, rec: Record, urgent: bool) {
+        let written = blocking(|| self.journal.append(&rec, urgent));
+        match written {
+            Ok(()) => self.journal_failed = false,
+            Err(e) if !self.journal_failed => {
+                self.journal_failed = true;
+                tracing::error!(
+                    board = self.number,
+                    "cannot write the journal {}: {e}; the game goes on but would not survive a crash",
+                    self.journal.path().display()
+                );
+            }
+            Err(_) => {}
+        }
+        let mut out = Vec::new();
+        self.apply(&rec, &mut out);
+        while let Some(req) = self.tracker.poll_analysis() {
+            self.spawn_analysis(req);
+        }
+        self.publish(out, false);
+        self.hub.set_snapshot(self.number, self.tracker.snapshot());
+    }
+
+    /// Runs an analysis on the blocking pool; "undetermined" if it takes longer than the
+    /// budget (the search itself cannot be interrupted and finishes in the background).
+    fn spawn_analysis(&self, req: AnalysisRequest) {
+        let tx = self.answers_tx.clone();
+        let budget = self.budget;
+        tokio::spawn(async move {
+            let id = req.id;
+            let job = tokio::task::spawn_blocking(move || analysis::answer(&req));
+            let answer = match tokio::time::timeout(budget, job).await {
+                Ok(Ok(a)) => a,
+                _ => CanMate::Undetermined,
+            };
+            let _ = tx.send((id, answer)).await;
+        });
+    }
+
+    /// Whether a board event must reach the disk at once (see [`crate::journal`]).
+    fn urgent(&mut self, e: &BoardEvent) -> bool {
+        match e {
+            BoardEvent::Clock(c) => {
+                let running = Some(c.running_side());
+                let pressed = self.running != running;
+                self.running = running;
+                pressed
+            }
+            BoardEvent::Field(_)
+            | BoardEvent::ClockAck(_)
+            | BoardEvent::ClockButton(_)
+            | BoardEvent::Battery(_) => false,
+            BoardEvent::Dump { .. }
+            | BoardEvent::Connected { .. }
+            | BoardEvent::Disconnected { .. }
+            | BoardEvent::ClockConnected
+            | BoardEvent::ClockDisconnected => true,
+        }
+    }
+
+    async fn run(
+        mut self,
+        mut handle: dgt_serial::BoardHandle,
+        epoch: std::time::Instant,
+        mut stop: watch::Receiver<bool>,
+    ) -> BoardSummary {
+        let epoch = Instant::from_std(epoch);
+        let mut status = handle.control.watch_status();
+        let instant_of =
+            |t: u64, offset: u64| epoch + Duration::from_millis(t.saturating_sub(offset));
+        loop {
+            let deadline = self
+                .tracker
+                .poll_timeout()
+                .map(|d| instant_of(d, self.offset));
+            let sync_due = self.journal.sync_due().map(Instant::from_std);
+            tokio::select! {
+                biased;
+                r = stop.changed() => {
+                    if r.is_err() || *stop.borrow() {
+                        break;
+                    }
+                }
+                ev = handle.events.recv() => match ev {
+                    Some(mut ev) => {
+                        ev.t_ms += self.offset;
+                        let urgent = self.urgent(&ev.event);
+                        self.input(Record::Event(ev), urgent);
+                    }
+                    None => {
+                        tracing::warn!(board = self.number, "the driver stopped");
+                        break;
+                    }
+                },
+                Some((id, answer)) = self.answers.recv() => {
+                    self.input(Record::Analysis { id, answer }, true);
+                }
+                _ = sleep_until(deadline) => {
+                    if let Some(d) = self.tracker.poll_timeout() {
+                        self.input(Record::Timeout { t_ms: d }, true);
+                    }
+                }
+                _ = sleep_until(sync_due) => {
+                    if let Err(e) = blocking(|| self.journal.sync()) {
+                        tracing::error!(board = self.number, "cannot sync the journal: {e}");
+                    }
+                }
+                r = status.changed() => {
+                    if r.is_ok() {
+                        let s = status.borrow_and_update().clone();
+                        self.hub.set_driver_status(self.number, s);
+                    }
+                }
+            }
+        }
+        if let Err(e) = blocking(|| self.journal.sync()) {
+            tracing::error!(board = self.number, "cannot sync the journal: {e}");
+        }
+        handle.control.shutdown().await;
+        BoardSummary {
+            number: self.number,
+            replayed: self.replayed,
+            journaled: self.journal.written(),
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,99 @@
+//! Logs: `tracing` with `board` and `ply` fields, human-readable by default or JSON lines
+//! (`--log-format json`), to stderr. [`follow`] logs every live decision: moves at
+//! `info`, rulings and alerts at `warn`, board status at `info`.
+
+use std::sync::Arc;
+
+use tokio::sync::broadcast::error::RecvError;
+use touch_tracker::EventKind;
+
+use crate::hub::Hub;
+use crate::words;
+
+/// The log's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+/// Installs the global subscriber (once; later calls do nothing). The level comes from
+/// `RUST_LOG` (default `info`).
+pub fn init(format: LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Human => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
+/// Logs the hub's live events until the stream closes (replayed ones are summed up by
+/// the board task instead).
+pub async fn follow(hub: Arc<Hub>) {
+    let mut rx = hub.subscribe();
+    loop {
+        let e = match rx.recv().await {
+            Ok(e) => e,
+            Err(RecvError::Lagged(n)) => {
+                tracing::warn!("the log fell behind: {n} events not logged");
+                continue;
+            }
+            Err(RecvError::Closed) => return,
+        };
+        if e.replayed {
+            continue;
+        }
+        let board = e.board;
+        match &e.event.kind {
+            EventKind::Move(m) => {
+                let clock = m
+                    .clock_ms
+                    .map(|c| format!(" (clock {})", words::clock(c.get(m.color))))
+                    .unwrap_or_default();
+                tracing::info!(
+                    board,
+                    ply = m.ply,
+                    "{}{} {}{clock}",
+                    words::move_number(m.ply),
+                    if m.ply % 2 == 1 { "." } else { "..." },
+                    m.san
+                );
+            }
+            EventKind::BoardStatus(s) => {
+                tracing::info!(
+                    board,
+                    "board status: {:?}{}",
+                    s.status,
+                    s.detail
+                        .as_deref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                );
+            }
+            _ => {
+                if let Some(line) = words::ruling(&e.event) {
+                    let ply = ply_of(&e.event.kind);
+                    tracing::warn!(board, ply, kind = e.event.kind_name(), "{line}");
+                }
+            }
+        }
+    }
+}
+
+/// The ply an event concerns, where it names one.
+pub fn ply_of(kind: &EventKind) -> Option<u32> {
+    match kind {
+        EventKind::Move(m) => Some(m.ply),
+        EventKind::IllegalMove(i) => Some(i.ply),
+        EventKind::TouchMove(t) => Some(t.ply),
+        EventKind::TwoHandedSuspected(t) => Some(t.ply),
+        EventKind::DrawClaimable(d) => Some(d.ply),
+        EventKind::GameOver(g) => Some(g.plies),
+        _ => None,
+    }
+}

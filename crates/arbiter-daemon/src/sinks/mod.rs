@@ -1,0 +1,67 @@
+//! Sinks: where the hub's decisions end up. File sinks ([`jsonl`], [`pgn`],
+//! [`livechess`]) catch up from the hub's log and game records whenever it changes (in a
+//! batch after a short pause), on the blocking pool, and once more at shutdown; so they
+//! never miss an event and rebuild their files from state. [`log`] follows the live
+//! stream.
+
+pub mod jsonl;
+pub mod livechess;
+pub mod log;
+pub mod pgn;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::hub::Hub;
+
+/// A file sink: brings its files up to date with the hub.
+pub trait Sink: Send + 'static {
+    /// For logs.
+    fn name(&self) -> &'static str;
+    /// Writes what changed since the last call. Blocking IO; runs on the blocking pool.
+    fn update(&mut self, hub: &Hub) -> std::io::Result<()>;
+}
+
+/// How long a sink lets changes gather before it writes (a move comes as a burst of
+/// events; files are rewritten once for it).
+pub const BATCH: Duration = Duration::from_millis(50);
+
+/// Runs a sink until `stop` turns true, then brings it up to date one last time.
+pub async fn run(mut sink: Box<dyn Sink>, hub: Arc<Hub>, mut stop: watch::Receiver<bool>) {
+    let mut changed = hub.changed();
+    let name = sink.name();
+    loop {
+        let stopping = *stop.borrow_and_update()
+            || tokio::select! {
+                r = changed.changed() => r.is_err(),
+                r = stop.changed() => r.is_err() || *stop.borrow_and_update(),
+            };
+        if !stopping {
+            tokio::time::sleep(BATCH).await;
+        }
+        changed.borrow_and_update();
+        let h = Arc::clone(&hub);
+        let done = tokio::task::spawn_blocking(move || {
+            let r = sink.update(&h);
+            (sink, r)
+        })
+        .await;
+        match done {
+            Ok((s, r)) => {
+                sink = s;
+                if let Err(e) = r {
+                    tracing::error!(sink = name, "cannot write: {e}");
+                }
+            }
+            Err(e) => {
+                tracing::error!(sink = name, "the sink failed: {e}");
+                return;
+            }
+        }
+        if stopping {
+            return;
+        }
+    }
+}

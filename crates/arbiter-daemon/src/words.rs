@@ -1,0 +1,326 @@
+//! Rulings in plain words, one line each, for the arbiter's terminal, logs and PGN
+//! comments: "board 3, move 14, Black: illegal move (king left in check) Nf6-d5; put back:
+//! take Nd5 off, put N on f6; add 1:00 to White: 2:31 -> 3:31".
+
+use chess_rules::{Attempt, Color, IllegalCategory, Piece, RestoreStep, Role};
+use touch_tracker::events::{IllegalMoveEvent, TouchMoveEvent};
+use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EventKind};
+
+/// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
+pub fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// `White` / `Black`.
+pub fn side(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// The full move number of a ply (ply 27 is move 14).
+pub fn move_number(ply: u32) -> u32 {
+    ply.div_ceil(2).max(1)
+}
+
+/// What a category of illegal move is, in a few words.
+pub fn category(c: IllegalCategory) -> &'static str {
+    match c {
+        IllegalCategory::KingInCheck => "king left in check",
+        IllegalCategory::Castling => "castling not allowed",
+        IllegalCategory::EnPassant => "en passant not allowed",
+        IllegalCategory::PieceMovement => "piece moved against its rules",
+        IllegalCategory::UnpromotedPawn => "pawn not promoted",
+        IllegalCategory::ClockWithoutMove => "clock pressed without a move",
+        IllegalCategory::WrongColor => "opponent's piece moved",
+        IllegalCategory::MultipleMoves => "more than one move",
+        IllegalCategory::PieceAddedOrRemoved => "piece added or removed",
+        IllegalCategory::TwoHanded => "two-handed move",
+        IllegalCategory::Other => "illegal move",
+    }
+}
+
+/// `N` for a knight, `` for a pawn (SAN letters).
+fn letter(p: Piece) -> String {
+    p.role.san_char().map(String::from).unwrap_or_default()
+}
+
+fn attempt(a: &Attempt) -> String {
+    format!("{}{}-{}", letter(a.piece), a.from, a.to)
+}
+
+fn piece_name(p: Piece) -> String {
+    match p.role {
+        Role::Pawn => format!("{} pawn", p.color),
+        r => format!("{} {r}", p.color),
+    }
+}
+
+fn steps(steps: &[RestoreStep]) -> String {
+    steps
+        .iter()
+        .map(|s| match *s {
+            RestoreStep::Remove { square, piece } => {
+                format!("take the {} off {square}", piece_name(piece))
+            }
+            RestoreStep::Put { square, piece } => {
+                format!("put a {} on {square}", piece_name(piece))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The ruling on an illegal move, without the board prefix.
+pub fn illegal(i: &IllegalMoveEvent) -> String {
+    let mut out = format!("{}: illegal move ({})", side(i.color), category(i.category));
+    if let Some(a) = &i.attempt {
+        out.push(' ');
+        out.push_str(&attempt(a));
+    }
+    if i.count > 1 {
+        out.push_str(&format!(", his illegal move no. {}", i.count));
+    }
+    if !i.restore.is_empty() {
+        let what = if i.category == IllegalCategory::UnpromotedPawn {
+            "correct"
+        } else {
+            "put back"
+        };
+        out.push_str(&format!("; {what}: {}", steps(&i.restore)));
+    }
+    if let Some(sq) = i.must_move {
+        out.push_str(&format!("; the piece on {sq} must move (touch-move)"));
+    }
+    if let Some(p) = i.penalty {
+        match (i.clock_before, i.clock_after) {
+            (Some(before), Some(after)) => {
+                out.push_str(&format!(
+                    "; add {} to {}: {} -> {}",
+                    clock(p.add_ms),
+                    side(p.to),
+                    clock(before.get(p.to)),
+                    clock(after.get(p.to))
+                ));
+                let me = p.to.opponent();
+                if after.get(me) != before.get(me) {
+                    out.push_str(&format!(
+                        "; {} {} -> {} (increment of the illegal press taken back)",
+                        side(me),
+                        clock(before.get(me)),
+                        clock(after.get(me))
+                    ));
+                }
+            }
+            _ => out.push_str(&format!("; add {} to {}", clock(p.add_ms), side(p.to))),
+        }
+    }
+    if let Some(r) = i.result {
+        out.push_str(&format!("; second illegal move: the game ends {r}"));
+        if i.result_undetermined {
+            out.push_str(" (whether the opponent can still mate is undetermined: arbiter, look)");
+        }
+    }
+    out
+}
+
+fn touch(t: &TouchMoveEvent) -> String {
+    let touched: Vec<String> = t
+        .touched
+        .iter()
+        .map(|x| format!("{}{}", letter(x.piece), x.square))
+        .map(|s| if s.is_empty() { "?".into() } else { s })
+        .collect();
+    format!(
+        "{}: possible touch-move violation: touched {} ({} obliged, piece on {}), played {}",
+        side(t.color),
+        touched.join(" "),
+        t.obligation.name().replace('_', " "),
+        t.square,
+        t.played
+    )
+}
+
+/// One line for a ruling or alert (`None` for moves, board status and other routine
+/// events). Prefixed with the board and the move it concerns.
+pub fn ruling(e: &ArbiterEvent) -> Option<String> {
+    let prefix = |ply: u32| format!("board {}, move {}, ", e.board, move_number(ply));
+    Some(match &e.kind {
+        EventKind::IllegalMove(i) => format!("{}{}", prefix(i.ply), illegal(i)),
+        EventKind::Restored { .. } => format!("board {}: position restored", e.board),
+        EventKind::TouchMove(t) if t.violation => format!("{}{}", prefix(t.ply), touch(t)),
+        EventKind::TwoHandedSuspected(t) => format!(
+            "{}{}: two-handed move suspected ({}): {}",
+            prefix(t.ply),
+            side(t.color),
+            t.uci,
+            t.evidence
+        ),
+        EventKind::DrawClaimable(d) => format!(
+            "{}{} may claim a draw ({}){}",
+            prefix(d.ply + 1),
+            side(d.color),
+            match d.reason {
+                ClaimReason::Threefold => "threefold repetition",
+                ClaimReason::FiftyMoves => "50-move rule",
+            },
+            d.with_move
+                .map(|m| format!(" with the move {m}"))
+                .unwrap_or_default()
+        ),
+        EventKind::GameOver(g) => {
+            let mut s = format!(
+                "board {}: game over after {} plies: {} ({})",
+                e.board,
+                g.plies,
+                g.result,
+                g.reason.name().replace('_', " ")
+            );
+            if let Some(c) = g.flag {
+                s.push_str(&format!(", {}'s flag fell", side(c)));
+            }
+            if g.undetermined {
+                s.push_str("; whether the opponent can still mate is undetermined: arbiter, look");
+            }
+            s
+        }
+        EventKind::IllegalMoveStands(s) => format!(
+            "board {}: {}'s illegal move stands (the opponent replied before it was \
+             corrected); the game goes on from {}",
+            e.board,
+            side(s.color),
+            s.fen
+        ),
+        EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
+            "board {}: the board shows a position no legal moves explain; check it",
+            e.board
+        ),
+        _ => return None,
+    })
+}
+
+/// The PGN comment for an event (the ruling without the board prefix), if it is one.
+pub fn comment(e: &ArbiterEvent) -> Option<String> {
+    let text = match &e.kind {
+        EventKind::IllegalMove(i) => illegal(i),
+        EventKind::TouchMove(t) if t.violation => touch(t),
+        EventKind::TwoHandedSuspected(t) => format!(
+            "{}: two-handed move suspected: {}",
+            side(t.color),
+            t.evidence
+        ),
+        EventKind::DrawClaimable(_) | EventKind::IllegalMoveStands(_) => {
+            let line = ruling(e)?;
+            // Drop "board N, move M, " / "board N: ".
+            match line.split_once(", move ") {
+                Some((_, rest)) => rest.split_once(", ").map(|(_, r)| r.to_owned())?,
+                None => line.split_once(": ").map(|(_, r)| r.to_owned())?,
+            }
+        }
+        _ => return None,
+    };
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
+    use touch_tracker::{ClockMs, EndReason, Penalty};
+
+    #[test]
+    fn clock_and_numbers() {
+        assert_eq!(clock(151_000), "2:31");
+        assert_eq!(clock(59_999), "0:59");
+        assert_eq!(clock(5_400_000), "1:30:00");
+        assert_eq!(move_number(1), 1);
+        assert_eq!(move_number(27), 14);
+        assert_eq!(move_number(28), 14);
+    }
+
+    #[test]
+    fn an_illegal_move_reads_as_the_ruling() {
+        let e = ArbiterEvent {
+            t_ms: 1,
+            board: "3".into(),
+            kind: EventKind::IllegalMove(IllegalMoveEvent {
+                color: Color::Black,
+                category: IllegalCategory::KingInCheck,
+                attempt: Some(Attempt {
+                    from: "f6".parse().unwrap(),
+                    to: "d5".parse().unwrap(),
+                    piece: Piece::from_fen_char('n').unwrap(),
+                }),
+                count: 1,
+                restore_fen: String::new(),
+                restore: vec![
+                    RestoreStep::Remove {
+                        square: "d5".parse().unwrap(),
+                        piece: Piece::from_fen_char('n').unwrap(),
+                    },
+                    RestoreStep::Put {
+                        square: "f6".parse().unwrap(),
+                        piece: Piece::from_fen_char('n').unwrap(),
+                    },
+                ],
+                must_move: Some("f6".parse().unwrap()),
+                penalty: Some(Penalty {
+                    add_ms: 60_000,
+                    to: Color::White,
+                }),
+                result: None,
+                result_undetermined: false,
+                ply: 28,
+                explanation: String::new(),
+                clock_before: Some(ClockMs {
+                    white: 151_000,
+                    black: 100_000,
+                }),
+                clock_after: Some(ClockMs {
+                    white: 211_000,
+                    black: 98_000,
+                }),
+            }),
+        };
+        let line = ruling(&e).unwrap();
+        assert_eq!(
+            line,
+            "board 3, move 14, Black: illegal move (king left in check) Nf6-d5; put back: \
+             take the black knight off d5, put a black knight on f6; the piece on f6 must \
+             move (touch-move); add 1:00 to White: 2:31 -> 3:31; Black 1:40 -> 1:38 \
+             (increment of the illegal press taken back)"
+        );
+        assert!(comment(&e).unwrap().starts_with("Black: illegal move"));
+    }
+
+    #[test]
+    fn game_over_and_routine_events() {
+        let e = ArbiterEvent {
+            t_ms: 1,
+            board: "2".into(),
+            kind: EventKind::GameOver(GameOverEvent {
+                result: chess_rules::GameResult::BlackWins,
+                reason: EndReason::Flag,
+                flag: Some(Color::White),
+                undetermined: false,
+                plies: 40,
+            }),
+        };
+        assert_eq!(
+            ruling(&e).unwrap(),
+            "board 2: game over after 40 plies: 0-1 (flag), White's flag fell"
+        );
+        let r = ArbiterEvent {
+            t_ms: 1,
+            board: "2".into(),
+            kind: EventKind::NewGame { fen: "x".into() },
+        };
+        assert_eq!(ruling(&r), None);
+    }
+}
