@@ -896,3 +896,49 @@ fn analysis_is_an_effect_answered_by_the_caller() {
     t.analysis_done(999, chess_rules::CanMate::No, &mut out);
     assert_eq!(out.len(), n);
 }
+
+#[test]
+fn two_hands_are_penalised_only_when_configured() {
+    let mut cfg = from_fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+    cfg.penalise_two_handed = true;
+    let mut b = Bench::new(cfg);
+    b.start_clock();
+    b.lift("e1");
+    b.lift("h1");
+    b.wait(1000);
+    b.place("g1", 'K');
+    b.place("f1", 'R');
+    b.press(Color::White);
+    let ev = b.events();
+    assert_eq!(
+        b.kinds_of(&ev),
+        ["move", "two_handed_suspected", "illegal_move"]
+    );
+    let i = illegal(&ev);
+    assert_eq!(i.category, IllegalCategory::TwoHanded);
+    assert_eq!((i.count, i.penalty.map(|p| p.to)), (1, Some(Color::Black)));
+    // The castling stands: Black is to move after it.
+    assert_eq!(i.restore_fen, b.tracker.tracker().position().fen());
+    assert_eq!(b.tracker.tracker().position().side_to_move(), Color::Black);
+}
+
+#[test]
+fn fifty_moves_without_a_capture_or_pawn_move_are_claimable() {
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 80"));
+    b.start_clock();
+    b.play("a1a2");
+    b.press(Color::White);
+    let ev = b.events();
+    let claims: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::DrawClaimable(c) => Some(c.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    assert_eq!(
+        (claims[0].reason, claims[0].color),
+        (ClaimReason::FiftyMoves, Color::Black)
+    );
+}
