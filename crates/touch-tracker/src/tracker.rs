@@ -557,7 +557,8 @@ impl Tracker {
                 self.touches.push(touch);
             }
         }
-        self.after_change(t, false, out);
+        let king_placed = new.is_some_and(|p| p.role == Role::King);
+        self.after_change(t, false, king_placed, out);
     }
 
     fn on_dump(&mut self, t: u64, board: &RawBoard, out: &mut Vec<ArbiterEvent>) {
@@ -596,7 +597,7 @@ impl Tracker {
         if let Some((_, m)) = board.magic_pieces().next() {
             self.result_on_board(t, magic_result(m), out);
         }
-        self.after_change(t, true, out);
+        self.after_change(t, true, true, out);
     }
 
     /// The orientation under which a dump looks most like the last legal position.
@@ -617,7 +618,15 @@ impl Tracker {
             .count();
     }
 
-    fn after_change(&mut self, t: u64, from_dump: bool, out: &mut Vec<ArbiterEvent>) {
+    /// The placement changed (`king_placed`: a field update put a king down, or a dump came;
+    /// only then can the kings show a result).
+    fn after_change(
+        &mut self,
+        t: u64,
+        from_dump: bool,
+        king_placed: bool,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
         match &self.phase {
             Phase::Over => {
                 let start = self.cfg.start.placement();
@@ -636,9 +645,11 @@ impl Tracker {
             }
             Phase::Playing => {}
         }
-        if let Some(result) = result_by_kings(&self.placement, self.game.position()) {
-            self.result_on_board(t, result, out);
-            return;
+        if king_placed {
+            if let Some(result) = result_by_kings(&self.placement, self.game.position()) {
+                self.result_on_board(t, result, out);
+                return;
+            }
         }
         if self.recognise(t, from_dump, out) {
             return;
