@@ -1,0 +1,213 @@
+//! Recording a legal move: the `move` event with its touch log, touch-move and two-handed
+//! evidence, then game end, draw claims and the dead-position question; and amending the
+//! move recorded at a press.
+
+use chess_rules::{Color, DrawClaim, GameResult, IllegalCategory, Move};
+
+use super::{How, Phase, Tracker, Waiting};
+use crate::analysis::Purpose;
+use crate::events::{
+    ArbiterEvent, ClaimReason, DrawClaimableEvent, EndReason, EventKind, GameOverEvent, MoveEvent,
+    Touch, TouchMoveEvent, TwoHandedEvent,
+};
+use crate::touch;
+
+impl Tracker {
+    /// Records a legal move of the side to move: the `move` event, its touch-move and
+    /// two-handed evidence, then game end, claims and the dead-position question.
+    pub(super) fn record(
+        &mut self,
+        t: u64,
+        m: Move,
+        how: How,
+        mine: Vec<Touch>,
+        rest: Vec<Touch>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let before = *self.game.position();
+        let Ok((san, after)) = before.san_and_play(m) else {
+            // Not legal here: nothing to record (callers only pass legal moves).
+            self.touches = rest;
+            return;
+        };
+        if self.game.play(m).is_err() {
+            self.touches = rest;
+            return;
+        }
+        let mover = before.side_to_move();
+        let ply = before.plies() + 1;
+        self.emit(
+            out,
+            t,
+            EventKind::Move(MoveEvent {
+                ply,
+                color: mover,
+                uci: m,
+                san,
+                fen: after.fen(),
+                clock_ms: how.clock,
+                pressed: how.pressed,
+                replaces: how.replaces,
+                recovered: how.recovered,
+                correction: how.correction,
+                touches: mine.clone(),
+            }),
+        );
+        if !how.correction && !how.recovered && !self.log_gap {
+            let touched = touch::touched_pieces(&before, &mine, Some(m));
+            if let Some(b) = touch::obligation(&before, &touched) {
+                if !b.kept_by(&before, m) {
+                    self.emit(
+                        out,
+                        t,
+                        EventKind::TouchMove(TouchMoveEvent {
+                            color: mover,
+                            touched,
+                            obligation: b.obligation,
+                            square: b.square,
+                            played: m,
+                            violation: true,
+                            ply,
+                        }),
+                    );
+                }
+            }
+            if let Some(evidence) =
+                touch::two_handed_evidence(&before, &mine, m, self.cfg.two_handed_window_ms)
+            {
+                self.emit(
+                    out,
+                    t,
+                    EventKind::TwoHandedSuspected(TwoHandedEvent {
+                        color: mover,
+                        uci: m,
+                        evidence,
+                        ply,
+                    }),
+                );
+                if self.cfg.penalises(IllegalCategory::TwoHanded) && how.pressed {
+                    self.two_handed_ruling(t, &before, &after, m, how.clock, out);
+                }
+            }
+        }
+        self.history.push(mine);
+        self.touches = rest;
+        self.log_gap = false;
+        self.made = None;
+        self.pending_press = None;
+        self.quiet_deadline = None;
+        self.amend = None;
+        self.recount();
+        if matches!(self.phase, Phase::Playing) {
+            self.after_move(t, ply, out);
+        }
+    }
+
+    pub(super) fn after_move(&mut self, t: u64, ply: u32, out: &mut Vec<ArbiterEvent>) {
+        if let Some(end) = self.game.automatic_end() {
+            if let Some(reason) = EndReason::from_rules(end.reason()) {
+                self.phase = Phase::Over;
+                self.clear_pending();
+                self.announce_end(t, end.result(), reason, None, false, out);
+                return;
+            }
+        }
+        let pos = *self.game.position();
+        let color = pos.side_to_move();
+        for claim in self.game.claims() {
+            let (reason, plies) = match claim {
+                DrawClaim::Threefold { plies } => (ClaimReason::Threefold, plies),
+                DrawClaim::FiftyMoves => (ClaimReason::FiftyMoves, Vec::new()),
+            };
+            self.emit(
+                out,
+                t,
+                EventKind::DrawClaimable(DrawClaimableEvent {
+                    reason,
+                    color,
+                    plies,
+                    with_move: None,
+                    ply,
+                }),
+            );
+        }
+        // A claim by writing down a move that repeats a position for the third time needs
+        // two earlier occurrences, four and eight plies back at least.
+        if pos.halfmove_clock() >= 7 {
+            let moves: Vec<Move> = pos.legal_moves().collect();
+            for m in moves {
+                if let Some(DrawClaim::Threefold { plies }) = self.game.threefold_claim_after(m) {
+                    self.emit(
+                        out,
+                        t,
+                        EventKind::DrawClaimable(DrawClaimableEvent {
+                            reason: ClaimReason::Threefold,
+                            color,
+                            plies,
+                            with_move: Some(m),
+                            ply,
+                        }),
+                    );
+                }
+            }
+        }
+        // Is the position dead? Asked of the side that just moved first (it is the one
+        // that can usually still mate), then of the other.
+        let generation = self.generation;
+        self.request(
+            pos,
+            color.opponent(),
+            Purpose::DeadPosition,
+            Waiting::Dead {
+                t_ms: t,
+                ply,
+                position: Box::new(pos),
+                first: true,
+                generation,
+            },
+        );
+    }
+
+    /// Replaces the move recorded at the last press with `m` (same mover, same ply).
+    pub(super) fn amend_to(&mut self, t: u64, m: Move, out: &mut Vec<ArbiterEvent>) {
+        let Some(a) = self.amend.take() else { return };
+        if self.game.moves().last() != Some(&a.old) || !matches!(self.phase, Phase::Playing) {
+            return;
+        }
+        self.game.pop();
+        self.history.pop();
+        self.generation += 1;
+        let mut mine = a.touches;
+        mine.append(&mut self.touches);
+        let how = How {
+            replaces: Some(a.old),
+            ..How::pressed(a.clock)
+        };
+        self.recount();
+        self.record(t, m, how, mine, Vec::new(), out);
+    }
+
+    pub(super) fn announce_end(
+        &mut self,
+        t: u64,
+        result: GameResult,
+        reason: EndReason,
+        flag: Option<Color>,
+        undetermined: bool,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.result = Some(result);
+        let plies = self.game.position().plies();
+        self.emit(
+            out,
+            t,
+            EventKind::GameOver(GameOverEvent {
+                result,
+                reason,
+                flag,
+                undetermined,
+                plies,
+            }),
+        );
+    }
+}

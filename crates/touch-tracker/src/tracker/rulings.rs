@@ -1,0 +1,367 @@
+//! The rulings at a press: the board classified against the last legal position, illegal
+//! moves counted and penalised (or, on a player's second, a result asked of the analysis),
+//! the wait for restoration, and partial supervision's illegal move that stands.
+
+use chess_rules::{
+    Attempt, CanMate, CastleSide, Classification, Color, Game, GameResult, IllegalCategory, Move,
+    Piece, Placement, Position, RestoreStep, Role, Square,
+};
+
+use super::{idx, How, Phase, RestoreKind, Restoring, Tracker, Waiting};
+use crate::analysis::Purpose;
+use crate::config::Supervision;
+use crate::events::{
+    ArbiterEvent, ClockMs, EventKind, IllegalMoveEvent, IllegalMoveStandsEvent, Penalty,
+};
+use crate::{explain, touch};
+
+impl Tracker {
+    /// The settle window after a press of the player to move has passed: rule on the board
+    /// as it stands.
+    pub(super) fn rule_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(p) = self.pending_press.take() else {
+            return;
+        };
+        if !matches!(self.phase, Phase::Playing) {
+            return;
+        }
+        if p.presser != self.game.position().side_to_move() {
+            // A press completing a reply that the board does not show: the mover's move
+            // stands (it was made), and the press is ruled as the opponent's.
+            let Some(made) = self.made else { return };
+            self.commit_made(t, made, How::default(), out);
+            if !matches!(self.phase, Phase::Playing)
+                || p.presser != self.game.position().side_to_move()
+            {
+                return;
+            }
+        }
+        let base = *self.game.position();
+        let touched = touch::touched_pieces(&base, &self.touches, None);
+        let lifted: Vec<Square> = touched.iter().map(|t| t.square).collect();
+        match base.classify(&self.placement, &lifted) {
+            Classification::Legal(m) => self.record_now(t, m, How::pressed(p.clock), out),
+            Classification::NoChange => self.illegal(
+                t,
+                IllegalCategory::ClockWithoutMove,
+                None,
+                Vec::new(),
+                p.clock,
+                out,
+            ),
+            Classification::UnpromotedPawn {
+                correction,
+                restore,
+            } => self.unpromoted(t, correction, restore, p.clock, out),
+            Classification::Illegal {
+                category,
+                attempt,
+                restore,
+            } => self.illegal(t, category, attempt, restore, p.clock, out),
+        }
+    }
+
+    /// The ruling's common part: count, penalty or (on the second) a result to ask for.
+    /// Returns the event (with its penalty) when it can go out now.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn ruling(
+        &mut self,
+        t: u64,
+        base: &Position,
+        category: IllegalCategory,
+        attempt: Option<Attempt>,
+        restore_fen: String,
+        restore: Vec<RestoreStep>,
+        must_move: Option<Square>,
+        clock: Option<ClockMs>,
+    ) -> Option<IllegalMoveEvent> {
+        let offender = base.side_to_move();
+        let count = self.counts[idx(offender)] + 1;
+        self.counts[idx(offender)] = count;
+        let mut event = IllegalMoveEvent {
+            color: offender,
+            category,
+            explanation: explain::illegal(base, category, attempt.as_ref()),
+            attempt,
+            count,
+            restore_fen,
+            restore,
+            must_move,
+            penalty: None,
+            result: None,
+            result_undetermined: false,
+            ply: base.plies() + 1,
+            clock_before: clock,
+            clock_after: None,
+        };
+        if count >= 2 {
+            event.must_move = None;
+            self.phase = Phase::Over;
+            self.clear_pending();
+            let generation = self.generation;
+            self.request(
+                *base,
+                offender.opponent(),
+                Purpose::SecondIllegalMove,
+                Waiting::SecondIllegal {
+                    t_ms: t,
+                    event: Box::new(event),
+                    generation,
+                },
+            );
+            return None;
+        }
+        let penalty = Penalty {
+            add_ms: self.cfg.penalty_ms(self.category()),
+            to: offender.opponent(),
+        };
+        event.penalty = Some(penalty);
+        event.clock_after = clock.map(|mut c| {
+            c.set(penalty.to, c.get(penalty.to) + penalty.add_ms);
+            if self.cfg.remove_offender_increment {
+                c.set(
+                    offender,
+                    c.get(offender).saturating_sub(self.cfg_increment_ms()),
+                );
+            }
+            c
+        });
+        Some(event)
+    }
+
+    pub(super) fn cfg_increment_ms(&self) -> u64 {
+        self.time_control
+            .map_or(0, |tc| u64::from(tc.increment_secs) * 1000)
+    }
+
+    pub(super) fn illegal(
+        &mut self,
+        t: u64,
+        category: IllegalCategory,
+        attempt: Option<Attempt>,
+        restore: Vec<RestoreStep>,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let base = *self.game.position();
+        let touched = touch::touched_pieces(&base, &self.touches, None);
+        let must_move = match category {
+            IllegalCategory::ClockWithoutMove | IllegalCategory::UnpromotedPawn => None,
+            _ => touch::must_move(&base, &touched),
+        };
+        self.made = None;
+        self.quiet_deadline = None;
+        let Some(event) = self.ruling(
+            t,
+            &base,
+            category,
+            attempt,
+            base.fen(),
+            restore,
+            must_move,
+            clock,
+        ) else {
+            return;
+        };
+        let penalty = event.penalty;
+        self.emit(out, t, EventKind::IllegalMove(event));
+        if category == IllegalCategory::ClockWithoutMove {
+            // The board is as it was: restored at once, and the turn goes on.
+            self.emit(out, t, EventKind::Restored { fen: base.fen() });
+            return;
+        }
+        self.phase = Phase::Restoring(Box::new(Restoring {
+            target: *base.placement(),
+            fen: base.fen(),
+            offender: base.side_to_move(),
+            kind: RestoreKind::Reinstate,
+            illegal_board: self.placement,
+            attempt,
+            penalty,
+        }));
+    }
+
+    pub(super) fn unpromoted(
+        &mut self,
+        t: u64,
+        correction: Move,
+        restore: Vec<RestoreStep>,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let base = *self.game.position();
+        let Ok(after) = base.play(correction) else {
+            return;
+        };
+        let offender = base.side_to_move();
+        let attempt = Attempt {
+            from: correction.from,
+            to: correction.to,
+            piece: Piece::new(offender, Role::Pawn),
+        };
+        self.made = None;
+        self.quiet_deadline = None;
+        let Some(event) = self.ruling(
+            t,
+            &base,
+            IllegalCategory::UnpromotedPawn,
+            Some(attempt),
+            after.fen(),
+            restore,
+            None,
+            clock,
+        ) else {
+            return;
+        };
+        let penalty = event.penalty;
+        self.emit(out, t, EventKind::IllegalMove(event));
+        // The queen promotion is the move (it takes the ply).
+        let how = How {
+            correction: true,
+            ..How::pressed(clock)
+        };
+        let mine = std::mem::take(&mut self.touches);
+        self.record(t, correction, how, mine, Vec::new(), out);
+        if matches!(self.phase, Phase::Playing) {
+            self.phase = Phase::Restoring(Box::new(Restoring {
+                target: *after.placement(),
+                fen: after.fen(),
+                offender,
+                kind: RestoreKind::Promotion,
+                illegal_board: self.placement,
+                attempt: Some(attempt),
+                penalty,
+            }));
+        }
+    }
+
+    /// While a ruling waits for the board to show the position it asked for.
+    pub(super) fn restoring(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Phase::Restoring(r) = &self.phase else {
+            return;
+        };
+        let base = *self.game.position();
+        if self.placement == r.target {
+            let fen = r.fen.clone();
+            self.phase = Phase::Playing;
+            self.emit(out, t, EventKind::Restored { fen });
+            return;
+        }
+        if r.kind != RestoreKind::Reinstate {
+            return;
+        }
+        // The offender put the piece straight onto a legal square: the position is
+        // reinstated with his replacing move made.
+        if (2..=4).contains(&self.base_diff) {
+            if let Some(m) = base.move_to_placement(&self.placement) {
+                let fen = r.fen.clone();
+                self.phase = Phase::Playing;
+                self.emit(out, t, EventKind::Restored { fen });
+                self.set_made(t, m, &base);
+                return;
+            }
+        }
+        if self.cfg.supervision == Supervision::Partial {
+            let r = r.clone();
+            if let Some(stands) = standing_position(&base, &r.illegal_board, r.offender) {
+                if let Some(m) = stands.move_to_placement(&self.placement) {
+                    self.illegal_move_stands(t, &r, stands, m, out);
+                }
+            }
+        }
+    }
+
+    /// Partial supervision: the opponent moved from the illegal position before it was
+    /// corrected; the illegal move stands and its penalty is void.
+    pub(super) fn illegal_move_stands(
+        &mut self,
+        t: u64,
+        r: &Restoring,
+        stands: Position,
+        reply: Move,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let i = idx(r.offender);
+        self.counts[i] = self.counts[i].saturating_sub(1);
+        self.emit(
+            out,
+            t,
+            EventKind::IllegalMoveStands(IllegalMoveStandsEvent {
+                color: r.offender,
+                attempt: r.attempt,
+                fen: stands.fen(),
+                count: self.counts[i],
+                voided_penalty: r.penalty,
+            }),
+        );
+        self.game = Game::new(stands);
+        self.generation += 1;
+        self.phase = Phase::Playing;
+        self.touches.clear();
+        self.recount();
+        self.set_made(t, reply, &stands);
+    }
+
+    /// Art. 7.5.4 when configured: a two-handed move is penalised like an illegal move;
+    /// the move itself stands.
+    pub(super) fn two_handed_ruling(
+        &mut self,
+        t: u64,
+        before: &Position,
+        after: &Position,
+        m: Move,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let attempt = before.move_info(m).map(|i| Attempt {
+            from: m.from,
+            to: m.to,
+            piece: i.piece,
+        });
+        if let Some(event) = self.ruling(
+            t,
+            before,
+            IllegalCategory::TwoHanded,
+            attempt,
+            after.fen(),
+            Vec::new(),
+            None,
+            clock,
+        ) {
+            self.emit(out, t, EventKind::IllegalMove(event));
+        }
+    }
+}
+
+/// The loser's result unless the winner cannot mate (then a draw); an undetermined search
+/// leaves the loss standing, flagged.
+pub(super) fn loss_unless_no_mate(loser: Color, opponent_can_mate: CanMate) -> (GameResult, bool) {
+    match opponent_can_mate {
+        CanMate::No => (GameResult::Draw, false),
+        CanMate::Yes => (GameResult::win_for(loser.opponent()), false),
+        CanMate::Undetermined => (GameResult::win_for(loser.opponent()), true),
+    }
+}
+
+/// The position an illegal move left, with the opponent to move (partial supervision),
+/// if it is one: castling rights kept where king and rook still stand at home.
+pub(super) fn standing_position(
+    base: &Position,
+    board: &Placement,
+    offender: Color,
+) -> Option<Position> {
+    let mut rights = base.castling();
+    for color in Color::ALL {
+        for side in CastleSide::ALL {
+            let king_home = side.king_move(color).from;
+            let (rook_home, _) = side.rook_move(color);
+            if board.get(king_home) != Some(Piece::new(color, Role::King))
+                || board.get(rook_home) != Some(Piece::new(color, Role::Rook))
+            {
+                rights = rights.with(color, side, false);
+            }
+        }
+    }
+    let fullmove = base.fullmove_number() + u32::from(offender == Color::Black);
+    Position::from_parts(*board, offender.opponent(), rights, None, 0, fullmove).ok()
+}
