@@ -40,14 +40,17 @@ impl HubEvent {
     /// The event as one JSON line (formats.md §2) with the extension fields `seq`,
     /// `round` and `at` (RFC 3339 UTC).
     pub fn to_json(&self) -> String {
-        let mut v = match serde_json::to_value(&self.event) {
-            Ok(serde_json::Value::Object(m)) => m,
-            _ => return self.event.to_json(),
-        };
-        v.insert("seq".into(), self.seq.into());
-        v.insert("round".into(), self.round.into());
-        v.insert("at".into(), crate::wall::rfc3339(self.wall_ms).into());
-        serde_json::Value::Object(v).to_string()
+        // Appended to the tracker's own JSON so its field order stays as it is.
+        let base = self.event.to_json();
+        match base.strip_suffix('}') {
+            Some(open) => format!(
+                "{open},\"seq\":{},\"round\":{},\"at\":\"{}\"}}",
+                self.seq,
+                self.round,
+                crate::wall::rfc3339(self.wall_ms)
+            ),
+            None => base,
+        }
     }
 }
 

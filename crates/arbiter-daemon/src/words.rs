@@ -4,7 +4,7 @@
 
 use chess_rules::{Attempt, Color, IllegalCategory, Piece, RestoreStep, Role};
 use touch_tracker::events::{IllegalMoveEvent, TouchMoveEvent};
-use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EventKind};
+use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EventKind, Obligation};
 
 /// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
 pub fn clock(ms: u64) -> String {
@@ -135,14 +135,17 @@ fn touch(t: &TouchMoveEvent) -> String {
         .touched
         .iter()
         .map(|x| format!("{}{}", letter(x.piece), x.square))
-        .map(|s| if s.is_empty() { "?".into() } else { s })
         .collect();
+    let duty = match t.obligation {
+        Obligation::Move => format!("the piece on {} had to move", t.square),
+        Obligation::Capture => format!("the piece on {} had to be captured", t.square),
+        Obligation::Castle => format!("castling with the rook on {} was due", t.square),
+        Obligation::KingMove => "the king had to move".to_owned(),
+    };
     format!(
-        "{}: possible touch-move violation: touched {} ({} obliged, piece on {}), played {}",
+        "{}: possible touch-move violation: touched {} in that order, so {duty}; played {}",
         side(t.color),
-        touched.join(" "),
-        t.obligation.name().replace('_', " "),
-        t.square,
+        touched.join(", "),
         t.played
     )
 }

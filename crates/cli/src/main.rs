@@ -3,9 +3,11 @@
 use clap::{Parser, Subcommand};
 
 mod decode;
+mod demo;
 mod emulate;
 mod probe;
 mod replay;
+mod run;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
 #[derive(Debug, Parser)]
@@ -25,6 +27,11 @@ enum Command {
     /// Find the serial ports that answer as DGT boards; list serial number, version,
     /// battery and clock model.
     Probe(probe::ProbeArgs),
+    /// Run the arbiter on the boards of a config file (see config/*.toml).
+    Run(run::RunArgs),
+    /// Eight emulated boards playing real games with irregularities, through the
+    /// arbiter: rulings on screen, PGN, LiveChess folder and HTTP (start here).
+    Demo(demo::DemoArgs),
     /// Replay .dgtcap captures through the arbiter and print its events as JSON lines.
     Replay(replay::ReplayArgs),
 }
@@ -36,5 +43,7 @@ fn main() -> anyhow::Result<()> {
         Command::Emulate(args) => emulate::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Demo(args) => demo::run(args),
     }
 }

@@ -16,7 +16,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::pgn::{render, Flavour};
 use super::Sink;
@@ -24,26 +24,69 @@ use crate::config::Config;
 use crate::fsutil::write_atomic;
 use crate::hub::{BoardView, Hub};
 
-/// A player as LiveChess names one.
-fn player(name: Option<&str>) -> Value {
-    let (lname, fname) = match name {
-        None => ("?", ""),
-        Some(n) => match n.split_once(',') {
-            Some((last, first)) => (last.trim(), first.trim()),
-            None => (n.trim(), ""),
-        },
-    };
-    json!({
-        "fname": fname,
-        "mname": null,
-        "lname": lname,
-        "title": null,
-        "federation": null,
-    })
+/// A player as LiveChess names one (fields in LiveChess's order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub fname: String,
+    pub mname: Option<String>,
+    pub lname: String,
+    pub title: Option<String>,
+    pub federation: Option<String>,
 }
 
-fn pretty(v: &Value) -> Vec<u8> {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string());
+impl Player {
+    /// From "Surname, First name" (or one name, taken as the surname).
+    pub fn from_name(name: Option<&str>) -> Player {
+        let (lname, fname) = match name {
+            None => ("?", ""),
+            Some(n) => match n.split_once(',') {
+                Some((last, first)) => (last.trim(), first.trim()),
+                None => (n.trim(), ""),
+            },
+        };
+        Player {
+            fname: fname.to_owned(),
+            mname: None,
+            lname: lname.to_owned(),
+            title: None,
+            federation: None,
+        }
+    }
+}
+
+/// One game of `index.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    pub white: Player,
+    pub black: Player,
+    pub result: String,
+    pub live: bool,
+}
+
+/// `round-R/index.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    pub pairings: Vec<Pairing>,
+}
+
+/// One round of `tournament.json`: its number of games, and how many are live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RoundEntry {
+    pub count: usize,
+    pub live: usize,
+}
+
+/// `tournament.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tournament {
+    pub id: String,
+    pub name: String,
+    pub rounds: Vec<RoundEntry>,
+}
+
+fn pretty<T: Serialize>(v: &T) -> Vec<u8> {
+    // Serialising these plain structs cannot fail.
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s.into_bytes()
 }
@@ -53,7 +96,7 @@ fn pretty(v: &Value) -> Vec<u8> {
 pub fn render_folder(
     config: &Config,
     boards: &[BoardView],
-    rounds: &[Value],
+    rounds: &[RoundEntry],
 ) -> BTreeMap<String, Vec<u8>> {
     let round = config.event.round;
     let dir = format!("round-{round}");
@@ -70,12 +113,12 @@ pub fn render_folder(
         if game.is_live() {
             live += 1;
         }
-        pairings.push(json!({
-            "white": player(board.white.as_deref()),
-            "black": player(board.black.as_deref()),
-            "result": game.result_or_ongoing().as_str(),
-            "live": game.is_live(),
-        }));
+        pairings.push(Pairing {
+            white: Player::from_name(board.white.as_deref()),
+            black: Player::from_name(board.black.as_deref()),
+            result: game.result_or_ongoing().as_str().to_owned(),
+            live: game.is_live(),
+        });
         let text = render(config, board, game, Flavour::LiveChess { index });
         if !all.is_empty() {
             all.push('\n');
@@ -84,35 +127,34 @@ pub fn render_folder(
         files.insert(format!("{dir}/game-{index}.pgn"), text.into_bytes());
     }
     let mut rounds = rounds.to_vec();
-    let entry = json!({"count": pairings.len(), "live": live});
-    let at = round as usize - 1;
-    while rounds.len() <= at {
-        rounds.push(json!({"count": 0, "live": 0}));
+    let at = (round as usize).saturating_sub(1);
+    if rounds.len() <= at {
+        rounds.resize(at + 1, RoundEntry::default());
     }
-    rounds[at] = entry;
+    rounds[at] = RoundEntry {
+        count: pairings.len(),
+        live,
+    };
     files.insert(format!("{dir}/games.pgn"), all.into_bytes());
-    files.insert(
-        format!("{dir}/index.json"),
-        pretty(&json!({ "pairings": pairings })),
-    );
+    files.insert(format!("{dir}/index.json"), pretty(&Index { pairings }));
     files.insert(
         "tournament.json".into(),
-        pretty(&json!({
-            "id": config.event.name,
-            "name": config.event.name,
-            "rounds": rounds,
-        })),
+        pretty(&Tournament {
+            id: config.event.name.clone(),
+            name: config.event.name.clone(),
+            rounds,
+        }),
     );
     files
 }
 
 /// Reads the round list of an existing `tournament.json` (none if it is absent or not
 /// one).
-pub fn existing_rounds(folder: &std::path::Path) -> Vec<Value> {
+pub fn existing_rounds(folder: &std::path::Path) -> Vec<RoundEntry> {
     std::fs::read(folder.join("tournament.json"))
         .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-        .and_then(|v| v.get("rounds").and_then(Value::as_array).cloned())
+        .and_then(|b| serde_json::from_slice::<Tournament>(&b).ok())
+        .map(|t| t.rounds)
         .unwrap_or_default()
 }
 
@@ -120,7 +162,7 @@ pub fn existing_rounds(folder: &std::path::Path) -> Vec<Value> {
 pub struct LiveChessSink {
     config: Arc<Config>,
     folder: PathBuf,
-    rounds: Vec<Value>,
+    rounds: Vec<RoundEntry>,
     written: BTreeMap<String, Vec<u8>>,
 }
 

@@ -19,10 +19,11 @@ pub enum LogFormat {
 }
 
 /// Installs the global subscriber (once; later calls do nothing). The level comes from
-/// `RUST_LOG` (default `info`).
-pub fn init(format: LogFormat) {
+/// `RUST_LOG`, else `default_level` (`info`, `warn`, ...).
+pub fn init(format: LogFormat, default_level: &str) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

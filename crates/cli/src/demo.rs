@@ -1,0 +1,54 @@
+//! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S]`: eight emulated
+//! boards on ptys playing embedded games with irregularities through the real daemon;
+//! prints each ruling, writes PGN and the LiveChess folder, serves HTTP, and ends by
+//! itself when the games are over (or on Ctrl-C).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use arbiter_daemon::demo::{self, DemoOptions};
+use arbiter_daemon::sinks::log::{self, LogFormat};
+
+/// Arguments of `demo`.
+#[derive(Debug, clap::Args)]
+pub struct DemoArgs {
+    /// Pace: virtual time runs this many times faster than real time (1: a game in two
+    /// to four minutes).
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub speed: f64,
+    /// How many boards (1 to 8).
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub boards: usize,
+    /// Where to write the outputs (default: a new folder under the temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Seed of the players' hand motions.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
+    /// HTTP address (default 127.0.0.1:8080, or a free port if it is taken).
+    #[arg(long, value_name = "IP:PORT")]
+    pub http: Option<SocketAddr>,
+}
+
+pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
+    // Rulings go to stdout; the log only says what goes wrong.
+    log::init(LogFormat::Human, "error");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let opts = DemoOptions {
+        speed: args.speed,
+        boards: args.boards,
+        dir: args.dir.clone(),
+        seed: args.seed,
+        http: args.http,
+        ..DemoOptions::default()
+    };
+    runtime.block_on(async {
+        let mut out = std::io::stdout();
+        demo::run(opts, &mut out, arbiter_daemon::signal()).await?;
+        anyhow::Ok(())
+    })
+}

@@ -1,0 +1,75 @@
+//! `dgt-arbiter run --config FILE.toml [--log-format human|json] [--record]
+//! [--events-stdout]`: the daemon. Resumes every board from its journal, drives the
+//! boards, writes events, PGN and the LiveChess folder, serves HTTP, and stops cleanly on
+//! SIGINT/SIGTERM (games closed as unfinished; they resume at the next start).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use arbiter_daemon::sinks::log::{self, LogFormat};
+use arbiter_daemon::{Config, Daemon, RunOptions};
+
+/// Arguments of `run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The configuration (see config/*.toml and docs/deployment.md).
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: PathBuf,
+    /// Log format on stderr.
+    #[arg(long, default_value = "human", value_parser = ["human", "json"])]
+    pub log_format: String,
+    /// Record each board's serial traffic as .dgtcap files in the output's recordings/.
+    #[arg(long)]
+    pub record: bool,
+    /// Also print the JSON events on stdout (as `output.events_stdout = true`).
+    #[arg(long)]
+    pub events_stdout: bool,
+    /// Only check the config file and exit.
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(args: &RunArgs) -> anyhow::Result<()> {
+    let mut config = Config::load(&args.config)?;
+    if args.check {
+        println!(
+            "{}: ok ({} boards, {} {}, round {})",
+            args.config.display(),
+            config.boards.len(),
+            config.time_control,
+            config.category,
+            config.event.round
+        );
+        return Ok(());
+    }
+    config.output.events_stdout |= args.events_stdout;
+    log::init(
+        if args.log_format == "json" {
+            LogFormat::Json
+        } else {
+            LogFormat::Human
+        },
+        "info",
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let out = config.output.dir.clone();
+        let daemon = Daemon::start(
+            config,
+            RunOptions {
+                record: args.record,
+                ..RunOptions::default()
+            },
+        )
+        .await?;
+        tracing::info!("outputs in {}", out.display());
+        arbiter_daemon::signal().await;
+        tracing::info!("stopping");
+        daemon.shutdown().await;
+        tracing::info!("stopped");
+        anyhow::Ok(())
+    })
+}

@@ -1,0 +1,278 @@
+//! Helpers of the daemon's end-to-end tests: emulated boards served on ptys by this test
+//! process (the `dgt-sim` hub, scripted by the hand-motion generator), a config naming
+//! them, the real `dgt-arbiter` binary, and readers for what it writes.
+#![allow(dead_code)] // Each test file uses a part.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
+use chess_rules::read_pgn;
+use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script};
+use dgt_sim::{Emulator, ServeOptions};
+use serde_json::Value;
+
+/// Virtual time runs this much faster than real time in these tests. The tracker's
+/// windows are scaled to match; higher speeds leave too little room for scheduling
+/// jitter on a loaded 2-core machine.
+pub const SPEED: f64 = 3.0;
+
+/// The daemon tests start real processes and real-time emulators: one at a time keeps
+/// their timing honest on a small machine.
+pub fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// `../shared/data` beside the workspace, or `$DGT_SHARED_DIR/data`.
+pub fn data_dir() -> PathBuf {
+    let shared = match std::env::var_os("DGT_SHARED_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+    };
+    let data = shared.join("data");
+    assert!(
+        data.is_dir(),
+        "test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
+        data.display()
+    );
+    data
+}
+
+/// A fresh folder for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dgt-arbiter-e2e-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// One game of the demo's embedded games, scripted with these irregularities.
+pub fn script(game: usize, seed: u64, irregularities: Vec<Irregularity>) -> Script {
+    let games = read_pgn(GAMES.as_bytes()).unwrap();
+    let input = GameInput::from_pgn(&games[game]).unwrap();
+    generate(
+        &input,
+        &HandOptions {
+            seed,
+            time_control: TIME_CONTROL,
+            think_scale: 0.02,
+            start_delay_ms: 6000,
+            irregularities,
+            ..HandOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Emulated boards on ptys, playing their scripts from now on.
+pub struct Boards {
+    pub hub: dgt_sim::Hub,
+    pub handles: Vec<dgt_sim::BoardHandle>,
+    pub scripts: Vec<Script>,
+}
+
+impl Boards {
+    pub fn serve(scripts: Vec<Script>) -> Boards {
+        let mut hub = dgt_sim::Hub::new().unwrap();
+        let handles = scripts
+            .iter()
+            .map(|s| {
+                hub.serve_pty(
+                    Emulator::new(s.emulator_config()),
+                    ServeOptions {
+                        script: s.actions.clone(),
+                        speed: SPEED,
+                        ..ServeOptions::default()
+                    },
+                )
+                .unwrap()
+            })
+            .collect();
+        Boards {
+            hub,
+            handles,
+            scripts,
+        }
+    }
+
+    /// Waits until every script has played out.
+    pub fn wait_done(&self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        for (h, s) in self.handles.iter().zip(&self.scripts) {
+            while !(h.script_left() == 0 && h.now_ms() >= s.end_ms) {
+                assert!(
+                    Instant::now() < deadline,
+                    "the scripts did not finish in {timeout:?}"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// A config for the served boards (HTTP on a free port).
+pub fn config(dir: &Path, boards: &Boards, extra: &str) -> PathBuf {
+    let scaled = |ms: f64| ((ms / SPEED).round() as u64).max(1);
+    let mut s = format!(
+        "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
+         time_control = \"{TIME_CONTROL}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
+         [timing]\nsettle_window_ms = {}\ntwo_handed_window_ms = {}\n{extra}",
+        scaled(400.0).max(10),
+        scaled(250.0),
+    );
+    for (i, h) in boards.handles.iter().enumerate() {
+        s.push_str(&format!(
+            "\n[[board]]\nnumber = {}\nport = \"{}\"\nwhite = \"White{}, Ann\"\nblack = \"Black{}, Bo\"\nwhite_clock = \"left\"\n",
+            i + 1,
+            h.pty_path().unwrap().display(),
+            i + 1,
+            i + 1
+        ));
+    }
+    let path = dir.join("arbiter.toml");
+    std::fs::write(&path, s).unwrap();
+    path
+}
+
+/// `dgt-arbiter run --config PATH`, its stderr kept in a file beside it.
+pub fn start(config: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(config.with_extension("log"))
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["run", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+/// Sends SIGTERM and waits for the exit; true if it exited with success.
+pub fn terminate(child: &mut Child) -> bool {
+    let ok = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -TERM failed");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.success();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The JSON events written so far.
+pub fn events(out: &Path) -> Vec<Value> {
+    let Ok(text) = std::fs::read_to_string(out.join("events.jsonl")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect()
+}
+
+/// Polls until `pred` holds for the events (or panics after `timeout`).
+pub fn wait_events(out: &Path, timeout: Duration, what: &str, pred: impl Fn(&[Value]) -> bool) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let ev = events(out);
+        if pred(&ev) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not within {timeout:?}; {} events so far",
+            ev.len()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The events of one board, in file order.
+pub fn board_events<'a>(events: &'a [Value], board: usize) -> Vec<&'a Value> {
+    let name = board.to_string();
+    events
+        .iter()
+        .filter(|e| e["board"] == name.as_str())
+        .collect()
+}
+
+/// The moves of a board as the sinks see them: a move that replaces the move of its ply
+/// takes its place.
+pub fn moves(events: &[&Value]) -> Vec<String> {
+    let mut out: Vec<(u64, String)> = Vec::new();
+    for e in events.iter().filter(|e| e["kind"] == "move") {
+        let ply = e["ply"].as_u64().unwrap();
+        out.retain(|(p, _)| *p < ply);
+        out.push((ply, e["san"].as_str().unwrap().to_owned()));
+    }
+    out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// A GET on the daemon's HTTP endpoint: status code and body.
+pub fn http_get(out: &Path, path: &str) -> (u16, String) {
+    let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
+    let host = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    let code = status.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let mut chunked = false;
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h).unwrap();
+        if h.trim().is_empty() {
+            break;
+        }
+        if h.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+        {
+            chunked = true;
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size).unwrap();
+            let n = usize::from_str_radix(size.trim(), 16).unwrap();
+            if n == 0 {
+                break;
+            }
+            let mut chunk = vec![0; n + 2];
+            reader.read_exact(&mut chunk).unwrap();
+            body.extend_from_slice(&chunk[..n]);
+        }
+    } else {
+        reader.read_to_end(&mut body).unwrap();
+    }
+    (code, String::from_utf8(body).unwrap())
+}
