@@ -237,6 +237,16 @@ fn combined_irregularities_and_second_illegal_moves() {
     assert!(second > 0, "no game ended");
 }
 
+fn fault_options() -> Faults {
+    Faults {
+        board_cable_pulls: 2,
+        board_cable_off_ms: (500, 8000),
+        line_noise: 3,
+        clock_unplugs: 1,
+        clock_off_ms: (500, 3000),
+    }
+}
+
 /// Line faults in ordinary plies: cable pulls (moves lost and found again by the reconnect
 /// search), garbage, clock unplugs. Every move exact, no false alert.
 #[test]
@@ -248,13 +258,7 @@ fn line_faults_change_no_event() {
         let i = (n * 53 + 11) % games.len();
         let (name, pgn) = &games[i];
         let mut opts = options(i, Vec::new());
-        opts.faults = Faults {
-            board_cable_pulls: 2,
-            board_cable_off_ms: (500, 8000),
-            line_noise: 3,
-            clock_unplugs: 1,
-            clock_off_ms: (500, 3000),
-        };
+        opts.faults = fault_options();
         tally.play(name, i, pgn, opts);
     }
     tally.assert_ok("faults", started);
@@ -278,8 +282,12 @@ fn debug_one() {
     let games = corpus();
     let (name, pgn) = &games[i];
     let mut opts = options(i, irr);
-    if words.next() == Some("untouched") {
-        opts.arbiter_clock = ArbiterClock::Untouched;
+    for w in words {
+        match w {
+            "untouched" => opts.arbiter_clock = ArbiterClock::Untouched,
+            "faults" => opts.faults = fault_options(),
+            _ => {}
+        }
     }
     let game = GameInput::from_pgn(pgn).unwrap();
     let script = generate(&game, &opts).unwrap();

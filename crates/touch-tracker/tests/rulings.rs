@@ -942,3 +942,67 @@ fn fifty_moves_without_a_capture_or_pawn_move_are_claimable() {
         (ClaimReason::FiftyMoves, Color::Black)
     );
 }
+
+#[test]
+fn a_press_pending_when_the_line_goes_down_waits_for_the_board() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.lift("e2");
+    b.press(Color::White);
+    // The cable is pulled before the scan reports e4; long after, the line is back.
+    b.feed(BoardEvent::Disconnected {
+        reason: "cable".into(),
+    });
+    b.wait(5000);
+    b.frame();
+    assert_eq!(
+        b.kinds(),
+        Vec::<&str>::new(),
+        "no ruling on a board we cannot see"
+    );
+    b.feed(BoardEvent::Connected {
+        serial: None,
+        version: None,
+    });
+    let mut shown = Placement::start();
+    shown.set(sq("e2"), None);
+    shown.set(sq("e4"), Some(piece('P')));
+    b.feed(BoardEvent::Dump {
+        board: RawBoard::from_placement(&shown, Orientation::Normal),
+    });
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!((m.len(), m[0].pressed), (1, true));
+    assert_eq!(m[0].clock_ms.unwrap().white, 182_000);
+}
+
+#[test]
+fn pieces_in_hand_after_a_reconnect_are_not_explained_away() {
+    // A real game's position (Black to move): the dump after a reconnect shows the white
+    // rook on e1 taken off (Qxe1+ under way), then the black queen leaves e6. With both off
+    // the board, Qe2 Rf1 Qxd1 Rxd1 would explain the placement: no such series is invented
+    // while a piece is in the air.
+    let mut b = Bench::new(from_fen(
+        "r3rk2/1ppn1p1p/p2pqP2/8/5P2/1P3Q2/PBP3PP/3RR1K1 b - - 0 22",
+    ));
+    b.start_clock();
+    b.feed(BoardEvent::Disconnected {
+        reason: "cable".into(),
+    });
+    b.wait(1000);
+    let mut shown = b.board;
+    shown.set(sq("e1"), None);
+    b.feed(BoardEvent::Dump {
+        board: RawBoard::from_placement(&shown, Orientation::Normal),
+    });
+    b.board = shown;
+    b.frame();
+    b.lift("e6");
+    assert!(moves(&b.events()).is_empty());
+    b.place("e1", 'q');
+    b.press(Color::Black);
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(m.len(), 1);
+    assert_eq!((m[0].uci.uci(), m[0].recovered), ("e6e1".into(), false));
+}

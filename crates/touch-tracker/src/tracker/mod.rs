@@ -148,6 +148,17 @@ enum Waiting {
     },
 }
 
+/// What changed the placement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// A full dump (after a reconnect, events may have been lost).
+    Dump,
+    /// A piece left a square: the board may be in the middle of a move.
+    Lift,
+    /// A piece was put down (`king`: a king).
+    Place { king: bool },
+}
+
 /// How a move gets recorded.
 #[derive(Debug, Clone, Copy, Default)]
 struct How {
@@ -204,6 +215,9 @@ pub struct Tracker {
     result: Option<GameResult>,
     /// While the game is over: the board has left the start position since.
     left_start: bool,
+    /// The line is down (between a disconnect and the next dump): a pending press waits for
+    /// the board rather than being ruled on what it last said.
+    line_down: bool,
     /// Board events were lost this turn (a disconnect, a dump that differed): its touch
     /// log is incomplete, so it proves nothing about touch-move or two hands.
     log_gap: bool,
@@ -278,6 +292,7 @@ impl Tracker {
             result: None,
             left_start: false,
             log_gap: false,
+            line_down: false,
             cfg,
         }
     }
@@ -350,7 +365,10 @@ impl Tracker {
 
     /// The earliest time at which [`Tracker::handle_timeout`] has work to do.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let press = self.pending_press.map(|p| p.deadline);
+        let press = self
+            .pending_press
+            .filter(|_| !self.line_down)
+            .map(|p| p.deadline);
         match (press, self.quiet_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -502,6 +520,7 @@ impl Tracker {
                 // hands do meanwhile is not in the touch log.
                 self.clock.reset();
                 self.log_gap = true;
+                self.line_down = true;
                 self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
             }
             BoardEvent::ClockConnected => {
@@ -560,8 +579,13 @@ impl Tracker {
                 self.touches.push(touch);
             }
         }
-        let king_placed = new.is_some_and(|p| p.role == Role::King);
-        self.after_change(t, false, king_placed, out);
+        let change = match new {
+            None => Change::Lift,
+            Some(p) => Change::Place {
+                king: p.role == Role::King,
+            },
+        };
+        self.after_change(t, change, out);
     }
 
     fn on_dump(&mut self, t: u64, board: &RawBoard, out: &mut Vec<ArbiterEvent>) {
@@ -600,7 +624,13 @@ impl Tracker {
         if let Some((_, m)) = board.magic_pieces().next() {
             self.result_on_board(t, magic_result(m), out);
         }
-        self.after_change(t, true, true, out);
+        self.line_down = false;
+        self.after_change(t, Change::Dump, out);
+        // A press made before the line went down, and not yet explained: the board gets a
+        // settle window from now.
+        if let Some(p) = &mut self.pending_press {
+            p.deadline = p.deadline.max(t + self.cfg.settle_window_ms);
+        }
     }
 
     /// The orientation under which a dump looks most like the last legal position.
@@ -621,15 +651,8 @@ impl Tracker {
             .count();
     }
 
-    /// The placement changed (`king_placed`: a field update put a king down, or a dump came;
-    /// only then can the kings show a result).
-    fn after_change(
-        &mut self,
-        t: u64,
-        from_dump: bool,
-        king_placed: bool,
-        out: &mut Vec<ArbiterEvent>,
-    ) {
+    /// The placement changed.
+    fn after_change(&mut self, t: u64, change: Change, out: &mut Vec<ArbiterEvent>) {
         match &self.phase {
             Phase::Over => {
                 let start = self.cfg.start.placement();
@@ -648,13 +671,14 @@ impl Tracker {
             }
             Phase::Playing => {}
         }
-        if king_placed {
+        // Only a king put down (or a dump) can make the kings show a result.
+        if matches!(change, Change::Dump | Change::Place { king: true }) {
             if let Some(result) = result_by_kings(&self.placement, self.game.position()) {
                 self.result_on_board(t, result, out);
                 return;
             }
         }
-        if self.recognise(t, from_dump, out) {
+        if self.recognise(t, change, out) {
             return;
         }
         if self.placement == *self.cfg.start.placement()
@@ -667,7 +691,7 @@ impl Tracker {
 
     /// Matches the placement against the candidate and the reply; returns true when it is
     /// explained.
-    fn recognise(&mut self, t: u64, from_dump: bool, out: &mut Vec<ArbiterEvent>) -> bool {
+    fn recognise(&mut self, t: u64, change: Change, out: &mut Vec<ArbiterEvent>) -> bool {
         if let Some(a) = &self.amend {
             if t > a.deadline {
                 self.amend = None;
@@ -726,17 +750,31 @@ impl Tracker {
                 return true;
             }
         }
-        if (from_dump || self.desynced) && self.base_diff <= 4 * recover::MAX_PLIES {
+        // Look for lost moves in a dump, or, while out of sync, when a piece is put down (a
+        // lifted piece is a move under way: the search would explain it away as captures).
+        let search = match change {
+            Change::Dump => true,
+            Change::Place { .. } => self.desynced,
+            Change::Lift => false,
+        };
+        if search && self.base_diff <= 4 * recover::MAX_PLIES {
             if let Some(line) = recover::lost_moves(&base, &self.placement, recover::MAX_PLIES) {
                 self.in_sync(t, out);
-                self.pending_press = None;
+                // A press pending from before the loss completed the first lost move, if
+                // its player pressed.
+                let mut press = self
+                    .pending_press
+                    .take()
+                    .filter(|p| p.presser == base.side_to_move());
                 let (last, earlier) = line
                     .split_last()
                     .map_or((None, &[][..]), |(l, e)| (Some(*l), e));
                 for &m in earlier {
                     let how = How {
                         recovered: true,
-                        ..How::default()
+                        ..press
+                            .take()
+                            .map_or_else(How::default, |p| How::pressed(p.clock))
                     };
                     let mine = std::mem::take(&mut self.touches);
                     self.record(t, m, how, mine, Vec::new(), out);
@@ -751,7 +789,7 @@ impl Tracker {
                 return true;
             }
         }
-        if from_dump && !self.desynced {
+        if change == Change::Dump && !self.desynced {
             self.desynced = true;
             self.status(out, t, BoardStatus::OutOfSync, None);
         }
