@@ -246,7 +246,7 @@ mod tests {
     fn log_stream_and_json() {
         let hub = Hub::new([1, 2]);
         let mut rx = hub.subscribe();
-        let mut changed = hub.changed();
+        let changed = hub.changed();
         hub.publish(vec![ev(1, 1), ev(1, 2)]);
         hub.publish(vec![ev(2, 1)]);
         assert!(changed.has_changed().unwrap());

@@ -17,11 +17,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chess_rules::{read_pgn, PgnGame};
+use chess_rules::{read_pgn, Color, GameResult, Piece, PgnGame, Role, Square};
 use dgt_protocol::capture::TimeControl;
 use dgt_protocol::Orientation;
-use dgt_sim::hands::{generate, GameInput, HandOptions, IllegalKind, Irregularity, Script};
-use dgt_sim::{Emulator, EmulatorConfig, ServeOptions};
+use dgt_sim::hands::{
+    generate, Expected, GameInput, HandOptions, IllegalKind, Irregularity, Script,
+};
+use dgt_sim::{Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::config::{Config, ConfigError};
@@ -112,16 +114,60 @@ pub fn irregularities(i: usize) -> (Vec<Irregularity>, bool) {
     }
 }
 
-/// "Adolf Anderssen" -> "Anderssen, Adolf" (PGN's order); other forms as they are.
+/// "Adolf Anderssen" -> "Anderssen, Adolf", "Curt von Bardeleben" -> "von Bardeleben,
+/// Curt" (PGN's order); other forms as they are.
 fn surname_first(name: &str) -> String {
-    let name = name.trim();
+    let name = name.trim().replace('"', "'");
     if name.contains(',') || name.contains('/') {
-        return name.replace('"', "'");
+        return name;
     }
-    match name.rsplit_once(' ') {
-        Some((first, last)) => format!("{last}, {first}"),
-        None => name.to_owned(),
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let Some(mut split) = words.len().checked_sub(1).filter(|n| *n > 0) else {
+        return name;
+    };
+    // Particles (von, van, de) belong to the surname.
+    while split > 1 && words[split - 1].starts_with(|c: char| c.is_lowercase()) {
+        split -= 1;
     }
+    format!("{}, {}", words[split..].join(" "), words[..split].join(" "))
+}
+
+/// The game was resigned in the source (it does not end on the board by the rules, the
+/// flag or a second illegal move): the players show the result with the DGT convention,
+/// both kings on the centre squares (both light: 1-0, both dark: 0-1, one of each: a
+/// draw), after clearing those squares. `None` when the script ends the game itself.
+fn result_by_kings(pgn: &PgnGame, script: &Script) -> Option<Vec<TimedAction>> {
+    if matches!(script.expected.last().map(|e| &e.event), Some(Expected::GameOver { .. })) {
+        return None;
+    }
+    let result: GameResult = pgn.tag("Result")?.parse().ok()?;
+    let sq = |s: &str| s.parse::<Square>().ok();
+    let (white_to, black_to) = match result {
+        GameResult::WhiteWins => (sq("d5")?, sq("e4")?),
+        GameResult::BlackWins => (sq("d4")?, sq("e5")?),
+        GameResult::Draw => (sq("d5")?, sq("d4")?),
+        GameResult::Ongoing => return None,
+    };
+    let board = script.final_position;
+    let mut at = script.end_ms + 2000;
+    let mut out = Vec::new();
+    let mut act = |action| {
+        out.push(TimedAction { at_ms: at, action });
+        at += 600;
+    };
+    for target in [white_to, black_to] {
+        if board.piece_at(target).is_some_and(|p| p.role != Role::King) {
+            act(Action::Lift(target));
+        }
+    }
+    for (color, to) in [(Color::White, white_to), (Color::Black, black_to)] {
+        let from = board.king(color);
+        if from != to {
+            act(Action::Lift(from));
+            act(Action::Place(to, Piece::new(color, Role::King)));
+        }
+    }
+    Some(out)
 }
 
 /// One emulated board of the demo.
@@ -130,6 +176,8 @@ pub struct DemoBoard {
     pub white: String,
     pub black: String,
     pub script: Script,
+    /// When its last action (the game's, or the result shown with the kings) is done.
+    pub end_ms: u64,
     pub pty: PathBuf,
     handle: dgt_sim::BoardHandle,
 }
@@ -272,11 +320,14 @@ pub async fn run(
             },
             ..script.emulator_config()
         });
+        let mut actions = script.actions.clone();
+        actions.extend(result_by_kings(&pgn, &script).unwrap_or_default());
+        let end_ms = actions.last().map_or(script.end_ms, |a| a.at_ms.max(script.end_ms));
         let handle = sim
             .serve_pty(
                 emu,
                 ServeOptions {
-                    script: script.actions.clone(),
+                    script: actions,
                     speed: opts.speed,
                     ..ServeOptions::default()
                 },
@@ -286,6 +337,7 @@ pub async fn run(
             .pty_path()
             .ok_or_else(|| DemoError::Serve(std::io::Error::other("no pty")))?;
         boards.push(DemoBoard {
+            end_ms,
             number: i as u32 + 1,
             white: surname_first(pgn.tag("White").unwrap_or("?")),
             black: surname_first(pgn.tag("Black").unwrap_or("?")),
@@ -383,7 +435,7 @@ pub async fn run(
                 }
                 let scripts_done = boards
                     .iter()
-                    .all(|b| b.handle.script_left() == 0 && b.handle.now_ms() >= b.script.end_ms);
+                    .all(|b| b.handle.script_left() == 0 && b.handle.now_ms() >= b.end_ms);
                 if scripts_done {
                     // Let the last presses be ruled on, then stop.
                     let at = *grace.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3));
@@ -408,7 +460,7 @@ pub async fn run(
         p(
             out,
             format!(
-                "  board {}: {} - {}: {}{}, {} plies, {} rulings",
+                "  board {}: {} - {}: {}{}, {} plies, rulings: {}",
                 r.number,
                 r.white,
                 r.black,
@@ -495,7 +547,25 @@ mod tests {
         let scripted = scripts(&opts).unwrap();
         assert_eq!(scripted.len(), 8);
         let mut injected = Vec::new();
+        let mut shown = 0;
         for (i, (pgn, s)) in scripted.iter().enumerate() {
+            // A resigned game ends with the kings in the centre, on squares of the result's
+            // colours; the others end on the board by themselves.
+            if let Some(kings) = result_by_kings(pgn, s) {
+                shown += 1;
+                let mut emu = Emulator::new(s.emulator_config());
+                for a in s.actions.iter().chain(&kings) {
+                    emu.apply_at(a.at_ms, &a.action);
+                }
+                let p = emu.placement();
+                let (w, b) = (p.king(Color::White).unwrap(), p.king(Color::Black).unwrap());
+                let want = match pgn.tag("Result") {
+                    Some("1-0") => (true, true),
+                    Some("0-1") => (false, false),
+                    _ => (true, false),
+                };
+                assert_eq!((w.is_light(), b.is_light()), want, "game {i}");
+            }
             let wanted = irregularities(i).0;
             assert!(
                 !s.injected.is_empty(),
@@ -507,6 +577,7 @@ mod tests {
             let minutes = s.end_ms as f64 / 60_000.0;
             assert!(minutes < 6.0, "game {i} lasts {minutes:.1} minutes");
         }
+        assert!(shown >= 2, "the resigned games show their results");
         for must in [
             Irregularity::ClockWithoutMove,
             Irregularity::FlagFall,
