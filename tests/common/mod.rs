@@ -207,7 +207,7 @@ pub fn wait_events(out: &Path, timeout: Duration, what: &str, pred: impl Fn(&[Va
 }
 
 /// The events of one board, in file order.
-pub fn board_events<'a>(events: &'a [Value], board: usize) -> Vec<&'a Value> {
+pub fn board_events(events: &[Value], board: usize) -> Vec<&Value> {
     let name = board.to_string();
     events
         .iter()

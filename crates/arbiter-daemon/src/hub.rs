@@ -74,6 +74,7 @@ pub struct BoardView {
 struct State {
     log: Vec<Arc<HubEvent>>,
     boards: BTreeMap<u32, BoardView>,
+    controls: BTreeMap<u32, dgt_serial::BoardControl>,
 }
 
 /// See the module documentation. Shared as `Arc<Hub>`.
@@ -106,6 +107,7 @@ impl Hub {
             state: Mutex::new(State {
                 log: Vec::new(),
                 boards,
+                controls: BTreeMap::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
@@ -154,6 +156,16 @@ impl Hub {
         if let Some(b) = self.lock().boards.get_mut(&board) {
             b.driver = Some(status);
         }
+    }
+
+    /// Registers the driver's control of a running board (clock commands, dumps).
+    pub fn set_control(&self, board: u32, control: dgt_serial::BoardControl) {
+        self.lock().controls.insert(board, control);
+    }
+
+    /// The driver's control of a board, while it runs (for clock commands).
+    pub fn control(&self, board: u32) -> Option<dgt_serial::BoardControl> {
+        self.lock().controls.get(&board).cloned()
     }
 
     /// Live events from now on (lagging receivers lose the oldest).

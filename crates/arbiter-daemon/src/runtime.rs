@@ -281,6 +281,8 @@ struct BoardTask {
     answers: mpsc::Receiver<(u64, CanMate)>,
     budget: Duration,
     running: Option<Option<ClockSide>>,
+    /// Analyses asked for and not answered yet.
+    in_flight: usize,
     replayed: u64,
     journal_failed: bool,
 }
@@ -324,6 +326,7 @@ impl BoardTask {
             answers,
             budget: Duration::from_millis(config.timing.analysis_budget_ms),
             running: None,
+            in_flight: 0,
             replayed: 0,
             journal_failed: false,
         };
@@ -436,7 +439,8 @@ impl BoardTask {
 
     /// Runs an analysis on the blocking pool; "undetermined" if it takes longer than the
     /// budget (the search itself cannot be interrupted and finishes in the background).
-    fn spawn_analysis(&self, req: AnalysisRequest) {
+    fn spawn_analysis(&mut self, req: AnalysisRequest) {
+        self.in_flight += 1;
         let tx = self.answers_tx.clone();
         let budget = self.budget;
         tokio::spawn(async move {
@@ -478,6 +482,7 @@ impl BoardTask {
         mut stop: watch::Receiver<bool>,
     ) -> BoardSummary {
         let epoch = Instant::from_std(epoch);
+        self.hub.set_control(self.number, handle.control.clone());
         let mut status = handle.control.watch_status();
         let instant_of =
             |t: u64, offset: u64| epoch + Duration::from_millis(t.saturating_sub(offset));
@@ -506,6 +511,7 @@ impl BoardTask {
                     }
                 },
                 Some((id, answer)) = self.answers.recv() => {
+                    self.in_flight = self.in_flight.saturating_sub(1);
                     self.input(Record::Analysis { id, answer }, true);
                 }
                 _ = sleep_until(deadline) => {
@@ -542,5 +548,143 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dgt_protocol::{Decoder, EventFilter, HostCommand};
+    use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity};
+    use dgt_sim::Emulator;
+
+    /// A board's inputs as the driver would deliver them: a scripted game with a
+    /// flag fall (which needs an analysis) played on the in-process emulator.
+    fn inputs() -> Vec<TimedEvent> {
+        let game = GameInput::from_uci(
+            chess_rules::START_FEN,
+            &[
+                "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5",
+            ],
+        )
+        .unwrap();
+        let script = generate(
+            &game,
+            &HandOptions {
+                seed: 5,
+                think_scale: 0.02,
+                irregularities: vec![Irregularity::ClockWithoutMove, Irregularity::FlagFall],
+                ..HandOptions::default()
+            },
+        )
+        .unwrap();
+        let mut emu = Emulator::new(script.emulator_config());
+        let (mut decoder, mut filter) = (Decoder::new(), EventFilter::new());
+        let mut out = vec![TimedEvent {
+            t_ms: 0,
+            event: BoardEvent::Connected {
+                serial: None,
+                version: None,
+            },
+        }];
+        emu.receive(
+            &[
+                HostCommand::SendBoard.encode(),
+                HostCommand::SendUpdateNice.encode(),
+            ]
+            .concat(),
+        );
+        let mut take = |emu: &mut Emulator, out: &mut Vec<TimedEvent>| {
+            for c in emu.take_output() {
+                for m in decoder.push(&c.bytes).into_iter().flatten() {
+                    for event in filter.on_message(&m) {
+                        out.push(TimedEvent {
+                            t_ms: c.t_ms,
+                            event,
+                        });
+                    }
+                }
+            }
+        };
+        for a in &script.actions {
+            emu.advance_to(a.at_ms);
+            take(&mut emu, &mut out);
+            emu.apply(&a.action);
+            take(&mut emu, &mut out);
+        }
+        emu.advance_to(script.end_ms + 2000);
+        take(&mut emu, &mut out);
+        out
+    }
+
+    fn config(dir: &std::path::Path) -> Config {
+        let text = format!(
+            "[event]\nname = \"T\"\nround = 1\ntime_control = \"300+3\"\n[output]\ndir = \"{}\"\n\
+             [[board]]\nnumber = 4\nport = \"/dev/null\"\n",
+            dir.display()
+        );
+        Config::parse(&text, std::path::Path::new("t.toml")).unwrap()
+    }
+
+    /// Feeds the inputs as the live loop does (timers and analysis answers included).
+    async fn play(task: &mut BoardTask, inputs: &[TimedEvent]) {
+        let feed_timers = |task: &mut BoardTask, until: u64| {
+            while let Some(d) = task.tracker.poll_timeout().filter(|d| *d < until) {
+                task.input(Record::Timeout { t_ms: d }, true);
+            }
+        };
+        for ev in inputs {
+            feed_timers(task, ev.t_ms);
+            let urgent = task.urgent(&ev.event);
+            task.input(Record::Event(ev.clone()), urgent);
+            while task.in_flight > 0 {
+                let (id, answer) = task.answers.recv().await.unwrap();
+                task.in_flight -= 1;
+                task.input(Record::Analysis { id, answer }, true);
+            }
+        }
+        feed_timers(task, u64::MAX);
+    }
+
+    #[tokio::test]
+    async fn a_resumed_board_regenerates_the_same_events_with_the_same_seq() {
+        let dir = std::env::temp_dir().join(format!("arbiter-runtime-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let paths = Paths::new(&dir);
+        let inputs = inputs();
+
+        let hub = Arc::new(Hub::new([4]));
+        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000).unwrap();
+        assert_eq!(task.replayed, 0);
+        play(&mut task, &inputs).await;
+        drop(task);
+        let live: Vec<Arc<HubEvent>> = hub.events_since(0);
+        let kinds: Vec<&str> = live.iter().map(|e| e.event.kind_name()).collect();
+        assert!(kinds.contains(&"illegal_move"), "{kinds:?}");
+        assert!(kinds.contains(&"game_over"), "{kinds:?}");
+        assert!(live
+            .iter()
+            .all(|e| !e.replayed && e.wall_ms == 1_000 + e.event.t_ms));
+
+        // A restart: the same events, marked as replayed, then the restart is noted.
+        let hub2 = Arc::new(Hub::new([4]));
+        let task = BoardTask::resume(&config, &config.boards[0], &paths, &hub2, 900_000).unwrap();
+        let again = hub2.events_since(0);
+        assert_eq!(task.replayed as usize, live.len());
+        for (a, b) in live.iter().zip(&again) {
+            assert_eq!((a.seq, &a.event, a.wall_ms), (b.seq, &b.event, b.wall_ms));
+            assert!(b.replayed);
+        }
+        let last_t = inputs.last().unwrap().t_ms;
+        assert_eq!(task.offset, 899_000, "wall-clock time since the epoch");
+        assert!(task.offset > last_t);
+        let restart = &again[live.len()];
+        assert_eq!(restart.seq, live.len() as u64 + 1);
+        assert!(!restart.replayed);
+        assert!(restart.event.to_json().contains("the daemon restarted"));
+        // The game as the sinks see it is the same.
+        assert_eq!(hub.board(4).unwrap().games, hub2.board(4).unwrap().games);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chess_rules::{read_pgn, Color, GameResult, Piece, PgnGame, Role, Square};
+use chess_rules::{read_pgn, Color, GameResult, PgnGame, Piece, Role, Square};
 use dgt_protocol::capture::TimeControl;
 use dgt_protocol::Orientation;
 use dgt_sim::hands::{
@@ -137,7 +137,10 @@ fn surname_first(name: &str) -> String {
 /// both kings on the centre squares (both light: 1-0, both dark: 0-1, one of each: a
 /// draw), after clearing those squares. `None` when the script ends the game itself.
 fn result_by_kings(pgn: &PgnGame, script: &Script) -> Option<Vec<TimedAction>> {
-    if matches!(script.expected.last().map(|e| &e.event), Some(Expected::GameOver { .. })) {
+    if matches!(
+        script.expected.last().map(|e| &e.event),
+        Some(Expected::GameOver { .. })
+    ) {
         return None;
     }
     let result: GameResult = pgn.tag("Result")?.parse().ok()?;
@@ -322,7 +325,9 @@ pub async fn run(
         });
         let mut actions = script.actions.clone();
         actions.extend(result_by_kings(&pgn, &script).unwrap_or_default());
-        let end_ms = actions.last().map_or(script.end_ms, |a| a.at_ms.max(script.end_ms));
+        let end_ms = actions
+            .last()
+            .map_or(script.end_ms, |a| a.at_ms.max(script.end_ms));
         let handle = sim
             .serve_pty(
                 emu,

@@ -114,3 +114,35 @@ impl Sink for JsonlSink {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sinks::pgn::tests::hub;
+
+    #[test]
+    fn events_already_in_the_file_are_not_written_again() {
+        let dir = std::env::temp_dir().join(format!("arbiter-jsonl-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("events.jsonl");
+        let mut sink = JsonlSink::open(&path, 3, false).unwrap();
+        sink.update(&hub()).unwrap();
+        let first = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(first.lines().count(), 2);
+        // A restart regenerates the same two events: nothing new is written; a torn last
+        // line gets its newline first.
+        std::fs::write(&path, format!("{first}{{\"board\":\"1\",\"ro")).unwrap();
+        let mut again = JsonlSink::open(&path, 3, false).unwrap();
+        again.update(&hub()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, format!("{first}{{\"board\":\"1\",\"ro\n"));
+        // Another round's events with the same seq are new.
+        let mut other = JsonlSink::open(&path, 4, false).unwrap();
+        other.written.clear();
+        let hub = hub();
+        other.round = 4;
+        other.update(&hub).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 5);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

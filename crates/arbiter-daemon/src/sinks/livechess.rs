@@ -195,3 +195,72 @@ impl Sink for LiveChessSink {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sinks::pgn::tests::{config, hub};
+
+    #[test]
+    fn the_folder_for_a_round_keeps_the_other_rounds() {
+        let config = config();
+        let hub = hub();
+        let before = [RoundEntry { count: 12, live: 0 }];
+        let files = render_folder(&config, &hub.boards(), &before);
+        let names: Vec<&str> = files.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "round-3/game-1.pgn",
+                "round-3/game-2.pgn",
+                "round-3/games.pgn",
+                "round-3/index.json",
+                "tournament.json"
+            ]
+        );
+        let t: Tournament = serde_json::from_slice(&files["tournament.json"]).unwrap();
+        assert_eq!(t.name, "Open");
+        assert_eq!(
+            t.rounds,
+            [
+                RoundEntry { count: 12, live: 0 },
+                RoundEntry::default(),
+                RoundEntry { count: 2, live: 2 }
+            ]
+        );
+        let i: Index = serde_json::from_slice(&files["round-3/index.json"]).unwrap();
+        assert_eq!(i.pairings[0].white, Player::from_name(Some("Morphy, Paul")));
+        assert_eq!(
+            (
+                i.pairings[0].white.lname.as_str(),
+                i.pairings[0].white.fname.as_str()
+            ),
+            ("Morphy", "Paul")
+        );
+        assert_eq!(i.pairings[1].black.lname, "?");
+        assert_eq!(
+            (i.pairings[0].result.as_str(), i.pairings[0].live),
+            ("*", true)
+        );
+        let all = chess_rules::read_pgn(&files["round-3/games.pgn"]).unwrap();
+        assert_eq!(all.len(), 2);
+        // The sink writes the files, and keeps what tournament.json had.
+        let dir = std::env::temp_dir().join(format!("arbiter-livechess-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("tournament.json"),
+            pretty(&Tournament {
+                id: "x".into(),
+                name: "x".into(),
+                rounds: before.to_vec(),
+            }),
+        )
+        .unwrap();
+        let mut sink = LiveChessSink::new(std::sync::Arc::new(config), dir.clone());
+        sink.update(&hub).unwrap();
+        assert_eq!(existing_rounds(&dir)[0], before[0]);
+        assert!(dir.join("round-3/game-2.pgn").is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -177,3 +177,111 @@ impl Sink for PgnSink {
         Ok(())
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::hub::HubEvent;
+    use touch_tracker::{ArbiterEvent, ClockMs, EventKind, MoveEvent};
+
+    /// A config with boards 1 and 2 (players on board 1 only).
+    pub fn config() -> Config {
+        let text = "[event]\nname = \"Open\"\nsite = \"Hall\"\ndate = \"2025-06-12\"\nround = 3\n\
+                    time_control = \"900+10\"\n[output]\ndir = \"/tmp/x\"\n\
+                    [[board]]\nnumber = 1\nport = \"/dev/null\"\nwhite = \"Morphy, Paul\"\nblack = \"Anderssen, Adolf\"\n\
+                    [[board]]\nnumber = 2\nport = \"/dev/null\"\n";
+        Config::parse(text, std::path::Path::new("t.toml")).unwrap()
+    }
+
+    /// A hub where board 1 played 1. e4 e5 with clocks.
+    pub fn hub() -> Hub {
+        let hub = Hub::new([1, 2]);
+        let mv = |seq: u64, uci: &str, san: &str, clock: u64| HubEvent {
+            seq,
+            board: 1,
+            round: 3,
+            wall_ms: 0,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: seq,
+                board: "1".into(),
+                kind: EventKind::Move(MoveEvent {
+                    ply: seq as u32,
+                    color: if seq == 1 {
+                        chess_rules::Color::White
+                    } else {
+                        chess_rules::Color::Black
+                    },
+                    uci: uci.parse().unwrap(),
+                    san: san.into(),
+                    fen: String::new(),
+                    clock_ms: Some(ClockMs {
+                        white: clock,
+                        black: clock,
+                    }),
+                    pressed: true,
+                    replaces: None,
+                    recovered: false,
+                    correction: false,
+                    touches: vec![],
+                }),
+            },
+        };
+        hub.publish(vec![
+            mv(1, "e2e4", "e4", 905_000),
+            mv(2, "e7e5", "e5", 3_612_300),
+        ]);
+        hub
+    }
+
+    #[test]
+    fn a_game_and_a_round() {
+        let config = config();
+        let hub = hub();
+        let boards = hub.boards();
+        let text = render(
+            &config,
+            &config.boards[0],
+            boards[0].games.current(),
+            Flavour::Standard,
+        );
+        let g = &chess_rules::read_pgn(text.as_bytes()).unwrap()[0];
+        for (tag, value) in [
+            ("Event", "Open"),
+            ("Site", "Hall"),
+            ("Date", "2025.06.12"),
+            ("Round", "3"),
+            ("White", "Morphy, Paul"),
+            ("Black", "Anderssen, Adolf"),
+            ("Result", "*"),
+            ("Board", "1"),
+            ("TimeControl", "900+10"),
+        ] {
+            assert_eq!(g.tag(tag), Some(value), "{tag}");
+        }
+        assert_eq!(g.tag("Termination"), None, "running");
+        assert_eq!(g.moves[0].clock_ms, Some(905_000));
+        assert!(
+            text.contains("1. e4 {[%clk 0:15:05]} 1... e5 {[%clk 1:00:12.3]} *"),
+            "{text}"
+        );
+        let live = render(
+            &config,
+            &config.boards[0],
+            boards[0].games.current(),
+            Flavour::LiveChess { index: 1 },
+        );
+        assert!(live.starts_with("[ePGN \"0.1;dgt-arbiter/"), "{live}");
+        assert!(live.contains("[Round \"3.1\"]"));
+        assert!(
+            live.contains("1. e4 {[%clk 00:15:05]} 1... e5 {[%clk 01:00:12]} *"),
+            "{live}"
+        );
+        // The round: both boards, the second without players.
+        let round = render_round(&config, &boards);
+        let games = chess_rules::read_pgn(round.as_bytes()).unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].tag("White"), Some("?"));
+        assert!(games[1].moves.is_empty());
+    }
+}
