@@ -38,6 +38,32 @@ pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> V
     lifts.into_iter().map(|(_, t)| t).collect()
 }
 
+/// Did the player go for a castling: his king lifted from its home square, and the next
+/// of his pieces he lifted his rook, with the king meanwhile in the air or put on a square
+/// a castling king lands on? (A king touched for another purpose and then a rook is not
+/// "king then rook" in the sense of art. 4.4.1.)
+pub fn castling_intent(base: &Position, log: &[Touch]) -> bool {
+    let me = base.side_to_move();
+    let king = Piece::new(me, Role::King);
+    let rook = Piece::new(me, Role::Rook);
+    let home = CastleSide::KingSide.king_move(me).from;
+    let Some(i) = log
+        .iter()
+        .position(|t| t.action == TouchAction::Lift && t.piece == king && t.square == home)
+    else {
+        return false;
+    };
+    let landing = |sq: Square| CastleSide::ALL.iter().any(|s| s.king_move(me).to == sq);
+    for t in &log[i + 1..] {
+        match t.action {
+            TouchAction::Place if t.piece == king && !landing(t.square) => return false,
+            TouchAction::Lift if t.piece.color == me => return t.piece == rook,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The first own piece touched, if it can move legally: the `must_move` of an illegal
 /// move ruling (formats.md §2).
 pub fn must_move(base: &Position, touched: &[Touched]) -> Option<Square> {
@@ -114,14 +140,15 @@ fn rook_side(base: &Position, rook: Square) -> Option<CastleSide> {
 ///   with the own piece; if that is illegal, move or capture the first touched piece that
 ///   can be;
 /// - an own piece first: move the first touched own piece that can move (else capture the
-///   first touched opponent's piece that can be captured); king then rook (both at home):
-///   castle with that rook if legal, else another king move (free if the king cannot
-///   move); rook then king: no castling with that rook, the rook counts as touched;
+///   first touched opponent's piece that can be captured); king then rook (both at home,
+///   `castling`: see [`castling_intent`]): castle with that rook if legal, else another
+///   king move (free if the king cannot move); rook then king: no castling with that
+///   rook, the rook counts as touched;
 /// - an opponent's piece first: capture the first touched one that can be captured (else
 ///   move the first own piece that can move).
 ///
 /// `None` when nothing touched can move or be captured (any legal move will do).
-pub fn obligation(base: &Position, touched: &[Touched]) -> Option<Binding> {
+pub fn obligation(base: &Position, touched: &[Touched], castling: bool) -> Option<Binding> {
     let me = base.side_to_move();
     let first = touched.first()?;
     let movable = |sq: Square| base.can_move_from(sq);
@@ -174,7 +201,7 @@ pub fn obligation(base: &Position, touched: &[Touched]) -> Option<Binding> {
     let rook = Piece::new(me, Role::Rook);
     let second = touched.get(1);
     let king_home = CastleSide::KingSide.king_move(me).from;
-    if first.piece == king && first.square == king_home {
+    if castling && first.piece == king && first.square == king_home {
         if let Some(side) = second
             .filter(|t| t.piece == rook)
             .and_then(|r| rook_side(base, r.square))
@@ -304,11 +331,13 @@ mod tests {
     }
 
     fn bound(p: &Position, log: &[Touch]) -> Option<(Obligation, String)> {
-        obligation(p, &touched_pieces(p, log, None)).map(|b| (b.obligation, b.square.to_string()))
+        let castling = castling_intent(p, log);
+        obligation(p, &touched_pieces(p, log, None), castling)
+            .map(|b| (b.obligation, b.square.to_string()))
     }
 
     fn kept(p: &Position, log: &[Touch], m: &str) -> bool {
-        let b = obligation(p, &touched_pieces(p, log, None)).unwrap();
+        let b = obligation(p, &touched_pieces(p, log, None), castling_intent(p, log)).unwrap();
         b.kept_by(p, m.parse().unwrap())
     }
 
@@ -356,7 +385,7 @@ mod tests {
         assert!(!kept(&p, &log, "g1f3"));
         // Both colours: the victim first, then the capturing pawn: capture with it.
         let log = [lift(1, "d5", 'p'), lift(2, "e4", 'P'), place(3, "d5", 'P')];
-        let b = obligation(&p, &touched_pieces(&p, &log, None)).unwrap();
+        let b = obligation(&p, &touched_pieces(&p, &log, None), false).unwrap();
         assert_eq!(
             (b.obligation, b.with),
             (Obligation::Capture, Some(sq("e4")))
@@ -381,6 +410,9 @@ mod tests {
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "h1".into())));
         assert!(!kept(&p, &log, "e1g1"));
         assert!(kept(&p, &log, "h1g1"));
+        // A king touched and put back, then the rook: not a castling; the king must move.
+        let log = [lift(1, "e1", 'K'), place(2, "e1", 'K'), lift(3, "h1", 'R')];
+        assert_eq!(bound(&p, &log), Some((Obligation::Move, "e1".into())));
         // King then rook where castling is illegal: another king move.
         let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPP1PP/R3K2R w Qkq - 0 1");
         let log = [lift(1, "e1", 'K'), lift(3, "h1", 'R')];

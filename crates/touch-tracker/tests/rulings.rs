@@ -1006,3 +1006,22 @@ fn pieces_in_hand_after_a_reconnect_are_not_explained_away() {
     assert_eq!(m.len(), 1);
     assert_eq!((m[0].uci.uci(), m[0].recovered), ("e6e1".into(), false));
 }
+
+#[test]
+fn a_queen_that_corrects_an_unpromoted_pawn_and_mates_ends_the_game_once_it_stands() {
+    let mut b = Bench::new(from_fen("k7/4P3/1K6/8/8/8/8/8 w - - 0 1"));
+    b.start_clock();
+    b.lift("e7");
+    b.place("e8", 'P');
+    b.press_and_settle(Color::White);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["illegal_move", "move"]);
+    b.place("e8", 'Q');
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["restored", "game_over"]);
+    let g = game_over(&ev);
+    assert_eq!(
+        (g.result, g.reason),
+        (GameResult::WhiteWins, EndReason::Checkmate)
+    );
+}

@@ -74,9 +74,11 @@ pub struct Snapshot {
 struct Made {
     mv: Move,
     after: Position,
-    /// Touch-log index where the move was (last) completed: later touches are the
-    /// opponent's if he replies before a press.
+    /// Touch-log index where the move was completed: later touches are the opponent's if
+    /// he replies before a press.
     split: usize,
+    /// When it was completed: the opponent's turn began then if he replies before a press.
+    at: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -167,6 +169,8 @@ struct How {
     recovered: bool,
     correction: bool,
     replaces: Option<Move>,
+    /// When the opponent's turn began, if not at this recording (he replied before it).
+    turn_from: Option<u64>,
 }
 
 impl How {
@@ -218,9 +222,12 @@ pub struct Tracker {
     /// The line is down (between a disconnect and the next dump): a pending press waits for
     /// the board rather than being ruled on what it last said.
     line_down: bool,
-    /// Board events were lost this turn (a disconnect, a dump that differed): its touch
-    /// log is incomplete, so it proves nothing about touch-move or two hands.
-    log_gap: bool,
+    /// When board events were last lost (a disconnect, a dump that differed): a turn that
+    /// began before has an incomplete touch log, which proves nothing about touch-move or
+    /// two hands.
+    last_gap_ms: Option<u64>,
+    /// When the turn of the player to move began (the opponent's press, or his move).
+    turn_start_ms: u64,
 }
 
 pub(super) fn idx(c: Color) -> usize {
@@ -291,7 +298,8 @@ impl Tracker {
             history: Vec::new(),
             result: None,
             left_start: false,
-            log_gap: false,
+            last_gap_ms: None,
+            turn_start_ms: 0,
             line_down: false,
             cfg,
         }
@@ -519,7 +527,7 @@ impl Tracker {
                 // A lever that moves while we cannot see it is not a press we saw; what
                 // hands do meanwhile is not in the touch log.
                 self.clock.reset();
-                self.log_gap = true;
+                self.last_gap_ms = Some(t);
                 self.line_down = true;
                 self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
             }
@@ -617,7 +625,7 @@ impl Tracker {
         }
         let placement = board.placement(self.orientation);
         if !first && placement != self.placement {
-            self.log_gap = true;
+            self.last_gap_ms = Some(t);
         }
         self.placement = placement;
         self.recount();
@@ -626,6 +634,11 @@ impl Tracker {
         }
         self.line_down = false;
         self.after_change(t, Change::Dump, out);
+        if !first && self.base_diff > 0 {
+            // What the dump shows beyond the last legal position was done unseen: the turn
+            // it belongs to has an incomplete touch log.
+            self.last_gap_ms = Some(t);
+        }
         // A press made before the line went down, and not yet explained: the board gets a
         // settle window from now.
         if let Some(p) = &mut self.pending_press {
@@ -737,7 +750,7 @@ impl Tracker {
                 let how = press
                     .filter(|p| p.presser == mover)
                     .map_or_else(How::default, |p| How::pressed(p.clock));
-                self.commit_made(t, made, how, out);
+                self.commit_replied(t, made, how, out);
                 if matches!(self.phase, Phase::Playing) {
                     let base = *self.game.position();
                     self.set_made(t, m2, &base);
@@ -757,7 +770,14 @@ impl Tracker {
             Change::Place { .. } => self.desynced,
             Change::Lift => false,
         };
-        if search && self.base_diff <= 4 * recover::MAX_PLIES {
+        // Pieces missing and nothing else changed: pieces in the air (a move under way),
+        // not lost moves; exchanges would explain it away.
+        let only_lifted = || {
+            base.placement()
+                .diff(&self.placement)
+                .all(|d| d.after.is_none())
+        };
+        if search && self.base_diff <= 4 * recover::MAX_PLIES && !only_lifted() {
             if let Some(line) = recover::lost_moves(&base, &self.placement, recover::MAX_PLIES) {
                 self.in_sync(t, out);
                 // A press pending from before the loss completed the first lost move, if
@@ -800,14 +820,15 @@ impl Tracker {
         let Ok(after) = base.play(m) else { return };
         // The same move shown again (its piece, or another, lifted and put back) was
         // completed when first shown: later touches may be the opponent's.
-        let split = match self.made {
-            Some(old) if old.mv == m => old.split,
-            _ => self.touches.len(),
+        let (split, at) = match self.made {
+            Some(old) if old.mv == m => (old.split, old.at),
+            _ => (self.touches.len(), t),
         };
         self.made = Some(Made {
             mv: m,
             after,
             split,
+            at,
         });
         self.quiet_deadline =
             (after.status() != Status::Ongoing).then(|| t + self.cfg.settle_window_ms);
@@ -827,9 +848,9 @@ impl Tracker {
         }
     }
 
-    /// The touch log at a move's recording: everything up to the move's completion is the
-    /// mover's; later touches go by the colour of the piece (the mover adjusting his own,
-    /// the opponent touching his).
+    /// The touch log at a move's recording by a press: everything up to the move's
+    /// completion is the mover's; later touches go by the colour of the piece (the mover
+    /// adjusting his own before pressing, the opponent touching his).
     fn split_at_move(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
         let mover = self.game.position().side_to_move();
         let all = std::mem::take(&mut self.touches);
@@ -844,6 +865,13 @@ impl Tracker {
             }
         }
         (mine, rest)
+    }
+
+    /// The touch log when the opponent replied without a press: his turn began when the
+    /// move was completed, so every later touch is his (a victim he lifted included).
+    fn split_at_reply(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
+        let rest = self.touches.split_off(split.min(self.touches.len()));
+        (std::mem::take(&mut self.touches), rest)
     }
 
     // ----- the clock -----
@@ -924,7 +952,7 @@ impl Tracker {
                 return;
             };
             if let Some(reply) = made.after.move_to_placement(&self.placement) {
-                self.commit_made(t, made, How::default(), out);
+                self.commit_replied(t, made, How::default(), out);
                 if matches!(self.phase, Phase::Playing) {
                     let base = *self.game.position();
                     self.set_made(t, reply, &base);
@@ -968,10 +996,21 @@ impl Tracker {
         }
     }
 
-    /// Records the made move, completed by `clock`'s press or by none (the opponent went
-    /// on); touches after it was made go by colour.
+    /// Records the made move, completed by a press (in `how`) or by none; the board shows
+    /// it still.
     fn commit_made(&mut self, t: u64, made: Made, how: How, out: &mut Vec<ArbiterEvent>) {
         let (mine, rest) = self.split_at_move(made.split);
+        self.record(t, made.mv, how, mine, rest, out);
+    }
+
+    /// Records the made move because the opponent went on (he replied, or pressed for a
+    /// reply): his turn began when the move was completed.
+    fn commit_replied(&mut self, t: u64, made: Made, how: How, out: &mut Vec<ArbiterEvent>) {
+        let (mine, rest) = self.split_at_reply(made.split);
+        let how = How {
+            turn_from: Some(made.at),
+            ..how
+        };
         self.record(t, made.mv, how, mine, rest, out);
     }
 

@@ -53,9 +53,12 @@ impl Tracker {
                 touches: mine.clone(),
             }),
         );
-        if !how.correction && !how.recovered && !self.log_gap {
+        // Events lost during this turn leave its touch log incomplete: no evidence from it.
+        let gap = self.last_gap_ms.is_some_and(|g| g >= self.turn_start_ms);
+        if !how.correction && !how.recovered && !gap {
             let touched = touch::touched_pieces(&before, &mine, Some(m));
-            if let Some(b) = touch::obligation(&before, &touched) {
+            let castling = touch::castling_intent(&before, &mine);
+            if let Some(b) = touch::obligation(&before, &touched, castling) {
                 if !b.kept_by(&before, m) {
                     self.emit(
                         out,
@@ -92,13 +95,14 @@ impl Tracker {
         }
         self.history.push(mine);
         self.touches = rest;
-        self.log_gap = false;
+        self.turn_start_ms = how.turn_from.unwrap_or(t);
         self.made = None;
         self.pending_press = None;
         self.quiet_deadline = None;
         self.amend = None;
         self.recount();
-        if matches!(self.phase, Phase::Playing) {
+        // A correction's consequences wait until the board shows it (see `restoring`).
+        if matches!(self.phase, Phase::Playing) && !how.correction {
             self.after_move(t, ply, out);
         }
     }

@@ -29,7 +29,7 @@ impl Tracker {
             // A press completing a reply that the board does not show: the mover's move
             // stands (it was made), and the press is ruled as the opponent's.
             let Some(made) = self.made else { return };
-            self.commit_made(t, made, How::default(), out);
+            self.commit_replied(t, made, How::default(), out);
             if !matches!(self.phase, Phase::Playing)
                 || p.presser != self.game.position().side_to_move()
             {
@@ -243,8 +243,13 @@ impl Tracker {
         let base = *self.game.position();
         if self.placement == r.target {
             let fen = r.fen.clone();
+            let kind = r.kind;
             self.phase = Phase::Playing;
             self.emit(out, t, EventKind::Restored { fen });
+            if kind == RestoreKind::Promotion {
+                // The queen stands: now the game may be over, or a draw claimable.
+                self.after_move(t, base.plies(), out);
+            }
             return;
         }
         if r.kind != RestoreKind::Reinstate {
