@@ -5,7 +5,8 @@
 //! move exact, nothing else (no false alert).
 //!
 //! The corpus is played in two halves (even and odd games), one test each, so that the
-//! two run side by side.
+//! two run side by side. `TRACKER_CORPUS_ROUNDS=N` plays it N times, with other seeds and
+//! the boards turned the other way round each time (a bigger sweep; default 1).
 
 mod common;
 
@@ -18,7 +19,20 @@ use dgt_sim::hands::{generate, GameInput, HandOptions, Variations};
 
 const TIME_CONTROLS: [(u32, u32); 4] = [(180, 2), (300, 3), (900, 10), (5400, 30)];
 
+fn rounds() -> u64 {
+    std::env::var("TRACKER_CORPUS_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
 fn run(parity: usize) {
+    for round in 0..rounds() {
+        run_round(parity, round);
+    }
+}
+
+fn run_round(parity: usize, round: u64) {
     let started = Instant::now();
     let games = corpus();
     assert!(
@@ -33,7 +47,7 @@ fn run(parity: usize) {
         let game = GameInput::from_pgn(pgn).unwrap_or_else(|e| panic!("{name}: {e}"));
         let (base, inc) = TIME_CONTROLS[i % TIME_CONTROLS.len()];
         let opts = HandOptions {
-            seed: i as u64,
+            seed: i as u64 + round * 1_000_003,
             time_control: TimeControl {
                 base_secs: base,
                 increment_secs: inc,
@@ -45,7 +59,7 @@ fn run(parity: usize) {
             Ok(s) => s,
             Err(e) => panic!("{name}: the generator failed: {e}"),
         };
-        let orientation = if i % 2 == 0 {
+        let orientation = if (i as u64 + round) % 2 == 0 {
             Orientation::Normal
         } else {
             Orientation::Rotated
@@ -64,7 +78,7 @@ fn run(parity: usize) {
         }
     }
     eprintln!(
-        "corpus half {parity}: {played} games, {plies} plies, {} failures in {:.1?} \
+        "corpus half {parity}, round {round}: {played} games, {plies} plies, {} failures in {:.1?} \
          ({unpressed} moves recorded without a press, {replaced} amended after the press)",
         failures.len(),
         started.elapsed()
