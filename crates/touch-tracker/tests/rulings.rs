@@ -239,32 +239,30 @@ fn only<'a, T>(events: &'a [ArbiterEvent], pick: impl Fn(&'a EventKind) -> Optio
     found.remove(0)
 }
 
+/// The one event of a kind among `events`.
+macro_rules! one {
+    ($events:expr, $kind:ident) => {
+        only($events, |k| match k {
+            EventKind::$kind(x) => Some(x.clone()),
+            _ => None,
+        })
+    };
+}
+
 fn game_over(events: &[ArbiterEvent]) -> touch_tracker::events::GameOverEvent {
-    only(events, |k| match k {
-        EventKind::GameOver(g) => Some(g.clone()),
-        _ => None,
-    })
+    one!(events, GameOver)
 }
 
 fn illegal(events: &[ArbiterEvent]) -> touch_tracker::events::IllegalMoveEvent {
-    only(events, |k| match k {
-        EventKind::IllegalMove(i) => Some(i.clone()),
-        _ => None,
-    })
+    one!(events, IllegalMove)
 }
 
 fn touch_move(events: &[ArbiterEvent]) -> touch_tracker::events::TouchMoveEvent {
-    only(events, |k| match k {
-        EventKind::TouchMove(t) => Some(t.clone()),
-        _ => None,
-    })
+    one!(events, TouchMove)
 }
 
 fn stands(events: &[ArbiterEvent]) -> touch_tracker::events::IllegalMoveStandsEvent {
-    only(events, |k| match k {
-        EventKind::IllegalMoveStands(s) => Some(s.clone()),
-        _ => None,
-    })
+    one!(events, IllegalMoveStands)
 }
 
 fn blitz() -> TrackerConfig {
