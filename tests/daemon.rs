@@ -524,6 +524,56 @@ fn config_mistakes_give_their_messages() {
             good.replace("[output]", "[output"),
             "syntax.toml:6:8:",
         ),
+        (
+            "supervision.toml",
+            good.replace("\"180+2\"\n", "\"180+2\"\nsupervision = \"some\"\n"),
+            "supervision.toml:5:15: event.supervision \"some\" is unknown; expected full",
+        ),
+        (
+            "category.toml",
+            good.replace("\"180+2\"\n", "\"180+2\"\ncategory = \"bullet\"\n"),
+            "category.toml:5:12: event.category \"bullet\" is not a FIDE category",
+        ),
+        (
+            "date.toml",
+            good.replace("round = 1", "round = 1\ndate = \"2025-13-01\""),
+            "date.toml:4:8: event.date \"2025-13-01\" is not a date; expected YYYY-MM-DD",
+        ),
+        (
+            "round.toml",
+            good.replace("round = 1", "round = 0"),
+            "round.toml:3:9: event.round = 0 is out of range; expected 1 to 999",
+        ),
+        (
+            "penalty.toml",
+            format!("{good}\n[penalties]\nfirst_illegal_secs = 0\n"),
+            "penalty.toml:14:22: penalties.first_illegal_secs = 0 is out of range",
+        ),
+        (
+            "bind.toml",
+            format!("{good}\n[http]\nbind = \"nowhere\"\n"),
+            "bind.toml:14:8: http.bind \"nowhere\" is not an address",
+        ),
+        (
+            "clock.toml",
+            format!("{good}white_clock = \"west\"\n"),
+            "clock.toml:12:15: board 1: white_clock \"west\" is unknown",
+        ),
+        (
+            "serial.toml",
+            good.replace("port = \"/dev/null\"", "serial = \"0 1\""),
+            "serial.toml:11:10: board 1: serial \"0 1\" is not a DGT serial number",
+        ),
+        (
+            "neither.toml",
+            good.replace("port = \"/dev/null\"\n", ""),
+            "neither.toml:9:1: board 1 has neither port nor serial",
+        ),
+        (
+            "noboard.toml",
+            good.split("[[board]]").next().unwrap().to_owned(),
+            "noboard.toml:9:1: no [[board]] is configured",
+        ),
     ];
     for (name, text, want) in cases {
         let err = run_config(&dir, name, &text);

@@ -44,6 +44,10 @@ pub struct Header {
     pub round: u32,
     /// Wall-clock time (Unix ms) of `t_ms` 0: the board's times are ms since then.
     pub epoch_unix_ms: u64,
+    /// The rules the tracker was configured with when the journal began (time control,
+    /// penalties, supervision, ...): replaying under other rules gives other events.
+    #[serde(default)]
+    pub rules: String,
 }
 
 /// One input of the tracker.
@@ -126,6 +130,7 @@ impl Journal {
         path: &Path,
         board: &str,
         round: u32,
+        rules: &str,
         now_unix_ms: u64,
         sync_within: Duration,
     ) -> Result<Opened, JournalError> {
@@ -167,6 +172,7 @@ impl Journal {
                     board: board.to_owned(),
                     round,
                     epoch_unix_ms: now_unix_ms,
+                    rules: rules.to_owned(),
                 };
                 file.seek(SeekFrom::End(0)).map_err(io_err)?;
                 let line = serde_json::to_string(&h).map_err(|e| io_err(io::Error::other(e)))?;
@@ -340,7 +346,7 @@ mod tests {
     #[test]
     fn records_come_back_in_order_and_the_epoch_is_kept() {
         let path = temp("a.jsonl");
-        let mut o = Journal::open(&path, "3", 1, 1000, SYNC).unwrap();
+        let mut o = Journal::open(&path, "3", 1, "r", 1000, SYNC).unwrap();
         assert!(o.records.is_empty());
         o.journal.append(&event(5), false).unwrap();
         assert!(o.journal.sync_due().is_some());
@@ -361,7 +367,7 @@ mod tests {
             )
             .unwrap();
         drop(o);
-        let o = Journal::open(&path, "3", 1, 99_999, SYNC).unwrap();
+        let o = Journal::open(&path, "3", 1, "r", 99_999, SYNC).unwrap();
         assert_eq!(o.header.epoch_unix_ms, 1000);
         assert_eq!(
             o.records,
@@ -381,35 +387,35 @@ mod tests {
     #[test]
     fn a_torn_last_record_is_dropped_and_cut_off() {
         let path = temp("b.jsonl");
-        let mut o = Journal::open(&path, "1", 2, 0, SYNC).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
         o.journal.append(&event(1), false).unwrap();
         o.journal.append(&event(2), false).unwrap();
         drop(o);
         let full = std::fs::read(&path).unwrap();
         // Cut the last record in the middle, as a power cut may.
         std::fs::write(&path, &full[..full.len() - 10]).unwrap();
-        let mut o = Journal::open(&path, "1", 2, 0, SYNC).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
         assert_eq!(o.records, vec![event(1)]);
         assert!(o.repaired.is_some());
         o.journal.append(&event(3), false).unwrap();
         drop(o);
-        let o = Journal::open(&path, "1", 2, 0, SYNC).unwrap();
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
         assert_eq!(o.records, vec![event(1), event(3)]);
     }
 
     #[test]
     fn damage_in_the_middle_and_a_wrong_board_are_errors() {
         let path = temp("c.jsonl");
-        let mut o = Journal::open(&path, "1", 2, 0, SYNC).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
         o.journal.append(&event(1), false).unwrap();
         o.journal.append(&event(2), false).unwrap();
         drop(o);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replacen("\"t_ms\":1", "\"t_ms\":x", 1)).unwrap();
-        let e = Journal::open(&path, "1", 2, 0, SYNC).unwrap_err();
+        let e = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
         std::fs::write(&path, text).unwrap();
-        let e = Journal::open(&path, "2", 2, 0, SYNC).unwrap_err();
+        let e = Journal::open(&path, "2", 2, "r", 0, SYNC).unwrap_err();
         assert!(e.to_string().contains("belongs to board 1 round 2"), "{e}");
     }
 }

@@ -258,6 +258,27 @@ pub async fn signal() {
     }
 }
 
+/// The settings that change a tracker's decisions, in a few words (kept in the journal).
+fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
+    format!(
+        "time control {}, {}, penalty {} ms, remove increment {}, {:?} supervision, \
+         two-handed {}, white clock {:?}, windows {}/{} ms",
+        t.time_control.map_or("?".into(), |tc| tc.to_string()),
+        t.category.map_or("?", |c| c.name()),
+        t.penalties.blitz_ms,
+        t.remove_offender_increment,
+        t.supervision,
+        if t.penalise_two_handed {
+            "penalised"
+        } else {
+            "reported"
+        },
+        t.white_clock,
+        t.settle_window_ms,
+        t.two_handed_window_ms
+    )
+}
+
 /// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
 fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
@@ -298,13 +319,25 @@ impl BoardTask {
         now_unix: u64,
     ) -> Result<BoardTask, DaemonError> {
         let round = config.event.round;
+        let tracker_config = config.tracker_config(b);
+        let rules = rules_of(&tracker_config);
         let opened = Journal::open(
             &paths.journal(round, b.number),
             &b.name(),
             round,
+            &rules,
             now_unix,
             Duration::from_millis(config.timing.journal_sync_ms),
         )?;
+        if !opened.header.rules.is_empty() && opened.header.rules != rules {
+            tracing::warn!(
+                board = b.number,
+                "the config changed since this board's journal began ({} then, {rules} now): \
+                 its events are regenerated under the new rules and may differ from those \
+                 already reported",
+                opened.header.rules
+            );
+        }
         if let Some(torn) = &opened.repaired {
             tracing::warn!(
                 board = b.number,
@@ -316,7 +349,7 @@ impl BoardTask {
         let mut task = BoardTask {
             number: b.number,
             round,
-            tracker: Tracker::new(config.tracker_config(b)),
+            tracker: Tracker::new(tracker_config),
             journal: opened.journal,
             epoch_unix_ms: opened.header.epoch_unix_ms,
             offset: 0,
