@@ -420,10 +420,19 @@ fn kill_9_and_sigterm_mid_game_then_restart_give_the_complete_game() {
         "killed before the irregularity"
     );
 
+    eprintln!("killed at ply {before}; the illegal move comes at ply {late}");
+
+    // Resumed: the illegal move is ruled and restored, the game goes on; then SIGTERM.
     let mut daemon = start(&cfg);
-    wait_events(&out, Duration::from_secs(60), "resumed", |ev| {
-        plies(ev) >= before + 4
-    });
+    wait_events(
+        &out,
+        Duration::from_secs(90),
+        "the ruling, then two moves",
+        |ev| {
+            let b = board_events(ev, 1);
+            b.iter().any(|e| e["kind"] == "restored") && plies(ev) >= late + 1
+        },
+    );
     assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
     // Closed as unfinished, for now.
     let pgn = std::fs::read_to_string(out.join("pgn/round-2/board-1.pgn")).unwrap();
