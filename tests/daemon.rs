@@ -424,6 +424,16 @@ fn kill_9_and_sigterm_mid_game_then_restart_give_the_complete_game() {
 
     // Resumed: the illegal move is ruled and restored, the game goes on; then SIGTERM.
     let mut daemon = start(&cfg);
+    wait_events(&out, Duration::from_secs(30), "the restart", |ev| {
+        board_events(ev, 1)
+            .iter()
+            .any(|e| e["detail"] == "the daemon restarted")
+    });
+    // The live stream: the next event, as JSON.
+    let (kind, data) = sse_first_event(&out);
+    let data: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(data["kind"], kind.as_str());
+    assert_eq!(data["board"], "1");
     wait_events(
         &out,
         Duration::from_secs(90),

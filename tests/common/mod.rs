@@ -276,3 +276,33 @@ pub fn http_get(out: &Path, path: &str) -> (u16, String) {
     }
     (code, String::from_utf8(body).unwrap())
 }
+
+/// Subscribes to `/events` (Server-Sent Events) and returns the first event's `event:`
+/// and `data:` lines.
+pub fn sse_first_event(out: &Path) -> (String, String) {
+    let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
+    let host = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET /events HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(s);
+    let (mut event, mut data) = (String::new(), String::new());
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            panic!("the event stream ended");
+        }
+        // Chunked framing lines interleave; the SSE fields are whole lines.
+        if let Some(e) = line.strip_prefix("event: ") {
+            event = e.trim().to_owned();
+        } else if let Some(d) = line.strip_prefix("data: ") {
+            data = d.trim().to_owned();
+        }
+        if !event.is_empty() && !data.is_empty() {
+            return (event, data);
+        }
+    }
+}
