@@ -227,15 +227,23 @@ pub fn moves(events: &[&Value]) -> Vec<String> {
     out.into_iter().map(|(_, s)| s).collect()
 }
 
-/// A GET on the daemon's HTTP endpoint: status code and body.
-pub fn http_get(out: &Path, path: &str) -> (u16, String) {
+/// A connection to the daemon's HTTP endpoint (its address from `http-address`), and the
+/// `host:port` it is on.
+fn connect(out: &Path, read_timeout: Duration) -> (TcpStream, String) {
     let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
     let host = url
         .trim()
         .trim_start_matches("http://")
-        .trim_end_matches('/');
-    let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        .trim_end_matches('/')
+        .to_owned();
+    let s = TcpStream::connect(&host).unwrap();
+    s.set_read_timeout(Some(read_timeout)).unwrap();
+    (s, host)
+}
+
+/// A GET on the daemon's HTTP endpoint: status code and body.
+pub fn http_get(out: &Path, path: &str) -> (u16, String) {
+    let (mut s, host) = connect(out, Duration::from_secs(5));
     write!(
         s,
         "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
@@ -280,13 +288,7 @@ pub fn http_get(out: &Path, path: &str) -> (u16, String) {
 /// Subscribes to `/events` (Server-Sent Events) and returns the first event's `event:`
 /// and `data:` lines.
 pub fn sse_first_event(out: &Path) -> (String, String) {
-    let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/');
-    let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let (mut s, host) = connect(out, Duration::from_secs(10));
     write!(s, "GET /events HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
     let mut reader = BufReader::new(s);
     let (mut event, mut data) = (String::new(), String::new());
