@@ -17,6 +17,8 @@ use serde::Deserialize;
 use toml::Spanned;
 use touch_tracker::{Penalties, Supervision, TimeCategory, TrackerConfig};
 
+use crate::dashboard::auth::ArbiterToken;
+
 /// The configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -100,6 +102,11 @@ pub struct OutputConfig {
 pub struct HttpConfig {
     pub enabled: bool,
     pub bind: SocketAddr,
+    /// The arbiter token that dashboard actions need (`None`: the daemon makes one and
+    /// keeps it in the output folder; see [`crate::dashboard`]).
+    pub token: Option<ArbiterToken>,
+    /// The dashboard's read-only view is open to anyone who reaches the endpoint.
+    pub public_dashboard: bool,
 }
 
 /// Timings; the defaults suit real boards (tests and the sped-up demo scale them).
@@ -113,6 +120,8 @@ pub struct Timing {
     pub analysis_budget_ms: u64,
     /// Longest time a journal record waits for its fdatasync (see [`crate::journal`]).
     pub journal_sync_ms: u64,
+    /// How long an unattended ruling's text stays on the clock before the next one.
+    pub ruling_text_ms: u64,
 }
 
 impl Default for Timing {
@@ -122,6 +131,7 @@ impl Default for Timing {
             two_handed_window_ms: 250,
             analysis_budget_ms: 3000,
             journal_sync_ms: 150,
+            ruling_text_ms: 1500,
         }
     }
 }
@@ -272,6 +282,8 @@ struct RawOutput {
 struct RawHttp {
     enabled: Option<bool>,
     bind: Option<Spanned<String>>,
+    token: Option<Spanned<String>>,
+    public_dashboard: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -281,6 +293,7 @@ struct RawTiming {
     two_handed_window_ms: Option<Spanned<i64>>,
     analysis_budget_ms: Option<Spanned<i64>>,
     journal_sync_ms: Option<Spanned<i64>>,
+    ruling_text_ms: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -436,6 +449,22 @@ impl Validate<'_> {
             journal_sync_ms: self
                 .opt_range(&t.journal_sync_ms, "timing.journal_sync_ms", 0, 10_000)?
                 .unwrap_or(d.journal_sync_ms),
+            ruling_text_ms: self
+                .opt_range(&t.ruling_text_ms, "timing.ruling_text_ms", 0, 10_000)?
+                .unwrap_or(d.ruling_text_ms),
+        };
+        let token = match &raw.http.token {
+            None => None,
+            Some(t) => Some(ArbiterToken::new(t.get_ref()).map_err(|e| {
+                self.err(
+                    t.span(),
+                    format!(
+                        "http.token is not usable: {e}; expected 16 to 200 printable ASCII \
+                         characters without spaces (or leave it out: the daemon then makes \
+                         one and keeps it in the output folder's arbiter-token file)"
+                    ),
+                )
+            })?),
         };
         let boards = self.boards(&raw.boards)?;
         Ok(Config {
@@ -459,6 +488,8 @@ impl Validate<'_> {
             http: HttpConfig {
                 enabled: raw.http.enabled.unwrap_or(true),
                 bind,
+                token,
+                public_dashboard: raw.http.public_dashboard.unwrap_or(false),
             },
             timing,
             boards,

@@ -9,13 +9,17 @@
 //! - [`hub`]: the one place decisions go: an event log, a live broadcast and per-board
 //!   snapshots and games ([`record`]). Sinks and HTTP read from it.
 //! - [`sinks`]: the JSON-lines stream, PGN per game and round, the DGT LiveChess folder,
-//!   and logs; [`http`]: the endpoints for broadcast tools.
+//!   and logs; [`http`]: the endpoints for broadcast tools; [`dashboard`]: the live
+//!   arbiter dashboard at `/`.
+//! - [`unattended`]: boards that run without an arbiter: the daemon stops the DGT3000,
+//!   shows the ruling and restarts it with the corrected times.
 //! - [`demo`]: eight emulated boards on ptys playing embedded games with irregularities,
 //!   through the same runtime.
 //!
 //! Output layout: [`paths`]. Rulings in plain words: [`words`].
 
 pub mod config;
+pub mod dashboard;
 pub mod demo;
 pub mod fsutil;
 pub mod http;
@@ -26,6 +30,7 @@ pub mod record;
 pub mod runtime;
 pub mod sinks;
 pub mod wall;
+pub mod unattended;
 pub mod words;
 
 pub use config::{Config, ConfigError};

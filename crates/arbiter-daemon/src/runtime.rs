@@ -99,6 +99,8 @@ impl Daemon {
     /// Resumes every board from its journal, then starts the drivers, sinks, log and
     /// HTTP endpoint. Must run inside a tokio runtime.
     pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
+    /// The dashboard's follower and the unattended clock control, aborted at shutdown.
+    tasks: Vec<JoinHandle<()>>,
         let config = Arc::new(config);
         let paths = Paths::new(&config.output.dir);
         std::fs::create_dir_all(paths.root()).map_err(|source| DaemonError::Output {
@@ -150,11 +152,17 @@ impl Daemon {
                 hub: Arc::clone(&hub),
                 config: Arc::clone(&config),
             };
-            let mut router = http::router(state.clone());
+            let (_, dashboard, follower) =
+                crate::dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
+            tasks.push(follower);
+            let mut router = http::router(state.clone()).merge(dashboard);
             if let Some(extra) = opts.extra_routes.clone() {
                 router = router.merge(extra.with_state(state));
             }
             let task = tokio::spawn(http::serve(listener, router));
+        let mut tasks: Vec<JoinHandle<()>> = crate::unattended::spawn(Arc::clone(&hub), &config)
+            .into_iter()
+            .collect();
             let url = format!("http://{addr}/\n");
             if let Err(e) = crate::fsutil::write_atomic(&paths.http_address(), url.as_bytes()) {
                 tracing::warn!("cannot write {}: {e}", paths.http_address().display());
@@ -214,6 +222,7 @@ impl Daemon {
     /// Where the HTTP endpoint listens.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(|(a, _)| *a)
+            tasks,
     }
 
     /// Stops gracefully: the boards stop (journals synced, drivers reset their boards),
@@ -253,6 +262,9 @@ pub async fn signal() {
             }
         }
         Err(_) => {
+        for t in self.tasks {
+            t.abort();
+        }
             let _ = tokio::signal::ctrl_c().await;
         }
     }

@@ -62,7 +62,8 @@ fn piece_name(p: Piece) -> String {
     }
 }
 
-fn steps(steps: &[RestoreStep]) -> String {
+/// Restore steps in plain words: "take the white bishop off f3, put a white bishop on f1".
+pub fn steps(steps: &[RestoreStep]) -> String {
     steps
         .iter()
         .map(|s| match *s {

@@ -1,0 +1,657 @@
+//! [`Alerts`]: the arbiter's alerts, folded from the hub's events, each with an identity
+//! (`B-SEQ`: the board and the event's `seq`, stable across restarts) and a state (open,
+//! acknowledged, resolved) that the daemon holds, so every open dashboard agrees and a
+//! reload shows the current state. Claimable draws are kept apart, one per board, while
+//! they can be claimed.
+//!
+//! Pure: fed [`HubEvent`]s and actions, no IO. The states that are not `open` can be
+//! saved ([`Alerts::saved`]) and given back at the next start ([`Alerts::restore`]).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use touch_tracker::{BoardStatus, EndReason, EventKind};
+
+use crate::hub::HubEvent;
+use crate::wall::rfc3339;
+use crate::words;
+
+/// Where an alert stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertState {
+    Open,
+    Acknowledged,
+    Resolved,
+}
+
+/// How soon the arbiter must act, most urgent first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Urgency {
+    /// A second illegal move, a flag fall, any other end of the game.
+    GameEnd,
+    /// A first illegal move (or one that stands).
+    Illegal,
+    /// A possible touch-move violation, a suspected two-handed move.
+    Suspicion,
+    /// A board or clock that went away, a board out of sync.
+    Connection,
+}
+
+/// What an arbiter does to an alert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Acknowledge,
+    Resolve,
+}
+
+impl Action {
+    fn target(self) -> AlertState {
+        match self {
+            Action::Acknowledge => AlertState::Acknowledged,
+            Action::Resolve => AlertState::Resolved,
+        }
+    }
+}
+
+/// One alert, as the dashboard shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alert {
+    /// `B-SEQ`.
+    pub id: String,
+    pub board: u32,
+    pub seq: u64,
+    /// The event's `kind`.
+    pub kind: &'static str,
+    pub urgency: Urgency,
+    /// A few words: "Illegal move", "Flag fall", ...
+    pub title: String,
+    /// The ruling in plain words.
+    pub text: String,
+    /// When it happened (RFC 3339 UTC) and as Unix ms.
+    pub at: String,
+    pub wall_ms: u64,
+    pub state: AlertState,
+    /// When it was acknowledged / resolved (RFC 3339 UTC).
+    pub acknowledged_at: Option<String>,
+    pub resolved_at: Option<String>,
+    /// What happened since: "position restored", "game over: 0-1", "reconnected".
+    pub notes: Vec<String>,
+    /// The event itself (formats.md §2), for the card's details and diagram.
+    pub event: Value,
+    /// Plain words for an illegal move's card.
+    pub details: Details,
+    /// Bumped at every change, so a client keeps the newest copy.
+    pub revision: u64,
+}
+
+/// An illegal move in plain words: its category and each restore step.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Details {
+    pub category: Option<&'static str>,
+    pub steps: Vec<String>,
+}
+
+impl Details {
+    fn of(kind: &EventKind) -> Details {
+        match kind {
+            EventKind::IllegalMove(i) => Details {
+                category: Some(words::category(i.category)),
+                steps: i
+                    .restore
+                    .iter()
+                    .map(|s| words::steps(std::slice::from_ref(s)))
+                    .collect(),
+            },
+            _ => Details::default(),
+        }
+    }
+}
+
+/// A draw the player to move may claim now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Claim {
+    pub id: String,
+    pub board: u32,
+    pub text: String,
+    pub at: String,
+    pub event: Value,
+}
+
+/// What an event or an action changed, for live clients.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    Alert(Alert),
+    /// The board's claim now (`None`: nothing to claim).
+    Claim {
+        board: u32,
+        claim: Option<Claim>,
+    },
+}
+
+/// Why an action was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActError {
+    #[error("no alert {0:?}")]
+    Unknown(String),
+}
+
+/// A saved state (see [`Alerts::saved`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedState {
+    pub state: AlertState,
+    #[serde(default)]
+    pub acknowledged_at: Option<String>,
+    #[serde(default)]
+    pub resolved_at: Option<String>,
+}
+
+/// See the module documentation.
+#[derive(Debug, Default)]
+pub struct Alerts {
+    alerts: Vec<Alert>,
+    by_id: HashMap<String, usize>,
+    claims: BTreeMap<u32, Claim>,
+    /// Per board, the last illegal-move alert (restorations and endings note there).
+    last_illegal: HashMap<u32, usize>,
+    saved: HashMap<String, SavedState>,
+    revision: u64,
+}
+
+/// The alert id of a board's event.
+pub fn alert_id(board: u32, seq: u64) -> String {
+    format!("{board}-{seq}")
+}
+
+/// Whether a text is an alert id (`B-SEQ`, digits only, bounded).
+pub fn is_alert_id(text: &str) -> bool {
+    text.len() <= 32
+        && text.split_once('-').is_some_and(|(b, s)| {
+            !b.is_empty()
+                && !s.is_empty()
+                && b.bytes().all(|c| c.is_ascii_digit())
+                && s.bytes().all(|c| c.is_ascii_digit())
+        })
+}
+
+fn end_title(reason: EndReason) -> &'static str {
+    match reason {
+        EndReason::Checkmate => "Checkmate",
+        EndReason::Stalemate => "Stalemate",
+        EndReason::DeadPosition => "Dead position",
+        EndReason::Fivefold => "Fivefold repetition",
+        EndReason::SeventyFiveMoves => "75-move rule",
+        EndReason::SecondIllegalMove => "Second illegal move",
+        EndReason::Flag => "Flag fall",
+        EndReason::ResultOnBoard => "Result shown on the board",
+    }
+}
+
+impl Alerts {
+    pub fn new() -> Alerts {
+        Alerts::default()
+    }
+
+    /// States saved by an earlier run; applied to alerts as their events come back.
+    pub fn restore(&mut self, saved: HashMap<String, SavedState>) {
+        for (id, s) in &saved {
+            if let Some(&i) = self.by_id.get(id) {
+                let a = &mut self.alerts[i];
+                a.state = s.state;
+                a.acknowledged_at.clone_from(&s.acknowledged_at);
+                a.resolved_at.clone_from(&s.resolved_at);
+            }
+        }
+        self.saved = saved;
+    }
+
+    /// The states that are not `open`, by id (to keep across restarts).
+    pub fn saved(&self) -> BTreeMap<String, SavedState> {
+        self.alerts
+            .iter()
+            .filter(|a| a.state != AlertState::Open)
+            .map(|a| {
+                (
+                    a.id.clone(),
+                    SavedState {
+                        state: a.state,
+                        acknowledged_at: a.acknowledged_at.clone(),
+                        resolved_at: a.resolved_at.clone(),
+                    },
+                )
+            })
+            .collect()
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.revision += 1;
+        self.revision
+    }
+
+    fn add(&mut self, e: &HubEvent, urgency: Urgency, title: String) -> usize {
+        let id = alert_id(e.board, e.seq);
+        if let Some(&i) = self.by_id.get(&id) {
+            // The same event again (a resumed board replays its journal).
+            return i;
+        }
+        let saved = self.saved.get(&id).cloned();
+        let revision = self.bump();
+        let alert = Alert {
+            id: id.clone(),
+            board: e.board,
+            seq: e.seq,
+            kind: e.event.kind_name(),
+            urgency,
+            title,
+            text: words::ruling(&e.event).unwrap_or_default(),
+            at: rfc3339(e.wall_ms),
+            wall_ms: e.wall_ms,
+            state: saved.as_ref().map_or(AlertState::Open, |s| s.state),
+            acknowledged_at: saved.as_ref().and_then(|s| s.acknowledged_at.clone()),
+            resolved_at: saved.and_then(|s| s.resolved_at),
+            notes: Vec::new(),
+            event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
+            details: Details::of(&e.event.kind),
+            revision,
+        };
+        self.alerts.push(alert);
+        self.by_id.insert(id, self.alerts.len() - 1);
+        self.alerts.len() - 1
+    }
+
+    fn note(&mut self, i: usize, text: String) -> Alert {
+        let revision = self.bump();
+        let a = &mut self.alerts[i];
+        if !a.notes.contains(&text) {
+            a.notes.push(text);
+        }
+        a.revision = revision;
+        a.clone()
+    }
+
+    /// The board's newest open alert of this kind and status, if any.
+    fn open_status(&self, board: u32, status: BoardStatus) -> Option<usize> {
+        let name = serde_json::to_value(status).ok()?;
+        self.alerts.iter().rposition(|a| {
+            a.board == board
+                && a.kind == "board_status"
+                && a.state != AlertState::Resolved
+                && a.event["status"] == name
+        })
+    }
+
+    /// Folds one event in; says what changed.
+    pub fn apply(&mut self, e: &HubEvent) -> Vec<Change> {
+        let board = e.board;
+        let when = crate::wall::rfc3339(e.wall_ms);
+        let mut out = Vec::new();
+        match &e.event.kind {
+            EventKind::IllegalMove(i) => {
+                let (urgency, title) = if i.result.is_some() || i.count >= 2 {
+                    (Urgency::GameEnd, "Second illegal move")
+                } else {
+                    (Urgency::Illegal, "Illegal move")
+                };
+                let at = self.add(e, urgency, title.into());
+                self.last_illegal.insert(board, at);
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
+            EventKind::Restored { .. } => {
+                if let Some(&i) = self.last_illegal.get(&board) {
+                    out.push(Change::Alert(
+                        self.note(i, format!("position restored ({when})")),
+                    ));
+                }
+            }
+            EventKind::IllegalMoveStands(_) => {
+                let at = self.add(e, Urgency::Illegal, "Illegal move stands".into());
+                out.push(Change::Alert(self.alerts[at].clone()));
+                if let Some(&i) = self.last_illegal.get(&board) {
+                    out.push(Change::Alert(self.note(
+                        i,
+                        "the opponent replied before the correction: the move stands".into(),
+                    )));
+                }
+            }
+            EventKind::GameOver(g) => {
+                let result = format!("game over: {} ({when})", g.result);
+                match self.last_illegal.get(&board) {
+                    // The second illegal move already has its card: the end goes there.
+                    Some(&i)
+                        if g.reason == EndReason::SecondIllegalMove
+                            && self.alerts[i].urgency == Urgency::GameEnd =>
+                    {
+                        out.push(Change::Alert(self.note(i, result)));
+                    }
+                    _ => {
+                        let at = self.add(e, Urgency::GameEnd, end_title(g.reason).into());
+                        out.push(Change::Alert(self.alerts[at].clone()));
+                    }
+                }
+                out.extend(self.clear_claim(board));
+            }
+            EventKind::TouchMove(t) if t.violation => {
+                let at = self.add(
+                    e,
+                    Urgency::Suspicion,
+                    "Possible touch-move violation".into(),
+                );
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
+            EventKind::TwoHandedSuspected(_) => {
+                let at = self.add(e, Urgency::Suspicion, "Two-handed move suspected".into());
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
+            EventKind::BoardStatus(s) => {
+                let opened = match s.status {
+                    BoardStatus::Disconnected => Some("Board disconnected"),
+                    BoardStatus::ClockDisconnected => Some("Clock disconnected"),
+                    BoardStatus::OutOfSync => Some("Board out of sync"),
+                    _ => None,
+                };
+                let closes = match s.status {
+                    BoardStatus::Connected => Some((BoardStatus::Disconnected, "reconnected")),
+                    BoardStatus::ClockConnected => {
+                        Some((BoardStatus::ClockDisconnected, "clock reconnected"))
+                    }
+                    BoardStatus::InSync => Some((BoardStatus::OutOfSync, "back in sync")),
+                    _ => None,
+                };
+                if let Some(title) = opened {
+                    let at = self.add(e, Urgency::Connection, title.into());
+                    if self.alerts[at].text.is_empty() {
+                        let detail = s.detail.as_deref().unwrap_or("");
+                        self.alerts[at].text = format!("board {board}: {}", title.to_lowercase())
+                            + &if detail.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" ({detail})")
+                            };
+                    }
+                    out.push(Change::Alert(self.alerts[at].clone()));
+                }
+                if let Some((status, words)) = closes {
+                    // Solved by itself: the arbiter need not act.
+                    while let Some(i) = self.open_status(board, status) {
+                        self.note(i, format!("{words} ({when})"));
+                        let revision = self.bump();
+                        let a = &mut self.alerts[i];
+                        a.state = AlertState::Resolved;
+                        a.resolved_at = Some(when.clone());
+                        a.revision = revision;
+                        out.push(Change::Alert(a.clone()));
+                    }
+                }
+            }
+            EventKind::DrawClaimable(_) => {
+                let claim = Claim {
+                    id: alert_id(board, e.seq),
+                    board,
+                    text: words::ruling(&e.event).unwrap_or_default(),
+                    at: when,
+                    event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
+                };
+                self.claims.insert(board, claim.clone());
+                out.push(Change::Claim {
+                    board,
+                    claim: Some(claim),
+                });
+            }
+            EventKind::Move(_) | EventKind::NewGame { .. } => {
+                // A claim is for the player to move at that moment only.
+                out.extend(self.clear_claim(board));
+            }
+            EventKind::TouchMove(_) => {}
+        }
+        out
+    }
+
+    fn clear_claim(&mut self, board: u32) -> Option<Change> {
+        self.claims
+            .remove(&board)
+            .map(|_| Change::Claim { board, claim: None })
+    }
+
+    /// Acknowledges or resolves an alert (resolving is final: a resolved alert is not
+    /// acknowledged again).
+    pub fn act(&mut self, id: &str, action: Action, now_ms: u64) -> Result<Alert, ActError> {
+        let Some(&i) = self.by_id.get(id) else {
+            return Err(ActError::Unknown(id.to_owned()));
+        };
+        let target = action.target();
+        if self.alerts[i].state >= target {
+            return Ok(self.alerts[i].clone());
+        }
+        let revision = self.bump();
+        let when = rfc3339(now_ms);
+        let a = &mut self.alerts[i];
+        a.state = target;
+        match action {
+            Action::Acknowledge => a.acknowledged_at = Some(when),
+            Action::Resolve => a.resolved_at = Some(when),
+        }
+        a.revision = revision;
+        Ok(a.clone())
+    }
+
+    /// Every alert, in the order the arbiter should look at them: open ones first, then
+    /// acknowledged, then resolved; by urgency; newest first.
+    pub fn sorted(&self) -> Vec<&Alert> {
+        let mut v: Vec<&Alert> = self.alerts.iter().collect();
+        v.sort_by(|a, b| {
+            (
+                a.state,
+                a.urgency,
+                std::cmp::Reverse(a.wall_ms),
+                a.board,
+                a.seq,
+            )
+                .cmp(&(
+                    b.state,
+                    b.urgency,
+                    std::cmp::Reverse(b.wall_ms),
+                    b.board,
+                    b.seq,
+                ))
+        });
+        v
+    }
+
+    /// One alert.
+    pub fn get(&self, id: &str) -> Option<&Alert> {
+        self.by_id.get(id).map(|&i| &self.alerts[i])
+    }
+
+    /// The draws that may be claimed now, by board.
+    pub fn claims(&self) -> Vec<&Claim> {
+        self.claims.values().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chess_rules::{Color, GameResult, IllegalCategory};
+    use touch_tracker::events::{
+        BoardStatusEvent, DrawClaimableEvent, GameOverEvent, IllegalMoveEvent, TouchMoveEvent,
+    };
+    use touch_tracker::{ArbiterEvent, ClaimReason, Obligation, Penalty};
+
+    fn ev(board: u32, seq: u64, wall_ms: u64, kind: EventKind) -> HubEvent {
+        HubEvent {
+            seq,
+            board,
+            round: 1,
+            wall_ms,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: wall_ms,
+                board: board.to_string(),
+                kind,
+            },
+        }
+    }
+
+    fn illegal(count: u32) -> EventKind {
+        EventKind::IllegalMove(IllegalMoveEvent {
+            color: Color::White,
+            category: IllegalCategory::PieceMovement,
+            attempt: None,
+            count,
+            restore_fen: chess_rules::START_FEN.into(),
+            restore: vec![],
+            must_move: None,
+            penalty: (count == 1).then_some(Penalty {
+                add_ms: 60_000,
+                to: Color::Black,
+            }),
+            result: (count > 1).then_some(GameResult::BlackWins),
+            result_undetermined: false,
+            ply: 5,
+            explanation: String::new(),
+            clock_before: None,
+            clock_after: None,
+        })
+    }
+
+    fn status(s: BoardStatus) -> EventKind {
+        EventKind::BoardStatus(BoardStatusEvent {
+            status: s,
+            detail: None,
+        })
+    }
+
+    fn game_over(reason: EndReason) -> EventKind {
+        EventKind::GameOver(GameOverEvent {
+            result: GameResult::BlackWins,
+            reason,
+            flag: None,
+            undetermined: false,
+            plies: 9,
+        })
+    }
+
+    fn touch(violation: bool) -> EventKind {
+        EventKind::TouchMove(TouchMoveEvent {
+            color: Color::Black,
+            touched: vec![],
+            obligation: Obligation::Move,
+            square: "g8".parse().unwrap(),
+            played: "e7e5".parse().unwrap(),
+            violation,
+            ply: 2,
+        })
+    }
+
+    #[test]
+    fn alerts_are_ordered_by_state_urgency_and_time() {
+        let mut a = Alerts::new();
+        a.apply(&ev(1, 1, 100, status(BoardStatus::Disconnected)));
+        a.apply(&ev(2, 1, 200, touch(true)));
+        a.apply(&ev(2, 2, 250, touch(false)));
+        a.apply(&ev(3, 1, 300, illegal(1)));
+        a.apply(&ev(4, 1, 400, illegal(1)));
+        a.apply(&ev(5, 1, 500, game_over(EndReason::Flag)));
+        let ids: Vec<&str> = a.sorted().iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(ids, ["5-1", "4-1", "3-1", "2-1", "1-1"]);
+        assert_eq!(a.get("5-1").unwrap().title, "Flag fall");
+        // Acknowledged alerts go below the open ones, resolved ones last.
+        a.act("4-1", Action::Acknowledge, 1_000).unwrap();
+        a.act("5-1", Action::Resolve, 1_000).unwrap();
+        let ids: Vec<&str> = a.sorted().iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(ids, ["3-1", "2-1", "1-1", "4-1", "5-1"]);
+        // Resolving is final.
+        let r = a.act("5-1", Action::Acknowledge, 2_000).unwrap();
+        assert_eq!(r.state, AlertState::Resolved);
+        assert_eq!(
+            a.act("9-9", Action::Resolve, 0),
+            Err(ActError::Unknown("9-9".into()))
+        );
+    }
+
+    #[test]
+    fn follow_ups_note_and_resolve() {
+        let mut a = Alerts::new();
+        a.apply(&ev(1, 3, 100, illegal(1)));
+        let ch = a.apply(&ev(1, 4, 150, EventKind::Restored { fen: "f".into() }));
+        let Change::Alert(al) = &ch[0] else { panic!() };
+        assert_eq!(al.id, "1-3");
+        assert!(al.notes[0].starts_with("position restored"));
+        // A second illegal move: one card, the end of the game noted on it.
+        a.apply(&ev(1, 9, 300, illegal(2)));
+        let ch = a.apply(&ev(1, 10, 300, game_over(EndReason::SecondIllegalMove)));
+        assert_eq!(ch.len(), 1);
+        let second = a.get("1-9").unwrap();
+        assert_eq!(
+            (second.urgency, second.title.as_str()),
+            (Urgency::GameEnd, "Second illegal move")
+        );
+        assert!(second.notes[0].starts_with("game over: 0-1"));
+        assert!(a.get("1-10").is_none());
+        // A reconnection resolves the disconnection.
+        a.apply(&ev(2, 1, 100, status(BoardStatus::Disconnected)));
+        assert_eq!(a.get("2-1").unwrap().state, AlertState::Open);
+        a.apply(&ev(2, 2, 200, status(BoardStatus::Connected)));
+        let d = a.get("2-1").unwrap();
+        assert_eq!(d.state, AlertState::Resolved);
+        assert!(d.notes[0].starts_with("reconnected"));
+        assert!(a.get("2-2").is_none(), "a connection is no alert");
+    }
+
+    #[test]
+    fn claims_live_until_the_next_move() {
+        let mut a = Alerts::new();
+        let claim = EventKind::DrawClaimable(DrawClaimableEvent {
+            reason: ClaimReason::Threefold,
+            color: Color::White,
+            plies: vec![4, 8, 12],
+            with_move: None,
+            ply: 12,
+        });
+        a.apply(&ev(6, 20, 100, claim));
+        assert_eq!(a.claims().len(), 1);
+        assert!(a.claims()[0].text.contains("threefold"));
+        assert!(a.get("6-20").is_none(), "a claim is no alert");
+        let ch = a.apply(&ev(6, 21, 200, EventKind::NewGame { fen: "x".into() }));
+        assert_eq!(
+            ch,
+            [Change::Claim {
+                board: 6,
+                claim: None
+            }]
+        );
+        assert!(a.claims().is_empty());
+    }
+
+    #[test]
+    fn states_survive_a_restart_and_replays_are_not_doubled() {
+        let mut a = Alerts::new();
+        a.apply(&ev(1, 3, 100, illegal(1)));
+        a.apply(&ev(1, 3, 100, illegal(1)));
+        assert_eq!(a.sorted().len(), 1);
+        a.act("1-3", Action::Acknowledge, 1_749_755_000_000)
+            .unwrap();
+        let saved: HashMap<String, SavedState> = a.saved().into_iter().collect();
+        let text = serde_json::to_string(&saved).unwrap();
+        let back: HashMap<String, SavedState> = serde_json::from_str(&text).unwrap();
+        let mut b = Alerts::new();
+        b.restore(back);
+        b.apply(&ev(1, 3, 100, illegal(1)));
+        let x = b.get("1-3").unwrap();
+        assert_eq!(x.state, AlertState::Acknowledged);
+        assert_eq!(
+            x.acknowledged_at.as_deref(),
+            Some("2025-06-12T19:03:20.000Z")
+        );
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        assert!(is_alert_id("12-345"));
+        for bad in ["", "-", "1-", "-2", "a-1", "1-2-3", "1 -2", &"9".repeat(40)] {
+            assert!(!is_alert_id(bad), "{bad:?}");
+        }
+    }
+}

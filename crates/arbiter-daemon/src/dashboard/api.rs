@@ -1,0 +1,228 @@
+//! The dashboard's routes (see the table in the module above). Every answer is JSON or
+//! the page; errors are `{"error": "..."}` with 400, 401, 403 or 404. Request bodies are
+//! limited to 1 KiB (actions need none), paths and ids are checked before use.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::stream::Stream;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::alerts::{is_alert_id, Action};
+use super::auth::{Refusal, SESSION_COOKIE};
+use super::{Dashboard, Message};
+
+/// Largest request body the dashboard accepts.
+pub const MAX_BODY: usize = 1024;
+
+const PAGE: &str = include_str!("page/index.html");
+const SCRIPT: &str = include_str!("page/dashboard.js");
+const STYLE: &str = include_str!("page/dashboard.css");
+
+/// No inline script or style, nothing from elsewhere.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                   connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+type Shared = Arc<Dashboard>;
+
+/// The dashboard's routes with their state.
+pub fn router(dash: Shared) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/assets/dashboard.js", get(script))
+        .route("/assets/dashboard.css", get(style))
+        .route("/api/state", get(state))
+        .route("/api/stream", get(stream))
+        .route("/api/boards/{board}/history", get(history))
+        .route("/api/alerts/{id}/{action}", post(act))
+        .route("/api/login", post(login))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(dash)
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+fn refused(r: Refusal) -> Response {
+    let status = match r {
+        Refusal::Missing => StatusCode::UNAUTHORIZED,
+        Refusal::Wrong | Refusal::NoneConfigured => StatusCode::FORBIDDEN,
+    };
+    error(status, r.message())
+}
+
+/// JSON that no cache keeps.
+fn fresh(value: serde_json::Value) -> Response {
+    ([(header::CACHE_CONTROL, "no-store")], Json(value)).into_response()
+}
+
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CONTENT_SECURITY_POLICY, CSP),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn page() -> Response {
+    asset("text/html; charset=utf-8", PAGE)
+}
+
+async fn script() -> Response {
+    asset("text/javascript; charset=utf-8", SCRIPT)
+}
+
+async fn style() -> Response {
+    asset("text/css; charset=utf-8", STYLE)
+}
+
+async fn state(State(d): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(r) = d.gate.check_read(&headers) {
+        return refused(r);
+    }
+    fresh(d.state_json())
+}
+
+async fn history(
+    State(d): State<Shared>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+) -> Response {
+    if let Err(r) = d.gate.check_read(&headers) {
+        return refused(r);
+    }
+    let number = board.parse::<u32>().ok().filter(|_| board.len() <= 6);
+    match number.and_then(|n| d.history_json(n)) {
+        Some(v) => fresh(v),
+        None => error(
+            StatusCode::NOT_FOUND,
+            format!("no board {board:?}: ask for /api/boards/B/history, B a board number"),
+        ),
+    }
+}
+
+async fn act(
+    State(d): State<Shared>,
+    headers: HeaderMap,
+    Path((id, action)): Path<(String, String)>,
+    // Taken (and ignored) so that the body limit applies.
+    _body: Bytes,
+) -> Response {
+    if let Err(r) = d.gate.check_action(&headers) {
+        return refused(r);
+    }
+    let action = match action.as_str() {
+        "ack" => Action::Acknowledge,
+        "resolve" => Action::Resolve,
+        _ => {
+            return error(
+                StatusCode::NOT_FOUND,
+                "no such action: POST /api/alerts/ID/ack or /api/alerts/ID/resolve",
+            )
+        }
+    };
+    if !is_alert_id(&id) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "an alert id is BOARD-SEQ, two numbers (such as 3-17)",
+        );
+    }
+    d.sync();
+    let acted = d.lock().alerts.act(&id, action, crate::wall::unix_ms_now());
+    match acted {
+        Ok(alert) => {
+            tracing::info!(
+                board = alert.board,
+                "dashboard: alert {} is {:?}",
+                alert.id,
+                alert.state
+            );
+            let _ = d.stream.send(Arc::new(Message {
+                event: "alert",
+                data: serde_json::to_string(&alert).unwrap_or_default(),
+            }));
+            d.save_states().await;
+            fresh(serde_json::to_value(&alert).unwrap_or_default())
+        }
+        Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
+    }
+}
+
+async fn login(State(d): State<Shared>, headers: HeaderMap, _body: Bytes) -> Response {
+    if let Err(r) = d.gate.check_action(&headers) {
+        return refused(r);
+    }
+    match d.gate.open_session() {
+        Ok(id) => {
+            let cookie = format!("{SESSION_COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict");
+            match HeaderValue::from_str(&cookie) {
+                Ok(v) => (StatusCode::NO_CONTENT, [(header::SET_COOKIE, v)]).into_response(),
+                Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "cannot make a session"),
+            }
+        }
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot make a session: {e}"),
+        ),
+    }
+}
+
+fn sse(m: &Message) -> Event {
+    Event::default().event(m.event).data(m.data.as_str())
+}
+
+async fn stream(State(d): State<Shared>, headers: HeaderMap) -> Response {
+    if let Err(r) = d.gate.check_read(&headers) {
+        return refused(r);
+    }
+    // Subscribe before taking the state, so nothing falls between the two.
+    let rx = d.stream.subscribe();
+    let hello = Message {
+        event: "hello",
+        data: d.state_json().to_string(),
+    };
+    let events = live(d, rx, hello);
+    let mut r = Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+fn live(
+    d: Shared,
+    rx: tokio::sync::broadcast::Receiver<Arc<Message>>,
+    hello: Message,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    futures_util::stream::unfold((d, rx, Some(hello)), |(d, mut rx, first)| async move {
+        if let Some(h) = first {
+            return Some((Ok(sse(&h)), (d, rx, None)));
+        }
+        let event = match rx.recv().await {
+            Ok(m) => sse(&m),
+            // Fell behind: the whole state again.
+            Err(RecvError::Lagged(_)) => Event::default()
+                .event("hello")
+                .data(d.state_json().to_string()),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(event), (d, rx, None)))
+    })
+}

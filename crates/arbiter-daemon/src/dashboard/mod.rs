@@ -1,0 +1,354 @@
+//! The live arbiter dashboard, served by the daemon (and so by `demo`) at `/`: every
+//! board at a glance, a live feed of alerts ordered by urgency with a card per ruling
+//! (board diagram of the position to reinstate, squares to change highlighted, steps,
+//! clocks before and after), claimable draws in their own panel, per-board history with
+//! the touch log of each move, acknowledge / resolve actions, an optional sound. One HTML
+//! page with plain JS and CSS embedded in the binary; no front-end build step.
+//!
+//! | path | what | who |
+//! |---|---|---|
+//! | `/` | the page (`/assets/dashboard.js`, `/assets/dashboard.css`) | anyone |
+//! | `/api/state` | boards, alerts (sorted), claims | viewer |
+//! | `/api/stream` | Server-Sent Events: `hello` (the whole state), `alert`, `claim`, `boards` | viewer |
+//! | `/api/boards/{B}/history` | the current game's moves with their touch logs, and the board's alerts | viewer |
+//! | `POST /api/alerts/{id}/ack`, `.../resolve` | change an alert's state | arbiter |
+//! | `POST /api/login` | a read session cookie for the page's event stream | arbiter |
+//!
+//! Who may do what: [`auth`]. The alerts and their states: [`alerts`]. A follower task
+//! reads the hub's event log (so it never misses an event), folds it into the alerts and
+//! broadcasts each change to the open streams; board summaries go out when they change.
+
+pub mod alerts;
+mod api;
+pub mod auth;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use touch_tracker::{EventKind, GameState};
+
+use crate::config::Config;
+use crate::hub::Hub;
+use crate::paths::Paths;
+use alerts::{Alerts, Change, SavedState};
+use auth::{ArbiterToken, Gate};
+
+/// How often the board summaries are compared with what the streams last got.
+const BOARDS_EVERY: Duration = Duration::from_millis(500);
+/// Messages a slow stream may fall behind before it is sent the whole state again.
+const STREAM_CAPACITY: usize = 1024;
+
+/// One message for the open streams: the SSE event name and its JSON data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub event: &'static str,
+    pub data: String,
+}
+
+struct Inner {
+    alerts: Alerts,
+    /// How much of the hub's log is folded in.
+    seen: usize,
+    /// The board summaries the streams last got.
+    boards: String,
+}
+
+/// The dashboard's state, shared by its routes and its follower task.
+pub struct Dashboard {
+    hub: Arc<Hub>,
+    config: Arc<Config>,
+    gate: Gate,
+    inner: Mutex<Inner>,
+    stream: broadcast::Sender<Arc<Message>>,
+    /// Where acknowledged and resolved states are kept across restarts.
+    states_path: PathBuf,
+}
+
+impl Dashboard {
+    /// The dashboard of a daemon, its routes ready to merge into the HTTP endpoint, and
+    /// its follower task (abort it at shutdown). Without `[http] token` the token is read
+    /// from (or made and kept in) `arbiter-token` in the output folder. Must run inside
+    /// a tokio runtime.
+    pub fn start(
+        hub: Arc<Hub>,
+        config: Arc<Config>,
+        paths: &Paths,
+    ) -> (Arc<Dashboard>, axum::Router, JoinHandle<()>) {
+        let token = match &config.http.token {
+            Some(t) => Some(t.clone()),
+            None => {
+                let path = paths.root().join("arbiter-token");
+                match ArbiterToken::load_or_create(&path) {
+                    Ok(t) => {
+                        tracing::info!(
+                            "dashboard: the arbiter token is in {} ([http] token sets one)",
+                            path.display()
+                        );
+                        Some(t)
+                    }
+                    Err(e) => {
+                        tracing::error!(
+                            "dashboard: cannot keep an arbiter token in {}: {e}; \
+                             actions are refused until [http] token is set",
+                            path.display()
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        let states_path = paths.root().join("dashboard-alerts.json");
+        let mut alerts = Alerts::new();
+        if let Ok(text) = std::fs::read_to_string(&states_path) {
+            match serde_json::from_str::<HashMap<String, SavedState>>(&text) {
+                Ok(saved) => alerts.restore(saved),
+                Err(e) => tracing::warn!(
+                    "dashboard: ignoring {}: {e}; every alert starts open",
+                    states_path.display()
+                ),
+            }
+        }
+        let dash = Arc::new(Dashboard {
+            gate: Gate::new(token, config.http.public_dashboard),
+            hub,
+            config,
+            inner: Mutex::new(Inner {
+                alerts,
+                seen: 0,
+                boards: String::new(),
+            }),
+            stream: broadcast::channel(STREAM_CAPACITY).0,
+            states_path,
+        });
+        dash.sync();
+        let task = tokio::spawn(Arc::clone(&dash).follow());
+        let router = api::router(Arc::clone(&dash));
+        (dash, router, task)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Folds the hub's new events in and tells the streams what changed.
+    fn sync(&self) {
+        let mut inner = self.lock();
+        let events = self.hub.events_since(inner.seen);
+        inner.seen += events.len();
+        for e in &events {
+            for change in inner.alerts.apply(e) {
+                let msg = match change {
+                    Change::Alert(a) => Message {
+                        event: "alert",
+                        data: serde_json::to_string(&a).unwrap_or_default(),
+                    },
+                    Change::Claim { board, claim } => Message {
+                        event: "claim",
+                        data: json!({ "board": board, "claim": claim }).to_string(),
+                    },
+                };
+                // No open stream is fine.
+                let _ = self.stream.send(Arc::new(msg));
+            }
+        }
+    }
+
+    /// Sends the board summaries if they changed since the streams last got them.
+    fn sync_boards(&self) {
+        let boards = self.boards_json().to_string();
+        let mut inner = self.lock();
+        if inner.boards != boards {
+            inner.boards.clone_from(&boards);
+            let _ = self.stream.send(Arc::new(Message {
+                event: "boards",
+                data: boards,
+            }));
+        }
+    }
+
+    async fn follow(self: Arc<Dashboard>) {
+        // Subscribed first, then caught up: nothing published in between is missed.
+        let mut changed = self.hub.changed();
+        self.sync();
+        let mut tick = tokio::time::interval(BOARDS_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                r = changed.changed() => {
+                    if r.is_err() {
+                        break;
+                    }
+                    self.sync();
+                    self.sync_boards();
+                }
+                _ = tick.tick() => self.sync_boards(),
+            }
+        }
+    }
+
+    /// Every board at a glance.
+    fn boards_json(&self) -> Value {
+        let open = self.open_alerts_by_board();
+        let list: Vec<Value> = self
+            .hub
+            .boards()
+            .into_iter()
+            .map(|v| {
+                let cfg = self.config.board(v.number);
+                let game = v.games.current();
+                let last = game.moves.last();
+                let snap = v.snapshot.as_ref();
+                let connected = v.driver.as_ref().is_some_and(|d| d.info.connected);
+                let clock_present = v.driver.as_ref().is_some_and(|d| {
+                    matches!(d.info.clock, dgt_serial::ClockInfo::Present { .. })
+                });
+                let (worst, count) = open.get(&v.number).copied().unwrap_or((None, 0));
+                let over = game.result.is_some()
+                    || snap.is_some_and(|s| s.state == GameState::Over);
+                let restoring = snap.is_some_and(|s| s.state == GameState::Restoring);
+                // The status colour: what the arbiter should look at first.
+                let status = if !connected {
+                    "offline"
+                } else if restoring
+                    || matches!(
+                        worst,
+                        Some(alerts::Urgency::GameEnd | alerts::Urgency::Illegal)
+                    )
+                {
+                    "alert"
+                } else if worst.is_some() {
+                    "warning"
+                } else if over {
+                    "over"
+                } else {
+                    "ok"
+                };
+                json!({
+                    "number": v.number,
+                    "white": cfg.and_then(|c| c.white.clone()),
+                    "black": cfg.and_then(|c| c.black.clone()),
+                    "unattended": cfg.is_some_and(|c| c.unattended),
+                    "connected": connected,
+                    "clock_present": clock_present,
+                    "clock_ms": snap.and_then(|s| s.clock_ms),
+                    "ply": snap.map_or(0, |s| s.ply),
+                    "move_number": crate::words::move_number(snap.map_or(0, |s| s.ply) + 1),
+                    "side_to_move": snap.map(|s| s.side_to_move),
+                    "fen": snap.map(|s| s.fen.clone()),
+                    "last_move": last.map(|m| json!({
+                        "ply": m.ply, "san": m.san, "uci": m.uci, "color": m.color,
+                    })),
+                    "state": snap.map(|s| s.state),
+                    "result": game.result.map(|r| r.as_str()),
+                    "illegal": snap.map(|s| json!({"white": s.illegal_white, "black": s.illegal_black})),
+                    "game": game.number,
+                    "open_alerts": count,
+                    "status": status,
+                })
+            })
+            .collect();
+        Value::Array(list)
+    }
+
+    /// Per board: the most urgent open alert and how many are open.
+    fn open_alerts_by_board(&self) -> HashMap<u32, (Option<alerts::Urgency>, usize)> {
+        let inner = self.lock();
+        let mut out: HashMap<u32, (Option<alerts::Urgency>, usize)> = HashMap::new();
+        for a in inner.alerts.sorted() {
+            if a.state != alerts::AlertState::Open {
+                continue;
+            }
+            let e = out.entry(a.board).or_insert((None, 0));
+            e.0 = Some(e.0.map_or(a.urgency, |u| u.min(a.urgency)));
+            e.1 += 1;
+        }
+        out
+    }
+
+    /// Everything the page shows.
+    fn state_json(&self) -> Value {
+        self.sync();
+        let boards = self.boards_json();
+        let inner = self.lock();
+        json!({
+            "event": self.config.event.name,
+            "round": self.config.event.round,
+            "public": self.gate.is_public(),
+            "boards": boards,
+            "alerts": inner.alerts.sorted(),
+            "claims": inner.alerts.claims(),
+        })
+    }
+
+    /// The current game of a board: its moves with their touch logs, and its alerts.
+    fn history_json(&self, board: u32) -> Option<Value> {
+        let view = self.hub.board(board)?;
+        self.sync();
+        let events: Vec<_> = self
+            .hub
+            .events_since(0)
+            .into_iter()
+            .filter(|e| e.board == board)
+            .collect();
+        let start = events
+            .iter()
+            .rposition(|e| matches!(e.event.kind, EventKind::NewGame { .. }))
+            .map_or(0, |i| i + 1);
+        let mut moves: Vec<Value> = Vec::new();
+        for e in &events[start..] {
+            if let EventKind::Move(m) = &e.event.kind {
+                // A move that replaces the one recorded for its ply takes its place.
+                moves.retain(|x| x["ply"].as_u64() < Some(u64::from(m.ply)));
+                moves.push(json!({
+                    "ply": m.ply,
+                    "color": m.color,
+                    "san": m.san,
+                    "uci": m.uci,
+                    "clock_ms": m.clock_ms,
+                    "pressed": m.pressed,
+                    "at": crate::wall::rfc3339(e.wall_ms),
+                    "touches": m.touches,
+                }));
+            }
+        }
+        let inner = self.lock();
+        let alerts: Vec<_> = inner
+            .alerts
+            .sorted()
+            .into_iter()
+            .filter(|a| a.board == board)
+            .collect();
+        let cfg = self.config.board(board);
+        Some(json!({
+            "board": board,
+            "white": cfg.and_then(|c| c.white.clone()),
+            "black": cfg.and_then(|c| c.black.clone()),
+            "game": view.games.current().number,
+            "moves": moves,
+            "alerts": alerts,
+        }))
+    }
+
+    /// Saves the alert states that are not open (best effort: the live state stays right).
+    async fn save_states(self: &Arc<Dashboard>) {
+        let saved = self.lock().alerts.saved();
+        let text = serde_json::to_vec_pretty(&saved).unwrap_or_default();
+        let path = self.states_path.clone();
+        let written =
+            tokio::task::spawn_blocking(move || crate::fsutil::write_atomic(&path, &text)).await;
+        if let Ok(Err(e)) = written {
+            tracing::warn!(
+                "dashboard: cannot save the alert states in {}: {e}",
+                self.states_path.display()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

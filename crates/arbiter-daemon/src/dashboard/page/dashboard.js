@@ -1,0 +1,468 @@
+// The arbiter dashboard: plain JS, no build step. State comes from /api/state and then
+// lives on the /api/stream event stream (hello = everything, alert, claim, boards).
+// Everything the daemon sends is put into the page as text, never as HTML.
+"use strict";
+
+(() => {
+  const URGENCY = { game_end: 0, illegal: 1, suspicion: 2, connection: 3 };
+  const STATE = { open: 0, acknowledged: 1, resolved: 2 };
+  const GLYPH = {
+    K: "\u265A", Q: "\u265B", R: "\u265C", B: "\u265D", N: "\u265E", P: "\u265F",
+  };
+  const view = {
+    event: "", round: 0, boards: [], alerts: new Map(), claims: new Map(),
+    errors: new Map(), historyBoard: null, historyPly: null,
+  };
+  let source = null;
+  let audio = null;
+
+  const $ = (id) => document.getElementById(id);
+
+  /** An element with attributes and children (strings become text nodes). */
+  function el(tag, props, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") e.className = v;
+      else if (k === "dataset") Object.assign(e.dataset, v);
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children.flat(Infinity)) {
+      if (c === null || c === undefined || c === false) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+
+  const pad = (n) => String(n).padStart(2, "0");
+  function clock(ms) {
+    if (ms === null || ms === undefined) return "-:--";
+    const s = Math.floor(ms / 1000);
+    const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, x = s % 60;
+    return h ? `${h}:${pad(m)}:${pad(x)}` : `${m}:${pad(x)}`;
+  }
+  const sideName = (c) => (c === "white" ? "White" : c === "black" ? "Black" : "?");
+  function localTime(iso) {
+    const d = new Date(iso);
+    return isNaN(d) ? "" : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  }
+  const boardInfo = (n) => view.boards.find((b) => b.number === n);
+  function player(board, color) {
+    const b = boardInfo(board);
+    const name = b && (color === "white" ? b.white : b.black);
+    return name ? `${sideName(color)} (${name})` : sideName(color);
+  }
+  const token = () => localStorage.getItem("arbiterToken") || "";
+  const ordinal = (n) => `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`;
+
+  // ----- the board diagram -----
+
+  /** Squares of a FEN's placement: {"e4": "P", ...}. */
+  function placement(fen) {
+    const out = {};
+    const rows = String(fen || "").split(" ")[0].split("/");
+    if (rows.length !== 8) return out;
+    rows.forEach((row, i) => {
+      let file = 0;
+      for (const ch of row) {
+        if (/[1-8]/.test(ch)) file += Number(ch);
+        else if (/[KQRBNPkqrbnp]/.test(ch) && file < 8) {
+          out["abcdefgh"[file] + String(8 - i)] = ch;
+          file += 1;
+        }
+      }
+    });
+    return out;
+  }
+
+  /** An 8x8 grid, White at the bottom; `marks` maps squares to extra classes. */
+  function diagram(fen, marks) {
+    const pieces = placement(fen);
+    const board = el("div", { class: "board", role: "img", "aria-label": `position ${fen}` });
+    for (let rank = 8; rank >= 1; rank--) {
+      for (let f = 0; f < 8; f++) {
+        const sq = "abcdefgh"[f] + rank;
+        const dark = (f + rank) % 2 === 1; // a1 is dark
+        const p = pieces[sq];
+        const cell = el("div", {
+          class: `square ${dark ? "dark" : "light"} ${(marks[sq] || []).join(" ")}`.trim(),
+          dataset: { square: sq },
+        });
+        if (p) {
+          const white = p === p.toUpperCase();
+          cell.append(el("span", { class: white ? "piece-w" : "piece-b" }, GLYPH[p.toUpperCase()]));
+        }
+        if (rank === 1) cell.append(el("span", { class: "coord file" }, "abcdefgh"[f]));
+        if (f === 0) cell.append(el("span", { class: "coord rank" }, String(rank)));
+        board.append(cell);
+      }
+    }
+    return board;
+  }
+
+  /** The squares a ruling asks to change, by kind of change. */
+  function restoreMarks(ev) {
+    const marks = {};
+    const add = (sq, cls) => { if (sq) (marks[sq] = marks[sq] || []).push(cls); };
+    for (const step of ev.restore || []) {
+      add(step.square, "hl");
+      add(step.square, step.put ? "hl-put" : "hl-remove");
+    }
+    add(ev.must_move, "hl-must");
+    return marks;
+  }
+
+  // ----- alert cards -----
+
+  function clockTable(before, after) {
+    const row = (color) => {
+      const b = before ? before[color] : null;
+      const a = after ? after[color] : null;
+      return el("tr", null,
+        el("th", null, sideName(color)),
+        el("td", null, clock(b)),
+        el("td", { class: after && a !== b ? "changed" : null }, after ? clock(a) : ""));
+    };
+    return el("table", { class: "clock-table" },
+      el("tr", null, el("th", null, ""), el("th", null, "before"), el("th", null, after ? "after" : "")),
+      row("white"), row("black"));
+  }
+
+  function illegalFacts(a) {
+    const ev = a.event;
+    const facts = [
+      ["Offender", player(a.board, ev.color)],
+      ["What", [a.details.category, ev.attempt ? `: ${ev.attempt.piece.toUpperCase() === "P" ? "" : ev.attempt.piece.toUpperCase()}${ev.attempt.from}-${ev.attempt.to}` : ""].join("")],
+      ["Count", `${ordinal(ev.count)} illegal move of ${sideName(ev.color)}`],
+    ];
+    if (ev.penalty) facts.push(["Penalty", `add ${clock(ev.penalty.add_ms)} to ${sideName(ev.penalty.to)}`]);
+    if (ev.result) facts.push(["Result", `${ev.result}${ev.result_undetermined ? " (undetermined: look at the position)" : ""}`]);
+    const dl = el("dl", null, facts.map(([k, v]) => [el("dt", null, k), el("dd", null, v)]));
+    if (a.details.steps.length) {
+      dl.append(el("dt", null, ev.category === "unpromoted_pawn" ? "Correct" : "Put back"),
+        el("dd", null, el("ol", { class: "steps" }, a.details.steps.map((s) => el("li", null, s)))));
+    }
+    if (ev.must_move) {
+      dl.append(el("dt", null, "Must move"),
+        el("dd", { class: "must-move" }, `the piece on ${ev.must_move} (touch-move)`));
+    }
+    if (ev.clock_before || ev.clock_after) {
+      dl.append(el("dt", null, "Clocks"), el("dd", null, clockTable(ev.clock_before, ev.clock_after)));
+    }
+    return dl;
+  }
+
+  function card(a) {
+    const ev = a.event || {};
+    const body = el("div", { class: "card-body" });
+    const facts = el("div", { class: "card-facts" });
+    if (a.kind === "illegal_move") {
+      facts.append(illegalFacts(a));
+      body.append(facts, el("div", { class: "diagram" },
+        diagram(ev.restore_fen, restoreMarks(ev)),
+        el("div", { class: "diagram-legend" }, "to reinstate: ",
+          el("span", { class: "legend-remove" }, "take off"), " / ",
+          el("span", { class: "legend-put" }, "put on"), " / ",
+          el("span", { class: "legend-must" }, "must move"))));
+    } else if (a.kind === "illegal_move_stands") {
+      facts.append(el("p", { class: "card-text" }, a.text));
+      body.append(facts, el("div", { class: "diagram" }, diagram(ev.fen, {})));
+    } else {
+      facts.append(el("p", { class: "card-text" }, a.text || a.title));
+      body.append(facts);
+    }
+    if (a.notes.length) facts.append(el("ul", { class: "notes" }, a.notes.map((n) => el("li", null, n))));
+    const actions = el("div", { class: "card-actions" });
+    if (a.state === "open") {
+      actions.append(el("button", { type: "button", class: "primary act-ack", onclick: () => act(a.id, "ack") }, "Acknowledge"));
+    }
+    if (a.state !== "resolved") {
+      actions.append(el("button", { type: "button", class: "act-resolve", onclick: () => act(a.id, "resolve") }, "Resolve"));
+    }
+    if (view.errors.has(a.id)) actions.append(el("span", { class: "card-error", role: "alert" }, view.errors.get(a.id)));
+    return el("article", {
+      class: `alert-card urgency-${a.urgency}`,
+      dataset: { id: a.id, kind: a.kind, state: a.state, board: String(a.board) },
+    },
+    el("div", { class: "card-head" },
+      el("span", { class: "card-title" }, a.title),
+      el("span", { class: "card-meta" }, `board ${a.board} \u00b7 ${localTime(a.at)} `,
+        el("span", { class: `state ${a.state}` }, a.state))),
+    body, actions);
+  }
+
+  function sortedAlerts() {
+    return [...view.alerts.values()].sort((x, y) =>
+      STATE[x.state] - STATE[y.state] || URGENCY[x.urgency] - URGENCY[y.urgency] ||
+      y.wall_ms - x.wall_ms || x.board - y.board || x.seq - y.seq);
+  }
+
+  function renderAlerts() {
+    const all = sortedAlerts();
+    const live = all.filter((a) => a.state !== "resolved");
+    const done = all.filter((a) => a.state === "resolved");
+    const open = live.filter((a) => a.state === "open").length;
+    $("alerts").replaceChildren(...(live.length ? live.map(card) : [el("p", { class: "empty" }, "No alerts.")]));
+    $("alert-count").textContent = live.length ? `${open} open, ${live.length - open} acknowledged` : "";
+    $("resolved-panel").hidden = done.length === 0;
+    $("resolved-count").textContent = String(done.length);
+    $("resolved").replaceChildren(...done.map(card));
+    document.title = open ? `(${open}) dgt-arbiter` : "dgt-arbiter dashboard";
+  }
+
+  function renderClaims() {
+    const claims = [...view.claims.values()].sort((x, y) => x.board - y.board);
+    $("claims").replaceChildren(...(claims.length
+      ? claims.map((c) => el("div", { class: "claim", dataset: { board: String(c.board) } },
+        el("strong", null, `Board ${c.board}: `), c.text))
+      : [el("p", { class: "empty" }, "None now.")]));
+  }
+
+  // ----- boards -----
+
+  function tile(b) {
+    const toMove = b.state === "over" ? null : b.side_to_move;
+    const c = b.clock_ms || {};
+    const last = b.last_move
+      ? `${Math.ceil(b.last_move.ply / 2)}.${b.last_move.color === "black" ? ".." : ""} ${b.last_move.san}`
+      : "no move yet";
+    const badges = [];
+    if (!b.connected) badges.push(el("span", { class: "badge offline" }, "offline"));
+    if (b.open_alerts) badges.push(el("span", { class: "badge alert" }, `${b.open_alerts} open`));
+    if (b.unattended) badges.push(el("span", { class: "badge unattended" }, "unattended"));
+    return el("button", {
+      type: "button",
+      class: `board-tile status-${b.status}`,
+      dataset: { board: String(b.number), status: b.status },
+      onclick: () => openHistory(b.number),
+    },
+    el("div", { class: "tile-head" }, el("span", null, `Board ${b.number}`), el("span", null, badges)),
+    el("div", { class: "tile-players" }, `${b.white || "White"} \u2013 ${b.black || "Black"}`),
+    el("div", { class: "tile-clocks" },
+      el("span", { class: toMove === "white" ? "to-move" : null, title: "White" }, clock(c.white)),
+      el("span", { class: toMove === "black" ? "to-move" : null, title: "Black" }, clock(c.black))),
+    el("div", { class: "tile-move" },
+      b.result ? `${b.result} \u00b7 ${last}` : `move ${b.move_number}, ${sideName(b.side_to_move)} to move \u00b7 ${last}`));
+  }
+
+  function renderBoards() {
+    $("boards").replaceChildren(...view.boards.map(tile));
+    const online = view.boards.filter((b) => b.connected).length;
+    $("board-count").textContent = `${online}/${view.boards.length} connected`;
+  }
+
+  // ----- history -----
+
+  function touchLog(touches) {
+    if (!touches || !touches.length) return "";
+    const t0 = touches[0].t_ms;
+    return touches.map((t) =>
+      `${t.action === "lift" ? "\u2191" : "\u2193"}${t.piece}${t.square} +${((t.t_ms - t0) / 1000).toFixed(1)}s`).join("  ");
+  }
+
+  async function openHistory(n) {
+    view.historyBoard = n;
+    const dlg = $("history");
+    $("history-title").textContent = `Board ${n}`;
+    if (!dlg.open) {
+      if (dlg.showModal) dlg.showModal(); else dlg.setAttribute("open", "");
+    }
+    await refreshHistory();
+  }
+
+  async function refreshHistory() {
+    const n = view.historyBoard;
+    if (n === null) return;
+    const r = await fetch(`/api/boards/${n}/history`, { headers: authHeaders(), credentials: "same-origin" });
+    const h = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      $("history-body").replaceChildren(el("p", { class: "card-error" }, h.error || `error ${r.status}`));
+      return;
+    }
+    view.historyPly = h.moves.length ? h.moves[h.moves.length - 1].ply : 0;
+    $("history-title").textContent = `Board ${n}: ${h.white || "White"} \u2013 ${h.black || "Black"}, game ${h.game}`;
+    const rows = h.moves.map((m) => el("tr", { dataset: { ply: String(m.ply) } },
+      el("td", null, `${Math.ceil(m.ply / 2)}${m.color === "black" ? "..." : "."}`),
+      el("td", null, m.san),
+      el("td", null, m.clock_ms ? clock(m.clock_ms[m.color]) : ""),
+      el("td", null, m.pressed ? "" : "no press"),
+      el("td", { class: "touches" }, touchLog(m.touches))));
+    $("history-body").replaceChildren(
+      el("table", { class: "history-table" },
+        el("thead", null, el("tr", null, ["#", "move", "clock", "", "touch log (\u2191 lift, \u2193 place)"].map((t) => el("th", null, t)))),
+        el("tbody", null, rows.length ? rows : el("tr", null, el("td", { colspan: 5 }, "No moves yet.")))),
+      h.alerts.length ? el("h2", null, "Alerts on this board") : "",
+      h.alerts.map(card));
+  }
+
+  // ----- state and stream -----
+
+  function upsertAlert(a, live) {
+    const old = view.alerts.get(a.id);
+    if (old && old.revision >= a.revision && old.state === a.state) return;
+    view.alerts.set(a.id, a);
+    if (live && !old && a.state === "open" && URGENCY[a.urgency] <= URGENCY.illegal) beep();
+  }
+
+  function applyState(s) {
+    view.event = s.event;
+    view.round = s.round;
+    view.boards = s.boards;
+    view.alerts = new Map(s.alerts.map((a) => [a.id, a]));
+    view.claims = new Map(s.claims.map((c) => [c.board, c]));
+    $("event").textContent = `${s.event} \u00b7 round ${s.round}`;
+    renderBoards();
+    renderAlerts();
+    renderClaims();
+  }
+
+  function setLive(on, text) {
+    const l = $("live");
+    l.className = `live ${on ? "on" : "off"}`;
+    l.textContent = text || (on ? "live" : "reconnecting");
+  }
+
+  function connect() {
+    if (source) source.close();
+    source = new EventSource("/api/stream", { withCredentials: true });
+    source.addEventListener("open", () => setLive(true));
+    source.addEventListener("error", () => setLive(false, source.readyState === EventSource.CLOSED ? "offline" : "reconnecting"));
+    source.addEventListener("hello", (m) => { applyState(JSON.parse(m.data)); setLive(true); });
+    source.addEventListener("alert", (m) => {
+      upsertAlert(JSON.parse(m.data), true);
+      renderAlerts();
+      if (view.historyBoard !== null) refreshHistory();
+    });
+    source.addEventListener("claim", (m) => {
+      const c = JSON.parse(m.data);
+      if (c.claim) view.claims.set(c.board, c.claim); else view.claims.delete(c.board);
+      renderClaims();
+    });
+    source.addEventListener("boards", (m) => {
+      view.boards = JSON.parse(m.data);
+      renderBoards();
+      const b = view.historyBoard !== null && boardInfo(view.historyBoard);
+      if (b && b.ply !== view.historyPly && $("history").open) refreshHistory();
+    });
+  }
+
+  function authHeaders() {
+    const t = token();
+    return t ? { "X-Arbiter-Token": t } : {};
+  }
+
+  function notice(text) {
+    const n = $("notice");
+    n.textContent = text || "";
+    n.hidden = !text;
+  }
+
+  async function start() {
+    const r = await fetch("/api/state", { headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
+    if (!r) { setLive(false, "offline"); setTimeout(start, 3000); return; }
+    if (r.status === 401 || r.status === 403) {
+      const e = await r.json().catch(() => ({}));
+      notice(`This dashboard is private: enter the arbiter token. (${e.error || r.status})`);
+      $("token-form").hidden = false;
+      setLive(false, "locked");
+      return;
+    }
+    applyState(await r.json());
+    if (token()) await login(false);
+    connect();
+  }
+
+  // ----- actions -----
+
+  async function act(id, action) {
+    let r;
+    try {
+      r = await fetch(`/api/alerts/${encodeURIComponent(id)}/${action}`, {
+        method: "POST", headers: authHeaders(), credentials: "same-origin",
+      });
+    } catch (e) {
+      view.errors.set(id, "the daemon cannot be reached");
+      renderAlerts();
+      return;
+    }
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      view.errors.set(id, `refused (${r.status}): ${body.error || r.statusText}`);
+      if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
+    } else {
+      view.errors.delete(id);
+      upsertAlert(body, false);
+    }
+    renderAlerts();
+    if (view.historyBoard !== null && $("history").open) refreshHistory();
+  }
+
+  /** Checks the token and opens a read session (for private dashboards). */
+  async function login(report) {
+    const status = $("token-status");
+    const r = await fetch("/api/login", { method: "POST", headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
+    if (!r) { if (report) status.textContent = "the daemon cannot be reached"; return false; }
+    if (r.ok) {
+      if (report) status.textContent = "token accepted";
+      return true;
+    }
+    const e = await r.json().catch(() => ({}));
+    status.textContent = `refused: ${e.error || r.status}`;
+    return false;
+  }
+
+  function beep() {
+    if (!$("sound").checked) return;
+    try {
+      audio = audio || new AudioContext();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = 880;
+      gain.gain.value = 0.15;
+      osc.connect(gain).connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + 0.3);
+    } catch (e) {
+      // No audio on this device: the page still works.
+    }
+  }
+
+  function wire() {
+    const sound = $("sound");
+    sound.checked = localStorage.getItem("arbiterSound") === "on";
+    sound.addEventListener("change", () => {
+      localStorage.setItem("arbiterSound", sound.checked ? "on" : "off");
+      if (sound.checked) { audio = audio || new AudioContext(); audio.resume(); beep(); }
+    });
+    $("token-button").addEventListener("click", () => {
+      const f = $("token-form");
+      f.hidden = !f.hidden;
+      if (!f.hidden) $("token").focus();
+    });
+    $("token-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const t = $("token").value.trim();
+      if (!t) return;
+      localStorage.setItem("arbiterToken", t);
+      $("token").value = "";
+      if (await login(true)) {
+        view.errors.clear();
+        notice("");
+        await start();
+      }
+    });
+    $("token-forget").addEventListener("click", () => {
+      localStorage.removeItem("arbiterToken");
+      $("token-status").textContent = "token forgotten";
+    });
+    $("history-close").addEventListener("click", () => {
+      view.historyBoard = null;
+      $("history").close();
+    });
+    $("history").addEventListener("close", () => { view.historyBoard = null; });
+  }
+
+  wire();
+  start();
+})();

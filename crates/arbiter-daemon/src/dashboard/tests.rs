@@ -1,0 +1,471 @@
+//! The dashboard's routes, called in process: access rules, actions, bounded inputs,
+//! alert states across a restart, history with touch logs, the page and the stream.
+
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::http::{header, Request, StatusCode};
+use axum::Router;
+use chess_rules::{Color, IllegalCategory, Piece, RestoreStep};
+use futures_util::StreamExt;
+use serde_json::Value;
+use touch_tracker::events::{IllegalMoveEvent, MoveEvent};
+use touch_tracker::{ArbiterEvent, ClockMs, EventKind, Penalty, Touch, TouchAction};
+use tower::ServiceExt;
+
+use super::*;
+use crate::hub::HubEvent;
+
+const TOKEN: &str = "s3cret-arbiter-token";
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arbiter-dash-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn config(dir: &Path, http: &str) -> Config {
+    let text = format!(
+        "[event]\nname = \"Club blitz\"\nround = 4\ntime_control = \"180+2\"\n\
+         [output]\ndir = \"{}\"\n[http]\n{http}\n\
+         [[board]]\nnumber = 1\nport = \"/dev/null\"\nwhite = \"Ann\"\nblack = \"Bo\"\n\
+         [[board]]\nnumber = 2\nport = \"/dev/null\"\nunattended = true\n",
+        dir.display()
+    );
+    Config::parse(&text, Path::new("t.toml")).unwrap()
+}
+
+fn touch(t_ms: u64, sq: &str, piece: char, action: TouchAction) -> Touch {
+    Touch {
+        t_ms,
+        square: sq.parse().unwrap(),
+        piece: Piece::from_fen_char(piece).unwrap(),
+        action,
+    }
+}
+
+fn mv(seq: u64, ply: u32, uci: &str, san: &str, replaces: Option<&str>) -> HubEvent {
+    let color = if ply % 2 == 1 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let from = &uci[..2];
+    let to = &uci[2..4];
+    let p = if color == Color::White { 'P' } else { 'p' };
+    ev(
+        1,
+        seq,
+        EventKind::Move(MoveEvent {
+            ply,
+            color,
+            uci: uci.parse().unwrap(),
+            san: san.into(),
+            fen: chess_rules::START_FEN.into(),
+            clock_ms: Some(ClockMs {
+                white: 170_000,
+                black: 175_000,
+            }),
+            pressed: true,
+            replaces: replaces.map(|r| r.parse().unwrap()),
+            recovered: false,
+            correction: false,
+            touches: vec![
+                touch(1000, from, p, TouchAction::Lift),
+                touch(1400, to, p, TouchAction::Place),
+            ],
+        }),
+    )
+}
+
+fn ev(board: u32, seq: u64, kind: EventKind) -> HubEvent {
+    HubEvent {
+        seq,
+        board,
+        round: 4,
+        wall_ms: 1_749_755_000_000 + seq,
+        replayed: false,
+        event: ArbiterEvent {
+            t_ms: seq,
+            board: board.to_string(),
+            kind,
+        },
+    }
+}
+
+/// White's bishop f1-f3 after 1. e4 e5.
+fn illegal(seq: u64) -> HubEvent {
+    let b = Piece::from_fen_char('B').unwrap();
+    ev(
+        1,
+        seq,
+        EventKind::IllegalMove(IllegalMoveEvent {
+            color: Color::White,
+            category: IllegalCategory::PieceMovement,
+            attempt: Some(chess_rules::Attempt {
+                from: "f1".parse().unwrap(),
+                to: "f3".parse().unwrap(),
+                piece: b,
+            }),
+            count: 1,
+            restore_fen: "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".into(),
+            restore: vec![
+                RestoreStep::Remove {
+                    square: "f3".parse().unwrap(),
+                    piece: b,
+                },
+                RestoreStep::Put {
+                    square: "f1".parse().unwrap(),
+                    piece: b,
+                },
+            ],
+            must_move: Some("f1".parse().unwrap()),
+            penalty: Some(Penalty {
+                add_ms: 60_000,
+                to: Color::Black,
+            }),
+            result: None,
+            result_undetermined: false,
+            ply: 3,
+            explanation: String::new(),
+            clock_before: Some(ClockMs {
+                white: 172_000,
+                black: 175_000,
+            }),
+            clock_after: Some(ClockMs {
+                white: 170_000,
+                black: 235_000,
+            }),
+        }),
+    )
+}
+
+struct Fixture {
+    hub: Arc<Hub>,
+    router: Router,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn start(dir: &Path, http: &str) -> Fixture {
+    let config = Arc::new(config(dir, http));
+    let hub = Arc::new(Hub::new([1, 2]));
+    hub.publish(vec![
+        mv(1, 1, "e2e4", "e4", None),
+        mv(2, 2, "e7e6", "e6", None),
+        mv(3, 2, "e7e5", "e5", Some("e7e6")),
+        illegal(4),
+    ]);
+    let (dash, router, task) = Dashboard::start(Arc::clone(&hub), config, &Paths::new(dir));
+    drop(dash);
+    Fixture { hub, router, task }
+}
+
+async fn call(router: &Router, req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Value) {
+    let r = router.clone().oneshot(req).await.unwrap();
+    let status = r.status();
+    let headers = r.headers().clone();
+    let bytes = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
+    let v = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+    (status, headers, v)
+}
+
+fn get(path: &str) -> Request<Body> {
+    Request::get(path).body(Body::empty()).unwrap()
+}
+
+fn post(path: &str, token: Option<&str>) -> Request<Body> {
+    let mut r = Request::post(path);
+    if let Some(t) = token {
+        r = r.header(auth::TOKEN_HEADER, t);
+    }
+    r.body(Body::empty()).unwrap()
+}
+
+#[tokio::test]
+async fn a_private_dashboard_needs_the_token_or_a_session() {
+    let dir = temp_dir("private");
+    let f = start(&dir, &format!("token = \"{TOKEN}\""));
+    let (s, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert!(v["error"].as_str().unwrap().contains("X-Arbiter-Token"));
+    let wrong = Request::get("/api/state")
+        .header(auth::TOKEN_HEADER, "not-the-arbiter-token")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(call(&f.router, wrong).await.0, StatusCode::FORBIDDEN);
+    assert_eq!(
+        call(&f.router, get("/api/stream")).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        call(&f.router, get("/api/boards/1/history")).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    // The page itself holds no data: it loads, and asks for the token.
+    assert_eq!(call(&f.router, get("/")).await.0, StatusCode::OK);
+
+    // A login with the token gives a session cookie that reads, and only reads.
+    assert_eq!(
+        call(
+            &f.router,
+            post("/api/login", Some("wrong-wrong-wrong-wrong"))
+        )
+        .await
+        .0,
+        StatusCode::FORBIDDEN
+    );
+    let (s, h, _) = call(&f.router, post("/api/login", Some(TOKEN))).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let cookie = h[header::SET_COOKIE].to_str().unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    assert!(!cookie.contains(TOKEN));
+    let session = cookie.split(';').next().unwrap().to_owned();
+    let with_cookie = |path: &str, method: &str| {
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::COOKIE, &session)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let (s, _, v) = call(&f.router, with_cookie("/api/state", "GET")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["boards"].as_array().unwrap().len(), 2);
+    assert_eq!(v["public"], false);
+    let (s, _, _) = call(&f.router, with_cookie("/api/alerts/1-4/ack", "POST")).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "a session cannot act");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn actions_need_the_token_and_their_state_survives_a_restart() {
+    let dir = temp_dir("actions");
+    let f = start(
+        &dir,
+        &format!("token = \"{TOKEN}\"\npublic_dashboard = true"),
+    );
+    let (s, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(s, StatusCode::OK);
+    let alerts = v["alerts"].as_array().unwrap();
+    assert_eq!(alerts.len(), 1);
+    let a = &alerts[0];
+    assert_eq!(
+        (a["id"].as_str(), a["kind"].as_str(), a["state"].as_str()),
+        (Some("1-4"), Some("illegal_move"), Some("open"))
+    );
+    assert_eq!(a["urgency"], "illegal");
+    assert_eq!(a["details"]["category"], "piece moved against its rules");
+    assert_eq!(
+        a["details"]["steps"],
+        serde_json::json!(["take the white bishop off f3", "put a white bishop on f1"])
+    );
+    assert_eq!(a["event"]["restore"][0]["square"], "f3");
+
+    let (s, _, v) = call(&f.router, post("/api/alerts/1-4/ack", None)).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert!(v["error"].is_string());
+    let (s, _, _) = call(
+        &f.router,
+        post("/api/alerts/1-4/ack", Some("wrong-token-1234567")),
+    )
+    .await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (_, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(
+        v["alerts"][0]["state"], "open",
+        "refused actions change nothing"
+    );
+
+    let (s, _, v) = call(&f.router, post("/api/alerts/1-4/ack", Some(TOKEN))).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["state"], "acknowledged");
+    assert!(v["acknowledged_at"].is_string());
+    let (_, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(v["alerts"][0]["state"], "acknowledged");
+
+    // Bounded, checked inputs.
+    let (s, _, _) = call(&f.router, post("/api/alerts/1-99/ack", Some(TOKEN))).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, _, _) = call(&f.router, post("/api/alerts/1-4/delete", Some(TOKEN))).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, _, _) = call(&f.router, post("/api/alerts/..%2F..%2Fx/ack", Some(TOKEN))).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let big = Request::post("/api/alerts/1-4/resolve")
+        .header(auth::TOKEN_HEADER, TOKEN)
+        .header(header::CONTENT_LENGTH, "100000")
+        .body(Body::from(vec![b'x'; 100_000]))
+        .unwrap();
+    let (s, _, _) = call(&f.router, big).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+    let huge_token = "x".repeat(10_000);
+    let (s, _, _) = call(&f.router, post("/api/alerts/1-4/ack", Some(&huge_token))).await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+
+    // A restart: the same events come back with the state kept.
+    drop(f);
+    let f = start(
+        &dir,
+        &format!("token = \"{TOKEN}\"\npublic_dashboard = true"),
+    );
+    let (_, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(v["alerts"][0]["state"], "acknowledged");
+    let (s, _, v) = call(&f.router, post("/api/alerts/1-4/resolve", Some(TOKEN))).await;
+    assert_eq!((s, v["state"].as_str()), (StatusCode::OK, Some("resolved")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn without_a_configured_token_one_is_made_and_kept() {
+    let dir = temp_dir("made");
+    let f = start(&dir, "public_dashboard = true");
+    let kept = std::fs::read_to_string(dir.join("arbiter-token")).unwrap();
+    let kept = kept.trim().to_owned();
+    assert_eq!(kept.len(), 32);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.join("arbiter-token"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0, "only the owner reads the token");
+    let (s, _, _) = call(&f.router, post("/api/alerts/1-4/ack", Some(&kept))).await;
+    assert_eq!(s, StatusCode::OK);
+    drop(f);
+    let _again = start(&dir, "public_dashboard = true");
+    let same = std::fs::read_to_string(dir.join("arbiter-token")).unwrap();
+    assert_eq!(same.trim(), kept);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn history_has_the_touch_log_of_each_move() {
+    let dir = temp_dir("history");
+    let f = start(&dir, "public_dashboard = true");
+    let (s, _, v) = call(&f.router, get("/api/boards/1/history")).await;
+    assert_eq!(s, StatusCode::OK);
+    let moves = v["moves"].as_array().unwrap();
+    let sans: Vec<&str> = moves.iter().map(|m| m["san"].as_str().unwrap()).collect();
+    assert_eq!(sans, ["e4", "e5"], "the amended move replaced e6");
+    assert_eq!(
+        moves[1]["touches"][0],
+        serde_json::json!({"t_ms": 1000, "square": "e7", "piece": "p", "action": "lift"})
+    );
+    assert_eq!(v["white"], "Ann");
+    assert_eq!(v["alerts"][0]["id"], "1-4");
+    for bad in [
+        "/api/boards/9/history",
+        "/api/boards/x/history",
+        "/api/boards/99999999999/history",
+    ] {
+        assert_eq!(
+            call(&f.router, get(bad)).await.0,
+            StatusCode::NOT_FOUND,
+            "{bad}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn boards_at_a_glance() {
+    let dir = temp_dir("boards");
+    let f = start(&dir, "public_dashboard = true");
+    let (_, _, v) = call(&f.router, get("/api/state")).await;
+    let b = &v["boards"];
+    assert_eq!(b[0]["white"], "Ann");
+    assert_eq!(b[0]["last_move"]["san"], "e5");
+    assert_eq!(b[0]["open_alerts"], 1);
+    // No driver has reported: the boards are offline.
+    assert_eq!(b[0]["status"], "offline");
+    assert_eq!(b[1]["unattended"], true);
+    assert_eq!(b[1]["last_move"], Value::Null);
+    assert_eq!(v["claims"], serde_json::json!([]));
+    assert_eq!(v["event"], "Club blitz");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn the_page_and_its_assets_are_served_with_a_strict_policy() {
+    let dir = temp_dir("page");
+    let f = start(&dir, "");
+    for (path, kind, needle) in [
+        ("/", "text/html", "dashboard.js"),
+        ("/assets/dashboard.js", "text/javascript", "EventSource"),
+        ("/assets/dashboard.css", "text/css", ".alert-card"),
+    ] {
+        let (s, h, v) = call(&f.router, get(path)).await;
+        assert_eq!(s, StatusCode::OK, "{path}");
+        assert!(h[header::CONTENT_TYPE].to_str().unwrap().starts_with(kind));
+        assert!(h[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap()
+            .contains("script-src 'self'"));
+        assert!(v.as_str().unwrap().contains(needle), "{path}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn the_stream_says_hello_then_each_change() {
+    let dir = temp_dir("stream");
+    let f = start(&dir, "public_dashboard = true");
+    let r = f.router.clone().oneshot(get("/api/stream")).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let mut body = r.into_body().into_data_stream();
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        text.push_str(&String::from_utf8_lossy(&next(&mut body).await));
+    }
+    assert!(text.starts_with("event: hello\n"), "{text}");
+    assert!(text.contains("\"1-4\""));
+    // A change published later reaches the open stream.
+    f.hub
+        .publish(vec![ev(1, 5, EventKind::Restored { fen: "x".into() })]);
+    let mut seen = String::new();
+    while !seen.contains("position restored") {
+        seen.push_str(&String::from_utf8_lossy(&next(&mut body).await));
+    }
+    assert!(seen.contains("event: alert"), "{seen}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The next chunk of a streamed body (5 s at most).
+async fn next(body: &mut axum::body::BodyDataStream) -> axum::body::Bytes {
+    tokio::time::timeout(std::time::Duration::from_secs(5), body.next())
+        .await
+        .expect("an event within 5 s")
+        .unwrap()
+        .unwrap()
+}
+
+#[test]
+fn the_config_takes_the_token_and_never_shows_it() {
+    let dir = temp_dir("config");
+    let c = config(
+        &dir,
+        &format!("token = \"{TOKEN}\"\npublic_dashboard = true"),
+    );
+    assert!(c.http.public_dashboard);
+    assert!(c.http.token.as_ref().unwrap().matches(TOKEN));
+    assert!(!format!("{c:?}").contains(TOKEN));
+    let text =
+        "[event]\nname = \"E\"\nround = 1\ntime_control = \"180+2\"\n[output]\ndir = \"o\"\n\
+                [http]\ntoken = \"short\"\n[[board]]\nnumber = 1\nport = \"/dev/null\"\n";
+    let e = Config::parse(text, Path::new("t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("t.toml:8:9: http.token is not usable"), "{e}");
+    assert!(e.contains("16 to 200"), "{e}");
+    let d = config(&dir, "");
+    assert!(!d.http.public_dashboard);
+    assert!(d.http.token.is_none());
+    assert_eq!(d.timing.ruling_text_ms, 1500);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
