@@ -13,21 +13,6 @@ use chess_rules::{read_pgn, Placement};
 use dgt_protocol::{BoardMessage, Decoder, Orientation, PieceCode};
 use dgt_serial::port::Port;
 
-/// `../shared/data` beside the workspace, or `$DGT_SHARED_DIR/data`.
-fn data_dir() -> PathBuf {
-    let shared = match std::env::var_os("DGT_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    };
-    let data = shared.join("data");
-    assert!(
-        data.is_dir(),
-        "test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
-        data.display()
-    );
-    data
-}
-
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
 }
@@ -60,7 +45,7 @@ fn follow(board: &mut Placement, msg: &BoardMessage) -> bool {
 
 #[test]
 fn a_host_follows_the_emulated_game_on_the_printed_pty() {
-    let pgn_path = data_dir().join("pgn/python-chess/molinari-bordais-1979.pgn");
+    let pgn_path = test_data::path("pgn/python-chess/molinari-bordais-1979.pgn");
     let pgn = &read_pgn(&std::fs::read(&pgn_path).unwrap()).unwrap()[0];
     let game = pgn.replay().unwrap();
     let placements: Vec<Placement> = game.positions().iter().map(|p| *p.placement()).collect();
@@ -165,7 +150,7 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
 
 #[test]
 fn bad_arguments_and_unreadable_files_are_refused_clearly() {
-    let pgn = data_dir().join("pgn/python-chess/molinari-bordais-1979.pgn");
+    let pgn = test_data::path("pgn/python-chess/molinari-bordais-1979.pgn");
     let pgn = pgn.to_str().unwrap();
     let cases: [(&[&str], &str); 5] = [
         (

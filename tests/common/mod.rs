@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
 use chess_rules::read_pgn;
-use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script};
+use dgt_sim::hands::{generate, Faults, GameInput, HandOptions, Irregularity, Script};
 use dgt_sim::{Emulator, ServeOptions};
 use serde_json::Value;
 
@@ -28,21 +28,6 @@ pub fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// `../shared/data` beside the workspace, or `$DGT_SHARED_DIR/data`.
-pub fn data_dir() -> PathBuf {
-    let shared = match std::env::var_os("DGT_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
-    };
-    let data = shared.join("data");
-    assert!(
-        data.is_dir(),
-        "test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
-        data.display()
-    );
-    data
-}
-
 /// A fresh folder for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dgt-arbiter-e2e-{name}-{}", std::process::id()));
@@ -53,8 +38,22 @@ pub fn temp_dir(name: &str) -> PathBuf {
 
 /// One game of the demo's embedded games, scripted with these irregularities.
 pub fn script(game: usize, seed: u64, irregularities: Vec<Irregularity>) -> Script {
+    script_with(game, seed, irregularities, None, Faults::default())
+}
+
+/// [`script`], with the game cut after `plies` plies (if given) and these line faults.
+pub fn script_with(
+    game: usize,
+    seed: u64,
+    irregularities: Vec<Irregularity>,
+    plies: Option<usize>,
+    faults: Faults,
+) -> Script {
     let games = read_pgn(GAMES.as_bytes()).unwrap();
-    let input = GameInput::from_pgn(&games[game]).unwrap();
+    let mut input = GameInput::from_pgn(&games[game]).unwrap();
+    if let Some(n) = plies {
+        input.moves.truncate(n);
+    }
     generate(
         &input,
         &HandOptions {
@@ -63,6 +62,7 @@ pub fn script(game: usize, seed: u64, irregularities: Vec<Irregularity>) -> Scri
             think_scale: 0.02,
             start_delay_ms: 6000,
             irregularities,
+            faults,
             ..HandOptions::default()
         },
     )
@@ -78,15 +78,24 @@ pub struct Boards {
 
 impl Boards {
     pub fn serve(scripts: Vec<Script>) -> Boards {
+        Boards::serve_linked(scripts, None)
+    }
+
+    /// [`Boards::serve`]; with `links`, each board also gets a stable symlink
+    /// `links/board-N` (N from 1) that survives its cable being pulled and plugged back,
+    /// and [`config`] names the link.
+    pub fn serve_linked(scripts: Vec<Script>, links: Option<&Path>) -> Boards {
         let mut hub = dgt_sim::Hub::new().unwrap();
         let handles = scripts
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 hub.serve_pty(
                     Emulator::new(s.emulator_config()),
                     ServeOptions {
                         script: s.actions.clone(),
                         speed: SPEED,
+                        link: links.map(|d| d.join(format!("board-{}", i + 1))),
                         ..ServeOptions::default()
                     },
                 )
@@ -129,7 +138,7 @@ pub fn config(dir: &Path, boards: &Boards, extra: &str) -> PathBuf {
         s.push_str(&format!(
             "\n[[board]]\nnumber = {}\nport = \"{}\"\nwhite = \"White{}, Ann\"\nblack = \"Black{}, Bo\"\nwhite_clock = \"left\"\n",
             i + 1,
-            h.pty_path().unwrap().display(),
+            h.path().unwrap().display(),
             i + 1,
             i + 1
         ));

@@ -8,10 +8,7 @@ use std::time::Instant;
 use chess_rules::{read_pgn, Placement, Position};
 
 fn main() {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    let shared = std::env::var_os("DGT_SHARED_DIR").map_or(root, Into::into);
-    let path = shared.join("data/pgn/shakmaty-pgn-reader-benches/twic1599_1000k.pgn");
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let bytes = test_data::read("pgn/shakmaty-pgn-reader-benches/twic1599_1000k.pgn");
     let games = read_pgn(&bytes).expect("PGN");
     // (position, a placement to test) pairs of four kinds.
     let mut hits: Vec<(Position, Placement)> = Vec::new();

@@ -148,7 +148,7 @@ fn check_position(pos: &Position, tally: &mut Tally) {
 #[test]
 fn classifier_on_positions_from_real_games() {
     let started = Instant::now();
-    let games = read_pgn(&common::read(
+    let games = read_pgn(&test_data::read(
         "pgn/shakmaty-pgn-reader-benches/twic1599_1000k.pgn",
     ))
     .unwrap();

@@ -112,7 +112,7 @@ fn check_is_legal(pos: &Position) -> usize {
 #[test]
 fn agrees_with_cozy_chess() {
     let started = Instant::now();
-    let text = common::read_text("perft/scalachess-random.perft");
+    let text = test_data::read_text("perft/scalachess-random.perft");
     let starts: Vec<Position> = text
         .lines()
         .filter_map(|l| l.strip_prefix("epd "))

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::Instant;
 
 use chess_rules::{read_pgn, AutomaticEnd, Move, PgnGame, Position, Square, Status};
@@ -25,38 +24,9 @@ fn redundant_disambiguation(pos: &Position, m: Move, ours: &str, theirs: &str) -
     pinned_rival && t.len() > o.len() && t[0] == o[0] && t[t.len() - (o.len() - 1)..] == o[1..]
 }
 
-fn pgn_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            pgn_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "pgn") {
-            out.push(path);
-        }
-    }
-}
-
-fn all_games() -> Vec<(String, usize, PgnGame)> {
-    let mut files = Vec::new();
-    pgn_files(&common::data_dir().join("pgn"), &mut files);
-    assert!(
-        files.len() >= 20,
-        "expected the PGN folder, found {files:?}"
-    );
-    let mut games = Vec::new();
-    for path in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let parsed = read_pgn(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for (i, g) in parsed.into_iter().enumerate() {
-            games.push((name.clone(), i + 1, g));
-        }
-    }
-    games
+/// Every game of the corpus, named `file.pgn#n`.
+fn all_games() -> Vec<(String, PgnGame)> {
+    test_data::pgn_corpus(read_pgn)
 }
 
 #[test]
@@ -67,10 +37,8 @@ fn every_game_replays_and_its_san_is_written_back_identically() {
     let mut mismatches = Vec::new();
     let mut mates = 0usize;
     let mut overspecified = 0usize;
-    for (file, n, pgn) in &games {
-        let game = pgn
-            .replay()
-            .unwrap_or_else(|e| panic!("{file} game {n}: {e}"));
+    for (game_name, pgn) in &games {
+        let game = pgn.replay().unwrap_or_else(|e| panic!("{game_name}: {e}"));
         let written = game.san_moves();
         assert_eq!(written.len(), pgn.moves.len());
         for (i, (ours, theirs)) in written.iter().zip(&pgn.moves).enumerate() {
@@ -80,7 +48,7 @@ fn every_game_replays_and_its_san_is_written_back_identically() {
                 overspecified += 1;
             } else if *ours != theirs.san {
                 mismatches.push(format!(
-                    "{file} game {n} ply {}: wrote {ours}, source {}",
+                    "{game_name} ply {}: wrote {ours}, source {}",
                     i + 1,
                     theirs.san
                 ));
@@ -88,11 +56,7 @@ fn every_game_replays_and_its_san_is_written_back_identically() {
         }
         if pgn.moves.last().is_some_and(|m| m.san.ends_with('#')) {
             mates += 1;
-            assert_eq!(
-                game.position().status(),
-                Status::Checkmate,
-                "{file} game {n}"
-            );
+            assert_eq!(game.position().status(), Status::Checkmate, "{game_name}");
             assert!(matches!(
                 game.automatic_end(),
                 Some(AutomaticEnd::Checkmate { .. })
@@ -121,30 +85,29 @@ fn every_game_replays_and_its_san_is_written_back_identically() {
 fn every_game_survives_export_and_reading_back() {
     let started = Instant::now();
     let games = all_games();
-    for (file, n, pgn) in &games {
+    for (game_name, pgn) in &games {
         let text = pgn.to_pgn();
         assert!(
             text.lines()
                 .filter(|l| !l.starts_with('['))
                 .all(|l| l.chars().count() <= 80),
-            "{file} game {n}: a movetext line longer than 80 characters"
+            "{game_name}: a movetext line longer than 80 characters"
         );
-        let back =
-            read_pgn(text.as_bytes()).unwrap_or_else(|e| panic!("{file} game {n}: {e}\n{text}"));
-        assert_eq!(back.len(), 1, "{file} game {n}");
+        let back = read_pgn(text.as_bytes()).unwrap_or_else(|e| panic!("{game_name}: {e}\n{text}"));
+        assert_eq!(back.len(), 1, "{game_name}");
         let back = &back[0];
-        assert_eq!(back.moves, pgn.moves, "{file} game {n}");
-        assert_eq!(back.comments, pgn.comments, "{file} game {n}");
+        assert_eq!(back.moves, pgn.moves, "{game_name}");
+        assert_eq!(back.comments, pgn.comments, "{game_name}");
         for (name, value) in &pgn.tags {
             if name != "Result" {
                 assert_eq!(
                     back.tag(name),
                     Some(value.as_str()),
-                    "{file} game {n} tag {name}"
+                    "{game_name} tag {name}"
                 );
             }
         }
-        assert_eq!(back.to_pgn(), text, "{file} game {n}: export is not stable");
+        assert_eq!(back.to_pgn(), text, "{game_name}: export is not stable");
     }
     common::report(
         "pgn export round trip",
@@ -155,7 +118,7 @@ fn every_game_survives_export_and_reading_back() {
 
 #[test]
 fn clocks_are_read_from_lichess_and_livechess_games() {
-    let games = read_pgn(&common::read(
+    let games = read_pgn(&test_data::read(
         "pgn/shakmaty-pgn-reader-benches/lichess_db_1000k.pgn",
     ))
     .unwrap();
@@ -167,7 +130,7 @@ fn clocks_are_read_from_lichess_and_livechess_games() {
     // Every Lichess game with moves carries a clock on every move.
     let with_moves = games.iter().filter(|g| !g.moves.is_empty()).count();
     assert_eq!(timed, with_moves);
-    let broadcast = read_pgn(&common::read(
+    let broadcast = read_pgn(&test_data::read(
         "pgn/lichess-broadcaster/tournament-2/round-1/games.pgn",
     ))
     .unwrap();

@@ -12,7 +12,7 @@ use chess_rules::{CanMate, Color, Position};
 
 /// `XY FEN` lines: X is `W` if White can mate, `-` if not; Y likewise `B` for Black.
 fn labelled(file: &str) -> Vec<(bool, bool, Position)> {
-    common::read_text(&format!("unwinnable/{file}"))
+    test_data::read_text(&format!("unwinnable/{file}"))
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -115,7 +115,7 @@ fn chasolver_lichess_sample() {
 #[test]
 fn unfair_timeouts_are_draws() {
     let started = Instant::now();
-    let text = common::read_text("unwinnable/cha-lichess-unfair-timeouts-2022-04.txt");
+    let text = test_data::read_text("unwinnable/cha-lichess-unfair-timeouts-2022-04.txt");
     let mut count = 0;
     let mut by_fast_check = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

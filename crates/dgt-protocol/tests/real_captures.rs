@@ -5,8 +5,6 @@
 //! The data is read at run time from `../shared/data` beside the workspace (or
 //! `$DGT_SHARED_DIR`); it is AGPL and never copied into this repository.
 
-use std::path::PathBuf;
-
 use chess_rules::{Color, Move, Piece, Placement, Role, Square};
 use dgt_protocol::capture::{CaptureReader, Direction};
 use dgt_protocol::{
@@ -14,28 +12,9 @@ use dgt_protocol::{
 };
 use serde_json::{json, Value};
 
-fn shared_dir() -> PathBuf {
-    let dir = match std::env::var_os("DGT_SHARED_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    assert!(
-        dir.join("data").is_dir(),
-        "shared test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
-        dir.display()
-    );
-    dir
-}
-
-fn capture_path(name: &str) -> PathBuf {
-    shared_dir()
-        .join("data/dgt-captures/arnsholt-dgtdriver")
-        .join(name)
-}
-
 /// All board-to-host bytes of a capture, record by record.
 fn board_chunks(name: &str) -> Vec<Vec<u8>> {
-    let file = std::fs::File::open(capture_path(name)).unwrap();
+    let file = std::fs::File::open(test_data::capture(name)).unwrap();
     let reader = CaptureReader::new(std::io::BufReader::new(file)).unwrap();
     reader
         .map(|r| r.unwrap())
@@ -89,7 +68,7 @@ fn arnsholt_json(m: &BoardMessage) -> Value {
 
 fn check_against_json(name: &str) {
     let messages = decode_all(&board_chunks(&format!("{name}.dgtcap")));
-    let text = std::fs::read_to_string(capture_path(&format!("{name}.json"))).unwrap();
+    let text = std::fs::read_to_string(test_data::capture(&format!("{name}.json"))).unwrap();
     let expected: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -275,7 +254,7 @@ fn check_replay(name: &str, expected: &[Placement], orientation: Orientation) {
 
 #[test]
 fn game_2_replays_through_every_expected_move() {
-    let text = std::fs::read_to_string(capture_path("2.uci")).unwrap();
+    let text = std::fs::read_to_string(test_data::capture("2.uci")).unwrap();
     let moves: Vec<Move> = text
         .split_whitespace()
         .filter(|t| !t.ends_with('.') && *t != "*")
@@ -288,7 +267,7 @@ fn game_2_replays_through_every_expected_move() {
 
 #[test]
 fn game_johan_replays_through_every_expected_move() {
-    let text = std::fs::read_to_string(capture_path("johan.pgn")).unwrap();
+    let text = std::fs::read_to_string(test_data::capture("johan.pgn")).unwrap();
     let mut p = Placement::start();
     let mut moves = Vec::new();
     let mut color = Color::White;

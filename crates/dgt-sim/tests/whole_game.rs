@@ -6,24 +6,9 @@
 //! The move list is read at run time from `../shared/data` beside the workspace (or
 //! `$DGT_SHARED_DIR`); it is AGPL and never copied into this repository.
 
-use std::path::PathBuf;
-
 use chess_rules::{Color, File, Move, Piece, Placement, Role, Square};
 use dgt_protocol::{BoardEvent, Decoder, EventFilter, HostCommand, Orientation, RawBoard};
 use dgt_sim::{Action, Emulator, EmulatorConfig, TimedAction};
-
-fn shared_dir() -> PathBuf {
-    let dir = match std::env::var_os("DGT_SHARED_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    assert!(
-        dir.join("data").is_dir(),
-        "shared test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
-        dir.display()
-    );
-    dir
-}
 
 /// The hand actions for one move, and the placement after it.
 fn hands_for(p: &mut Placement, m: Move, t: &mut u64, out: &mut Vec<TimedAction>) {
@@ -72,9 +57,7 @@ fn hands_for(p: &mut Placement, m: Move, t: &mut u64, out: &mut Vec<TimedAction>
 
 #[test]
 fn game_2_through_the_emulator() {
-    let text =
-        std::fs::read_to_string(shared_dir().join("data/dgt-captures/arnsholt-dgtdriver/2.uci"))
-            .unwrap();
+    let text = test_data::read_text("dgt-captures/arnsholt-dgtdriver/2.uci");
     let moves: Vec<Move> = text
         .split_whitespace()
         .filter(|t| !t.ends_with('.') && *t != "*")

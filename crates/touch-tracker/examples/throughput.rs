@@ -6,7 +6,6 @@
 //! `cargo run --release -p touch-tracker --example throughput [GAMES]` (reads
 //! `shared/data/pgn/...` beside the workspace, or `$DGT_SHARED_DIR`).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use chess_rules::{read_pgn, CanMate};
@@ -20,13 +19,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(200);
-    let shared = std::env::var_os("DGT_SHARED_DIR").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        PathBuf::from,
-    );
-    let path = shared.join("data/pgn/pychess-gamefiles/world_matches.pgn");
-    let bytes =
-        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let bytes = test_data::read("pgn/pychess-gamefiles/world_matches.pgn");
     let pgns = read_pgn(&bytes).expect("the PGN file reads");
     let mut streams: Vec<(TrackerConfig, Vec<TimedEvent>)> = Vec::new();
     for (i, pgn) in pgns.iter().take(games).enumerate() {

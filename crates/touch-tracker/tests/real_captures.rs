@@ -6,7 +6,8 @@
 mod common;
 
 use chess_rules::{Color, Game, GameResult};
-use common::{capture, count, final_moves, replay};
+use common::{count, final_moves, replay};
+use test_data::capture;
 use touch_tracker::replay::ReplayOptions;
 use touch_tracker::{EndReason, EventKind};
 

@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests: where the shared test data lives, replaying
-//! captures, and reading events.
+//! Helpers shared by the integration tests: replaying captures (found by `test_data`) and
+//! reading events.
 #![allow(dead_code)]
 
 use std::io::BufRead;
@@ -7,29 +7,6 @@ use std::path::PathBuf;
 
 use touch_tracker::replay::{Replay, ReplayOptions};
 use touch_tracker::{ArbiterEvent, EventKind, MoveEvent};
-
-/// The shared data folder: `../shared` beside the workspace, or `$DGT_SHARED_DIR` (the
-/// folder holding `data/`). Fails (never skips) when it is missing.
-pub fn shared_dir() -> PathBuf {
-    let dir = match std::env::var_os("DGT_SHARED_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    assert!(
-        dir.join("data").is_dir(),
-        "shared test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
-        dir.display()
-    );
-    dir
-}
-
-pub fn data(rel: &str) -> PathBuf {
-    shared_dir().join("data").join(rel)
-}
-
-pub fn capture(name: &str) -> PathBuf {
-    data("dgt-captures/arnsholt-dgtdriver").join(name)
-}
 
 /// Replays captures as fast as possible and returns every event.
 pub fn replay(paths: &[PathBuf], opts: &ReplayOptions) -> Vec<ArbiterEvent> {

@@ -2,8 +2,6 @@
 //! and reading it back through the decoder, the event filter and the tracker, as the live
 //! daemon does; and comparing the tracker's events with the generator's expectations.
 
-use std::path::{Path, PathBuf};
-
 use chess_rules::{read_pgn, PgnGame};
 use dgt_protocol::{BoardEvent, Decoder, EventFilter, HostCommand, Orientation, TimedEvent};
 use dgt_sim::hands::{Expected, Obligation as ExpObligation, Ruling, Script};
@@ -327,36 +325,7 @@ pub fn check(script: &Script, events: &[ArbiterEvent]) -> Result<(), String> {
     Ok(())
 }
 
-fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            pgn_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "pgn") {
-            out.push(path);
-        }
-    }
-}
-
 /// Every game of `shared/data/pgn`, named `file#n`.
 pub fn corpus() -> Vec<(String, PgnGame)> {
-    let mut files = Vec::new();
-    pgn_files(&super::data("pgn"), &mut files);
-    let mut games = Vec::new();
-    for path in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        for (i, g) in read_pgn(&bytes)
-            .unwrap_or_else(|e| panic!("{name}: {e}"))
-            .into_iter()
-            .enumerate()
-        {
-            games.push((format!("{name}#{}", i + 1), g));
-        }
-    }
-    games
+    test_data::pgn_corpus(read_pgn)
 }

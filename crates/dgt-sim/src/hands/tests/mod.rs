@@ -6,64 +6,13 @@ mod irregular;
 mod pacing;
 mod physical;
 
-use std::path::{Path, PathBuf};
-
 use chess_rules::{read_pgn, PgnGame};
 
 use super::*;
 
-/// `../shared/data` beside the workspace root, or `$DGT_SHARED_DIR/data`. Fails with a
-/// clear message when missing: these tests must not pass without their data.
-pub(super) fn data_dir() -> PathBuf {
-    let shared = match std::env::var_os("DGT_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    let data = shared.join("data");
-    assert!(
-        data.is_dir(),
-        "test data not found at {} (set DGT_SHARED_DIR to the folder holding data/)",
-        data.display()
-    );
-    data
-}
-
-fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            pgn_files(&path, out);
-        } else if path.extension().is_some_and(|x| x == "pgn") {
-            out.push(path);
-        }
-    }
-}
-
 /// Every game of `data/pgn`, named `file#n`.
 pub(super) fn corpus() -> Vec<(String, PgnGame)> {
-    let mut files = Vec::new();
-    pgn_files(&data_dir().join("pgn"), &mut files);
-    assert!(
-        files.len() >= 20,
-        "expected the PGN folder, found {files:?}"
-    );
-    let mut games = Vec::new();
-    for path in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        for (i, g) in read_pgn(&bytes)
-            .unwrap_or_else(|e| panic!("{name}: {e}"))
-            .into_iter()
-            .enumerate()
-        {
-            games.push((format!("{name}#{}", i + 1), g));
-        }
-    }
-    games
+    test_data::pgn_corpus(read_pgn)
 }
 
 /// A game from UCI moves (test shorthand).
