@@ -217,6 +217,8 @@ pub struct Emulator {
     ee_bytes: usize,
     beeps: u32,
     leds: Option<LedCommand>,
+    /// Clock commands still to be carried out without their ACK reaching the host.
+    acks_to_drop: u32,
 }
 
 impl Emulator {
@@ -262,6 +264,7 @@ impl Emulator {
             ee_bytes: 0,
             beeps: 0,
             leds: None,
+            acks_to_drop: 0,
             cfg,
         };
         emu.log_power_up();
@@ -353,6 +356,12 @@ impl Emulator {
     /// How many beep commands the clock received.
     pub fn beeps(&self) -> u32 {
         self.beeps
+    }
+
+    /// The next `n` clock commands are carried out but their ACKs are lost on the line
+    /// (for tests of the host's resend).
+    pub fn drop_next_acks(&mut self, n: u32) {
+        self.acks_to_drop = n;
     }
 
     /// The last LED command (Revelation II).
@@ -761,7 +770,9 @@ impl Emulator {
             let zero = BoardMessage::ClockTime(ClockTime::default()).encode();
             self.emit(&zero);
         }
-        if self.acks_enabled() {
+        if self.acks_enabled() && self.acks_to_drop > 0 {
+            self.acks_to_drop -= 1;
+        } else if self.acks_enabled() {
             let frame = BoardMessage::ClockAck(ack).encode();
             if self.cfg.ack_delay_ms == 0 {
                 self.emit(&frame);

@@ -252,6 +252,22 @@ fn delayed_acks_come_at_their_time() {
 }
 
 #[test]
+fn a_lost_ack_is_lost_but_its_command_is_carried_out() {
+    let mut emu = Emulator::new(EmulatorConfig::default());
+    send(&mut emu, HostCommand::SendUpdateNice);
+    emu.drop_next_acks(1);
+    let out = send(
+        &mut emu,
+        HostCommand::Clock(ClockCommand::ascii("LOST").unwrap()),
+    );
+    assert!(!out.iter().any(|m| matches!(m, BoardMessage::ClockAck(_))));
+    assert_eq!(emu.display_text(), Some("LOST    "));
+    // Only that one: the next command is answered again.
+    let out = send(&mut emu, HostCommand::Clock(ClockCommand::End));
+    assert!(matches!(&out[..], [BoardMessage::ClockAck(a)] if a.answers() == Some(0x03)));
+}
+
+#[test]
 fn turned_board_maps_squares() {
     let mut emu = Emulator::new(EmulatorConfig {
         orientation: Orientation::Rotated,
