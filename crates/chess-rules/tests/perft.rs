@@ -139,7 +139,7 @@ fn budget(default: u64) -> u64 {
 
 fn suite(file: &str, default_budget: u64) -> Outcome {
     let started = Instant::now();
-    let text = test_data::read_text(&format!("perft/{file}"));
+    let text = test_data::read_text(format!("perft/{file}"));
     let cases = if file.ends_with(".epd") {
         read_epd_suite(&text)
     } else {

@@ -12,7 +12,7 @@ use chess_rules::{CanMate, Color, Position};
 
 /// `XY FEN` lines: X is `W` if White can mate, `-` if not; Y likewise `B` for Black.
 fn labelled(file: &str) -> Vec<(bool, bool, Position)> {
-    test_data::read_text(&format!("unwinnable/{file}"))
+    test_data::read_text(format!("unwinnable/{file}"))
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
