@@ -88,6 +88,47 @@ impl fmt::Display for IllegalCategory {
     }
 }
 
+/// What touching a piece binds the player to (art. 4.3, 4.4), with the JSON names of the
+/// `touch_move` event's `obligation` (formats.md §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Obligation {
+    /// Move the touched own piece.
+    Move,
+    /// Capture the touched opponent's piece.
+    Capture,
+    /// Castle on the side of the touched rook (king touched first, castling legal).
+    Castle,
+    /// Move the king (king touched first for a castling that is illegal).
+    KingMove,
+}
+
+impl Obligation {
+    /// Every obligation, in the order of the contract's list.
+    pub const ALL: [Obligation; 4] = [
+        Obligation::Move,
+        Obligation::Capture,
+        Obligation::Castle,
+        Obligation::KingMove,
+    ];
+
+    /// The snake_case name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Obligation::Move => "move",
+            Obligation::Capture => "capture",
+            Obligation::Castle => "castle",
+            Obligation::KingMove => "king_move",
+        }
+    }
+}
+
+impl fmt::Display for Obligation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The move the player appears to have tried: `{"from":"e1","to":"g1","piece":"K"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Attempt {
@@ -662,6 +703,21 @@ mod tests {
             assert_eq!(
                 serde_json::to_string(&c).unwrap(),
                 format!("\"{}\"", c.name())
+            );
+        }
+        let names: Vec<String> = Obligation::ALL
+            .iter()
+            .map(|o| serde_json::to_string(o).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [r#""move""#, r#""capture""#, r#""castle""#, r#""king_move""#]
+        );
+        for o in Obligation::ALL {
+            assert_eq!(format!("\"{o}\""), serde_json::to_string(&o).unwrap());
+            assert_eq!(
+                serde_json::from_str::<Obligation>(&format!("\"{}\"", o.name())).unwrap(),
+                o
             );
         }
         let put = RestoreStep::Put {

@@ -37,7 +37,9 @@ mod test_util;
 pub mod types;
 pub mod winnable;
 
-pub use classify::{restore_steps, Attempt, Classification, IllegalCategory, RestoreStep};
+pub use classify::{
+    restore_steps, Attempt, Classification, IllegalCategory, Obligation, RestoreStep,
+};
 pub use game::{AutomaticEnd, DrawClaim, EndReason, Game, GameResult, ParseResultError};
 pub use pgn::{read_pgn, PgnError, PgnGame, PgnMove, PgnReader, ReplayError};
 pub use placement::{Placement, PlacementError, SquareDiff};

@@ -6,7 +6,9 @@
 
 use std::fmt;
 
-use chess_rules::{Attempt, Color, GameResult, IllegalCategory, Move, Piece, RestoreStep, Square};
+use chess_rules::{
+    Attempt, Color, GameResult, IllegalCategory, Move, Obligation, Piece, RestoreStep, Square,
+};
 use serde::{Deserialize, Serialize};
 
 /// One decision, as one JSON line.
@@ -195,33 +197,6 @@ pub struct IllegalMoveEvent {
 pub struct Touched {
     pub square: Square,
     pub piece: Piece,
-}
-
-/// What touching binds a player to (art. 4.3, 4.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Obligation {
-    Move,
-    Capture,
-    Castle,
-    KingMove,
-}
-
-impl Obligation {
-    pub fn name(self) -> &'static str {
-        match self {
-            Obligation::Move => "move",
-            Obligation::Capture => "capture",
-            Obligation::Castle => "castle",
-            Obligation::KingMove => "king_move",
-        }
-    }
-}
-
-impl fmt::Display for Obligation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// `kind: touch_move`.

@@ -2,9 +2,9 @@
 //! (art. 7.5.4), worked out from a turn's touch log. Pure functions of the position the
 //! turn started from, the log, and the move played.
 
-use chess_rules::{CastleSide, Move, Piece, Position, Role, Square};
+use chess_rules::{CastleSide, Move, Obligation, Piece, Position, Role, Square};
 
-use crate::events::{Obligation, Touch, TouchAction, Touched};
+use crate::events::{Touch, TouchAction, Touched};
 
 /// The pieces lifted during a turn, in order, as they stood before it: a lift counts when
 /// the square still held the piece it held at the turn's start (lifting the piece again

@@ -7,11 +7,10 @@
 //! plus one legal move (the tracker would take it for a move made).
 
 use chess_rules::{
-    Attempt, CastleSide, Classification, Color, File, IllegalCategory, Move, Piece, Placement,
-    Position, Rank, RestoreStep, Role, Square,
+    Attempt, CastleSide, Classification, Color, File, IllegalCategory, Move, Obligation, Piece,
+    Placement, Position, Rank, RestoreStep, Role, Square,
 };
 
-use super::expected::Obligation;
 use super::motion::{apply_to, castling_king_first, Step, Steps};
 use super::options::IllegalKind;
 use super::rng::HandRng;

@@ -19,7 +19,8 @@
 //! `board_status`.
 
 use chess_rules::{
-    Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Piece, RestoreStep, Square,
+    Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Obligation, Piece, RestoreStep,
+    Square,
 };
 
 /// What an illegal move costs: time for the opponent (the tracker's configuration decides
@@ -31,31 +32,6 @@ pub enum Ruling {
     /// The game ends with this result (a loss for the offender, or a draw when the
     /// opponent cannot mate by any series of legal moves).
     Result(GameResult),
-}
-
-/// What a touch binds the player to (the JSON `obligation`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Obligation {
-    /// Move the touched own piece.
-    Move,
-    /// Capture the touched opponent's piece.
-    Capture,
-    /// Castle on the side of the touched rook (king touched first, castling legal).
-    Castle,
-    /// Move the king (king touched first for a castling that is illegal).
-    KingMove,
-}
-
-impl Obligation {
-    /// The snake_case name of the JSON `obligation` field.
-    pub fn name(self) -> &'static str {
-        match self {
-            Obligation::Move => "move",
-            Obligation::Capture => "capture",
-            Obligation::Castle => "castle",
-            Obligation::KingMove => "king_move",
-        }
-    }
 }
 
 /// One event the arbiter must emit.

@@ -43,7 +43,7 @@ use chess_rules::{Color, Move, PgnGame, Position, ReplayError};
 use dgt_protocol::capture::TimeControl;
 
 pub use chess_rules::{Attempt, IllegalCategory, RestoreStep};
-pub use expected::{Expected, Obligation, Ruling, TimedExpected};
+pub use expected::{Expected, Ruling, TimedExpected};
 pub use motion::{CaptureOrder, MoveStyle, SEEN_TOUCH_MS, TWO_HAND_SAFE_MS};
 pub use options::{
     ArbiterClock, Faults, HandOptions, IllegalKind, Irregularity, ParseIrregularityError,

@@ -6,12 +6,12 @@
 use std::ops::Range;
 
 use chess_rules::{
-    restore_steps, Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Piece, Position,
-    Role, Square,
+    restore_steps, Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Obligation, Piece,
+    Position, Role, Square,
 };
 
 use super::attempts::Checked;
-use super::expected::{Expected, Obligation, Ruling, TimedExpected};
+use super::expected::{Expected, Ruling, TimedExpected};
 use super::motion::{self, MotionLimits, MoveStyle, Step};
 use super::options::{ArbiterClock, HandOptions, Irregularity};
 use super::plan::{stream, Injection, Plan};

@@ -4,9 +4,9 @@
 
 use chess_rules::{read_pgn, PgnGame};
 use dgt_protocol::{BoardEvent, Decoder, EventFilter, HostCommand, Orientation, TimedEvent};
-use dgt_sim::hands::{Expected, Obligation as ExpObligation, Ruling, Script};
+use dgt_sim::hands::{Expected, Ruling, Script};
 use dgt_sim::{Action, Emulator, EmulatorConfig, OutputChunk};
-use touch_tracker::{ArbiterEvent, EventKind, Obligation, SyncTracker, TrackerConfig};
+use touch_tracker::{ArbiterEvent, EventKind, SyncTracker, TrackerConfig};
 
 /// The board's scan interval in the emulator (a real board: 200-250 ms).
 pub const SCAN_MS: u64 = 250;
@@ -175,15 +175,6 @@ pub fn compared(events: &[ArbiterEvent]) -> Vec<&ArbiterEvent> {
     out
 }
 
-fn obligation(o: ExpObligation) -> Obligation {
-    match o {
-        ExpObligation::Move => Obligation::Move,
-        ExpObligation::Capture => Obligation::Capture,
-        ExpObligation::Castle => Obligation::Castle,
-        ExpObligation::KingMove => Obligation::KingMove,
-    }
-}
-
 /// Why an event is not the expected one, if it is not.
 pub fn mismatch(want: &Expected, got: &ArbiterEvent) -> Option<String> {
     let bad = || Some(format!("expected {want:?}\n     got {}", got.to_json()));
@@ -262,8 +253,7 @@ pub fn mismatch(want: &Expected, got: &ArbiterEvent) -> Option<String> {
                     .iter()
                     .zip(&t.touched)
                     .all(|((s, p), x)| *s == x.square && *p == x.piece);
-            if (t.color, t.played, t.violation, t.obligation)
-                != (*color, *played, *violation, obligation(*o))
+            if (t.color, t.played, t.violation, t.obligation) != (*color, *played, *violation, *o)
                 || !prefix
             {
                 return bad();

@@ -3,8 +3,8 @@
 //! classifier, and the events expected of the arbiter.
 
 use chess_rules::{
-    CanMate, CastleSide, Classification, Color, EndReason, GameResult, Placement, Position, Role,
-    Square,
+    CanMate, CastleSide, Classification, Color, EndReason, GameResult, Obligation, Placement,
+    Position, Role, Square,
 };
 
 use super::physical::{check_script, Replayer};
