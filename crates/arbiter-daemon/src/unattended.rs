@@ -124,7 +124,13 @@ pub fn result_text(g: &GameOverEvent) -> String {
         EndReason::SeventyFiveMoves => "75MV",
         EndReason::SecondIllegalMove => "ILLG",
         EndReason::Flag => "FLAG",
-        EndReason::ResultOnBoard => "",
+        // The result alone: shown by the players, or an end the tracker does not announce.
+        EndReason::ResultOnBoard
+        | EndReason::Threefold
+        | EndReason::FiftyMoves
+        | EndReason::Resignation
+        | EndReason::Agreement
+        | EndReason::Arbiter => "",
     };
     format!("{result} {why}").trim_end().to_owned()
 }

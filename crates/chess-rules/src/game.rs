@@ -86,9 +86,29 @@ pub enum EndReason {
     Resignation,
     Agreement,
     Arbiter,
+    /// The players showed the result on the board by the DGT conventions (both kings on
+    /// the centre squares, or a magic result piece).
+    ResultOnBoard,
 }
 
 impl EndReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [EndReason; 13] = [
+        EndReason::Checkmate,
+        EndReason::Stalemate,
+        EndReason::DeadPosition,
+        EndReason::Fivefold,
+        EndReason::SeventyFiveMoves,
+        EndReason::SecondIllegalMove,
+        EndReason::Flag,
+        EndReason::Threefold,
+        EndReason::FiftyMoves,
+        EndReason::Resignation,
+        EndReason::Agreement,
+        EndReason::Arbiter,
+        EndReason::ResultOnBoard,
+    ];
+
     /// The snake_case name used in JSON.
     pub fn name(self) -> &'static str {
         match self {
@@ -104,6 +124,7 @@ impl EndReason {
             EndReason::Resignation => "resignation",
             EndReason::Agreement => "agreement",
             EndReason::Arbiter => "arbiter",
+            EndReason::ResultOnBoard => "result_on_board",
         }
     }
 }
@@ -488,6 +509,15 @@ mod tests {
             serde_json::to_string(&EndReason::SeventyFiveMoves).unwrap(),
             "\"seventy_five_moves\""
         );
+        assert_eq!(
+            serde_json::to_string(&EndReason::ResultOnBoard).unwrap(),
+            "\"result_on_board\""
+        );
+        for r in EndReason::ALL {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{r}\""));
+            assert_eq!(serde_json::from_str::<EndReason>(&json).unwrap(), r);
+        }
         assert_eq!(
             serde_json::to_string(&DrawClaim::Threefold {
                 plies: vec![1, 5, 9]

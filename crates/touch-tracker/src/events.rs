@@ -4,10 +4,9 @@
 //! `pressed` on moves, `clock_before`/`clock_after`, `explanation` and `ply` on illegal
 //! moves, new kinds `new_game` and `illegal_move_stands`).
 
-use std::fmt;
-
 use chess_rules::{
-    Attempt, Color, GameResult, IllegalCategory, Move, Obligation, Piece, RestoreStep, Square,
+    Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Obligation, Piece, RestoreStep,
+    Square,
 };
 use serde::{Deserialize, Serialize};
 
@@ -244,58 +243,6 @@ pub struct DrawClaimableEvent {
     pub with_move: Option<Move>,
     /// The ply last played.
     pub ply: u32,
-}
-
-/// Why a game ended (`game_over` `reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EndReason {
-    Checkmate,
-    Stalemate,
-    DeadPosition,
-    Fivefold,
-    SeventyFiveMoves,
-    SecondIllegalMove,
-    Flag,
-    /// The players showed the result on the board (kings on the centre squares, or a
-    /// magic result piece).
-    ResultOnBoard,
-}
-
-impl EndReason {
-    pub fn name(self) -> &'static str {
-        match self {
-            EndReason::Checkmate => "checkmate",
-            EndReason::Stalemate => "stalemate",
-            EndReason::DeadPosition => "dead_position",
-            EndReason::Fivefold => "fivefold",
-            EndReason::SeventyFiveMoves => "seventy_five_moves",
-            EndReason::SecondIllegalMove => "second_illegal_move",
-            EndReason::Flag => "flag",
-            EndReason::ResultOnBoard => "result_on_board",
-        }
-    }
-
-    /// The same reason in the rules core's terms, where it has one.
-    pub fn from_rules(r: chess_rules::EndReason) -> Option<EndReason> {
-        use chess_rules::EndReason as R;
-        Some(match r {
-            R::Checkmate => EndReason::Checkmate,
-            R::Stalemate => EndReason::Stalemate,
-            R::DeadPosition => EndReason::DeadPosition,
-            R::Fivefold => EndReason::Fivefold,
-            R::SeventyFiveMoves => EndReason::SeventyFiveMoves,
-            R::SecondIllegalMove => EndReason::SecondIllegalMove,
-            R::Flag => EndReason::Flag,
-            _ => return None,
-        })
-    }
-}
-
-impl fmt::Display for EndReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// `kind: game_over`.
@@ -536,18 +483,6 @@ mod tests {
             assert_eq!(v["kind"], "game_over");
             assert_eq!(v["result"], text);
             assert_eq!(v["reason"], "flag");
-        }
-        for r in [
-            EndReason::Checkmate,
-            EndReason::Stalemate,
-            EndReason::DeadPosition,
-            EndReason::Fivefold,
-            EndReason::SeventyFiveMoves,
-            EndReason::SecondIllegalMove,
-            EndReason::Flag,
-            EndReason::ResultOnBoard,
-        ] {
-            assert_eq!(serde_json::to_value(r).unwrap(), r.name());
         }
         let v = ev(EventKind::BoardStatus(BoardStatusEvent {
             status: BoardStatus::ClockDisconnected,

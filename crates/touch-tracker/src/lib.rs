@@ -28,12 +28,13 @@ pub mod touch;
 mod tracker;
 
 pub use analysis::{AnalysisRequest, Purpose};
-/// The `touch_move` obligation is the rules core's (re-exported: it is part of the events).
-pub use chess_rules::Obligation;
+/// The `touch_move` obligation and the `game_over` reason are the rules core's
+/// (re-exported: they are part of the events).
+pub use chess_rules::{EndReason, Obligation};
 pub use config::{parse_time_control, Penalties, Supervision, TimeCategory, TrackerConfig};
 pub use events::{
-    ArbiterEvent, BoardStatus, ClaimReason, ClockMs, EndReason, EventKind, MoveEvent, Penalty,
-    Touch, TouchAction, Touched,
+    ArbiterEvent, BoardStatus, ClaimReason, ClockMs, EventKind, MoveEvent, Penalty, Touch,
+    TouchAction, Touched,
 };
 pub use sync::SyncTracker;
 pub use tracker::{GameState, Snapshot, Tracker};

@@ -13,7 +13,8 @@
 use std::collections::VecDeque;
 
 use chess_rules::{
-    Attempt, CanMate, Color, Game, GameResult, Move, Placement, Position, Role, Square, Status,
+    Attempt, CanMate, Color, EndReason, Game, GameResult, Move, Placement, Position, Role, Square,
+    Status,
 };
 use dgt_protocol::capture::TimeControl;
 use dgt_protocol::{
@@ -25,8 +26,8 @@ use crate::analysis::{AnalysisRequest, Purpose};
 use crate::clock::{ClockWatch, SideSource};
 use crate::config::{TimeCategory, TrackerConfig};
 use crate::events::{
-    ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EndReason, EventKind, IllegalMoveEvent,
-    Penalty, Touch, TouchAction,
+    ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EventKind, IllegalMoveEvent, Penalty,
+    Touch, TouchAction,
 };
 use crate::recover;
 

@@ -2,13 +2,13 @@
 //! evidence, then game end, draw claims and the dead-position question; and amending the
 //! move recorded at a press.
 
-use chess_rules::{Color, DrawClaim, GameResult, IllegalCategory, Move};
+use chess_rules::{Color, DrawClaim, EndReason, GameResult, IllegalCategory, Move};
 
 use super::{How, Phase, Tracker, Waiting};
 use crate::analysis::Purpose;
 use crate::events::{
-    ArbiterEvent, ClaimReason, DrawClaimableEvent, EndReason, EventKind, GameOverEvent, MoveEvent,
-    Touch, TouchMoveEvent, TwoHandedEvent,
+    ArbiterEvent, ClaimReason, DrawClaimableEvent, EventKind, GameOverEvent, MoveEvent, Touch,
+    TouchMoveEvent, TwoHandedEvent,
 };
 use crate::touch;
 
@@ -109,12 +109,10 @@ impl Tracker {
 
     pub(super) fn after_move(&mut self, t: u64, ply: u32, out: &mut Vec<ArbiterEvent>) {
         if let Some(end) = self.game.automatic_end() {
-            if let Some(reason) = EndReason::from_rules(end.reason()) {
-                self.phase = Phase::Over;
-                self.clear_pending();
-                self.announce_end(t, end.result(), reason, None, false, out);
-                return;
-            }
+            self.phase = Phase::Over;
+            self.clear_pending();
+            self.announce_end(t, end.result(), end.reason(), None, false, out);
+            return;
         }
         let pos = *self.game.position();
         let color = pos.side_to_move();

@@ -265,7 +265,7 @@ pub fn mismatch(want: &Expected, got: &ArbiterEvent) -> Option<String> {
             }
         }
         (Expected::GameOver { result, reason }, EventKind::GameOver(g)) => {
-            if g.result != *result || g.reason.name() != reason.name() {
+            if g.result != *result || g.reason != *reason {
                 return bad();
             }
         }
