@@ -62,8 +62,10 @@ pub struct BoardView {
     pub snapshot: Option<Snapshot>,
     /// The driver's latest status.
     pub driver: Option<dgt_serial::BoardStatus>,
+    /// Shared, so that a view is cheap to clone (sinks look at every board after each
+    /// change); changed copy-on-write.
     #[serde(skip)]
-    pub games: BoardGames,
+    pub games: Arc<BoardGames>,
     /// The last event's `seq`.
     pub seq: u64,
     /// Bumped whenever `games` changes (sinks rewrite only changed boards).
@@ -96,7 +98,7 @@ impl Hub {
                         number,
                         snapshot: None,
                         driver: None,
-                        games: BoardGames::default(),
+                        games: Arc::default(),
                         seq: 0,
                         version: 0,
                     },
@@ -130,7 +132,7 @@ impl Hub {
             for e in &events {
                 if let Some(b) = st.boards.get_mut(&e.board) {
                     b.seq = b.seq.max(e.seq);
-                    if b.games.apply(&e.event) {
+                    if Arc::make_mut(&mut b.games).apply(&e.event) {
                         b.version += 1;
                     }
                 }
@@ -222,7 +224,7 @@ impl Hub {
         {
             let mut st = self.lock();
             for b in st.boards.values_mut() {
-                if b.games.close_unfinished(why) {
+                if Arc::make_mut(&mut b.games).close_unfinished(why) {
                     b.version += 1;
                     any = true;
                 }

@@ -25,12 +25,13 @@ pub mod fsutil;
 pub mod http;
 pub mod hub;
 pub mod journal;
+pub mod limits;
 pub mod paths;
 pub mod record;
 pub mod runtime;
 pub mod sinks;
-pub mod wall;
 pub mod unattended;
+pub mod wall;
 pub mod words;
 
 pub use config::{Config, ConfigError};

@@ -59,6 +59,12 @@ pub enum DaemonError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{boards} boards need about {needed} open files, but this process may open only {limit} (its hard limit): raise it (systemd: LimitNOFILE=; a shell: ulimit -Hn) or drive fewer boards")]
+    FdLimit {
+        boards: usize,
+        needed: u64,
+        limit: u64,
+    },
 }
 
 /// Settings of a run that are not in the config file.
@@ -93,14 +99,26 @@ pub struct Daemon {
     sinks: Vec<JoinHandle<()>>,
     log: JoinHandle<()>,
     http: Option<(SocketAddr, JoinHandle<()>)>,
+    /// The dashboard's follower and the unattended clock control, aborted at shutdown.
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl Daemon {
     /// Resumes every board from its journal, then starts the drivers, sinks, log and
     /// HTTP endpoint. Must run inside a tokio runtime.
     pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
-    /// The dashboard's follower and the unattended clock control, aborted at shutdown.
-    tasks: Vec<JoinHandle<()>>,
+        let needed = crate::limits::fds_needed(config.boards.len(), opts.record);
+        match crate::limits::raise_nofile_limit() {
+            Ok(limit) if limit < needed => {
+                return Err(DaemonError::FdLimit {
+                    boards: config.boards.len(),
+                    needed,
+                    limit,
+                })
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("cannot read the open-file limit: {e}"),
+        }
         let config = Arc::new(config);
         let paths = Paths::new(&config.output.dir);
         std::fs::create_dir_all(paths.root()).map_err(|source| DaemonError::Output {
@@ -139,6 +157,9 @@ impl Daemon {
             .map(|s| tokio::spawn(sinks::run(s, Arc::clone(&hub), stop_rx.clone())))
             .collect();
         let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub)));
+        let mut tasks: Vec<JoinHandle<()>> = crate::unattended::spawn(Arc::clone(&hub), &config)
+            .into_iter()
+            .collect();
 
         let http = if config.http.enabled {
             let listener = tokio::net::TcpListener::bind(config.http.bind)
@@ -160,9 +181,6 @@ impl Daemon {
                 router = router.merge(extra.with_state(state));
             }
             let task = tokio::spawn(http::serve(listener, router));
-        let mut tasks: Vec<JoinHandle<()>> = crate::unattended::spawn(Arc::clone(&hub), &config)
-            .into_iter()
-            .collect();
             let url = format!("http://{addr}/\n");
             if let Err(e) = crate::fsutil::write_atomic(&paths.http_address(), url.as_bytes()) {
                 tracing::warn!("cannot write {}: {e}", paths.http_address().display());
@@ -204,6 +222,7 @@ impl Daemon {
             sinks,
             log,
             http,
+            tasks,
         })
     }
 
@@ -222,7 +241,6 @@ impl Daemon {
     /// Where the HTTP endpoint listens.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(|(a, _)| *a)
-            tasks,
     }
 
     /// Stops gracefully: the boards stop (journals synced, drivers reset their boards),
@@ -244,6 +262,9 @@ impl Daemon {
             let _ = s.await;
         }
         self.log.abort();
+        for t in self.tasks {
+            t.abort();
+        }
         if let Some((_, task)) = self.http {
             task.abort();
         }
@@ -262,9 +283,6 @@ pub async fn signal() {
             }
         }
         Err(_) => {
-        for t in self.tasks {
-            t.abort();
-        }
             let _ = tokio::signal::ctrl_c().await;
         }
     }

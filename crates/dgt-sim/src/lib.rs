@@ -17,4 +17,4 @@ pub mod serve;
 pub use action::{Action, TimedAction};
 pub use emulator::{BoardMode, Emulator, EmulatorConfig, LineBehaviour, OutputChunk};
 pub use hands::{generate, GameInput, HandOptions, Script};
-pub use serve::{serve_pty, BoardHandle, Hub, ServeOptions, ServedBoard};
+pub use serve::{serve_pty, BoardHandle, Hub, SentChunk, SentLog, ServeOptions, ServedBoard};

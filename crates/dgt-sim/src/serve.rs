@@ -65,6 +65,35 @@ pub struct ServeOptions {
     pub capture: Option<PathBuf>,
     /// Header of that capture.
     pub capture_header: CaptureHeader,
+    /// Note when each output chunk has left for the host (for latency measurements).
+    pub sent_log: Option<SentLog>,
+}
+
+/// When the board's output chunks left for the host: shared with the hub, which appends
+/// to it; the measuring side takes what is there. Opt-in through
+/// [`ServeOptions::sent_log`].
+#[derive(Debug, Clone, Default)]
+pub struct SentLog(Arc<Mutex<Vec<SentChunk>>>);
+
+/// One output chunk of the emulator (all it sent at one virtual ms) and when its last
+/// byte was written to the port (or dropped: a full queue, an unplugged cable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentChunk {
+    /// The emulator's virtual time when it emitted the chunk, ms.
+    pub t_ms: u64,
+    /// When the chunk's last byte left.
+    pub at: Instant,
+}
+
+impl SentLog {
+    pub fn new() -> SentLog {
+        SentLog::default()
+    }
+
+    /// What was noted since the last call, in order.
+    pub fn take(&self) -> Vec<SentChunk> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 impl Default for ServeOptions {
@@ -76,6 +105,7 @@ impl Default for ServeOptions {
             line_pacing: false,
             capture: None,
             capture_header: CaptureHeader::default(),
+            sent_log: None,
         }
     }
 }
@@ -247,6 +277,11 @@ struct Served {
     next_wake: Option<Instant>,
     /// Its port was ready in the last poll: service it now.
     had_io: bool,
+    sent_log: Option<SentLog>,
+    /// With a sent log: (bytes queued in all when the chunk's last byte was, its t_ms).
+    marks: VecDeque<(u64, u64)>,
+    /// Bytes queued for the host in all.
+    queued: u64,
 }
 
 impl Served {
@@ -267,6 +302,10 @@ impl Served {
         self.sync_plug(&mut st);
         for chunk in st.emu.take_output() {
             if self.port.is_some() {
+                self.queued += chunk.bytes.len() as u64;
+                if self.sent_log.is_some() {
+                    self.marks.push_back((self.queued, chunk.t_ms));
+                }
                 self.out.extend(chunk.bytes);
             }
         }
@@ -295,7 +334,23 @@ impl Served {
         if let Some(t) = self.flush(now) {
             consider(t);
         }
+        self.note_sent();
         wake
+    }
+
+    /// Notes the chunks whose last byte is no longer queued.
+    fn note_sent(&mut self) {
+        let Some(log) = &self.sent_log else { return };
+        let gone = self.queued - self.out.len() as u64;
+        if self.marks.front().is_none_or(|(end, _)| *end > gone) {
+            return;
+        }
+        let at = Instant::now();
+        let mut log = log.0.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(&(_, t_ms)) = self.marks.front().filter(|(end, _)| *end <= gone) {
+            self.marks.pop_front();
+            log.push(SentChunk { t_ms, at });
+        }
     }
 
     /// Opens or closes the port when the board cable changes.
@@ -574,6 +629,9 @@ impl Hub {
             plugged,
             next_wake: None,
             had_io: true,
+            sent_log: opts.sent_log,
+            marks: VecDeque::new(),
+            queued: 0,
         };
         let mut client = None;
         if plugged {
@@ -809,5 +867,51 @@ fn raise_fd_limit() {
             lim.rlim_cur = lim.rlim_max;
             libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::EmulatorConfig;
+
+    #[test]
+    fn the_sent_log_notes_a_chunk_once_its_last_byte_has_left_at_line_pace() {
+        let log = SentLog::new();
+        let mut hub = Hub::new().unwrap();
+        let (_board, mut client) = hub
+            .serve_stream(
+                Emulator::new(EmulatorConfig::default()),
+                ServeOptions {
+                    line_pacing: true,
+                    sent_log: Some(log.clone()),
+                    ..ServeOptions::default()
+                },
+            )
+            .unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let asked = Instant::now();
+        // SEND_BOARD: a 67-byte dump, more than the line's 64 bytes of credit.
+        client.write_all(&[0x42]).unwrap();
+        let mut got = 0;
+        let mut buf = [0u8; 128];
+        while got < 67 {
+            let n = client.read(&mut buf).unwrap();
+            assert!(n > 0, "the stream closed");
+            got += n;
+        }
+        let mut sent = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while sent.is_empty() && Instant::now() < deadline {
+            sent = log.take();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        // 67 bytes at 960 a second leave no sooner than ~70 ms after the request.
+        let paced = sent[0].at.saturating_duration_since(asked);
+        assert!(paced >= Duration::from_millis(60), "{paced:?}");
+        assert!(log.take().is_empty(), "noted once");
     }
 }

@@ -28,10 +28,16 @@ pub trait Sink: Send + 'static {
 /// events; files are rewritten once for it).
 pub const BATCH: Duration = Duration::from_millis(50);
 
+/// A sink pauses at least this many times as long as its last update took, so that
+/// however many boards there are, a sink keeps at most a fifth of a core busy (its files
+/// then lag a little more behind a busy hall).
+const PAUSE_PER_UPDATE: u32 = 4;
+
 /// Runs a sink until `stop` turns true, then brings it up to date one last time.
 pub async fn run(mut sink: Box<dyn Sink>, hub: Arc<Hub>, mut stop: watch::Receiver<bool>) {
     let mut changed = hub.changed();
     let name = sink.name();
+    let mut pause = BATCH;
     loop {
         let stopping = *stop.borrow_and_update()
             || tokio::select! {
@@ -39,18 +45,24 @@ pub async fn run(mut sink: Box<dyn Sink>, hub: Arc<Hub>, mut stop: watch::Receiv
                 r = stop.changed() => r.is_err() || *stop.borrow_and_update(),
             };
         if !stopping {
-            tokio::time::sleep(BATCH).await;
+            tokio::select! {
+                _ = tokio::time::sleep(pause) => {}
+                // Stopping cuts the pause short; the last update follows at once.
+                _ = stop.changed() => {}
+            }
         }
         changed.borrow_and_update();
         let h = Arc::clone(&hub);
         let done = tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
             let r = sink.update(&h);
-            (sink, r)
+            (sink, r, started.elapsed())
         })
         .await;
         match done {
-            Ok((s, r)) => {
+            Ok((s, r, took)) => {
                 sink = s;
+                pause = BATCH.max(took * PAUSE_PER_UPDATE);
                 if let Err(e) = r {
                     tracing::error!(sink = name, "cannot write: {e}");
                 }
