@@ -78,13 +78,20 @@ pub struct Alert {
     pub acknowledged_at: Option<String>,
     pub resolved_at: Option<String>,
     /// What happened since: "position restored", "game over: 0-1", "reconnected".
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// The event itself (formats.md §2), for the card's details and diagram.
     pub event: Value,
     /// Plain words for an illegal move's card.
     pub details: Details,
     /// Bumped at every change, so a client keeps the newest copy.
     pub revision: u64,
+}
+
+/// A follow-up on an alert, and when it happened (RFC 3339 UTC).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    pub text: String,
+    pub at: String,
 }
 
 /// An illegal move in plain words: its category and each restore step.
@@ -186,6 +193,12 @@ fn end_title(reason: EndReason) -> &'static str {
         EndReason::SecondIllegalMove => "Second illegal move",
         EndReason::Flag => "Flag fall",
         EndReason::ResultOnBoard => "Result shown on the board",
+        // The rules core's other reasons (the tracker does not announce them yet).
+        EndReason::Threefold => "Threefold repetition",
+        EndReason::FiftyMoves => "50-move rule",
+        EndReason::Resignation => "Resignation",
+        EndReason::Agreement => "Draw agreed",
+        EndReason::Arbiter => "Arbiter's decision",
     }
 }
 
@@ -261,11 +274,14 @@ impl Alerts {
         self.alerts.len() - 1
     }
 
-    fn note(&mut self, i: usize, text: String) -> Alert {
+    fn note(&mut self, i: usize, text: String, at: &str) -> Alert {
         let revision = self.bump();
         let a = &mut self.alerts[i];
-        if !a.notes.contains(&text) {
-            a.notes.push(text);
+        if !a.notes.iter().any(|n| n.text == text) {
+            a.notes.push(Note {
+                text,
+                at: at.to_owned(),
+            });
         }
         a.revision = revision;
         a.clone()
@@ -300,9 +316,11 @@ impl Alerts {
             }
             EventKind::Restored { .. } => {
                 if let Some(&i) = self.last_illegal.get(&board) {
-                    out.push(Change::Alert(
-                        self.note(i, format!("position restored ({when})")),
-                    ));
+                    out.push(Change::Alert(self.note(
+                        i,
+                        "position restored".into(),
+                        &when,
+                    )));
                 }
             }
             EventKind::IllegalMoveStands(_) => {
@@ -312,18 +330,19 @@ impl Alerts {
                     out.push(Change::Alert(self.note(
                         i,
                         "the opponent replied before the correction: the move stands".into(),
+                        &when,
                     )));
                 }
             }
             EventKind::GameOver(g) => {
-                let result = format!("game over: {} ({when})", g.result);
+                let result = format!("game over: {}", g.result);
                 match self.last_illegal.get(&board) {
                     // The second illegal move already has its card: the end goes there.
                     Some(&i)
                         if g.reason == EndReason::SecondIllegalMove
                             && self.alerts[i].urgency == Urgency::GameEnd =>
                     {
-                        out.push(Change::Alert(self.note(i, result)));
+                        out.push(Change::Alert(self.note(i, result, &when)));
                     }
                     _ => {
                         let at = self.add(e, Urgency::GameEnd, end_title(g.reason).into());
@@ -375,7 +394,7 @@ impl Alerts {
                 if let Some((status, words)) = closes {
                     // Solved by itself: the arbiter need not act.
                     while let Some(i) = self.open_status(board, status) {
-                        self.note(i, format!("{words} ({when})"));
+                        self.note(i, words.into(), &when);
                         let revision = self.bump();
                         let a = &mut self.alerts[i];
                         a.state = AlertState::Resolved;
@@ -578,7 +597,8 @@ mod tests {
         let ch = a.apply(&ev(1, 4, 150, EventKind::Restored { fen: "f".into() }));
         let Change::Alert(al) = &ch[0] else { panic!() };
         assert_eq!(al.id, "1-3");
-        assert!(al.notes[0].starts_with("position restored"));
+        assert_eq!(al.notes[0].text, "position restored");
+        assert_eq!(al.notes[0].at, "1970-01-01T00:00:00.150Z");
         // A second illegal move: one card, the end of the game noted on it.
         a.apply(&ev(1, 9, 300, illegal(2)));
         let ch = a.apply(&ev(1, 10, 300, game_over(EndReason::SecondIllegalMove)));
@@ -588,7 +608,7 @@ mod tests {
             (second.urgency, second.title.as_str()),
             (Urgency::GameEnd, "Second illegal move")
         );
-        assert!(second.notes[0].starts_with("game over: 0-1"));
+        assert_eq!(second.notes[0].text, "game over: 0-1");
         assert!(a.get("1-10").is_none());
         // A reconnection resolves the disconnection.
         a.apply(&ev(2, 1, 100, status(BoardStatus::Disconnected)));
@@ -596,7 +616,7 @@ mod tests {
         a.apply(&ev(2, 2, 200, status(BoardStatus::Connected)));
         let d = a.get("2-1").unwrap();
         assert_eq!(d.state, AlertState::Resolved);
-        assert!(d.notes[0].starts_with("reconnected"));
+        assert_eq!(d.notes[0].text, "reconnected");
         assert!(a.get("2-2").is_none(), "a connection is no alert");
     }
 

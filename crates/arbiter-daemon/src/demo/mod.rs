@@ -227,7 +227,9 @@ pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String
          [output]\n\
          dir = \"out\"\n\n\
          [http]\n\
-         bind = \"{http}\"\n\n\
+         bind = \"{http}\"\n\
+         # Anyone on this machine may watch the dashboard; acting needs the token.\n\
+         public_dashboard = true\n\n\
          # The tracker's windows, scaled to the demo's speed ({speed}x).\n\
          [timing]\n\
          settle_window_ms = {settle}\n\
@@ -377,6 +379,13 @@ pub async fn run(
             out,
             format!(
                 "  HTTP:    http://{a}/round.pgn  /boards  /events  /livechess/tournament.json"
+            ),
+        )?;
+        p(
+            out,
+            format!(
+                "  dashboard: http://{a}/ (the arbiter token is in {})",
+                out_dir.join("arbiter-token").display()
             ),
         )?;
     }

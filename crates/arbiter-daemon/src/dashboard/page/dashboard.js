@@ -172,7 +172,9 @@
       facts.append(el("p", { class: "card-text" }, a.text || a.title));
       body.append(facts);
     }
-    if (a.notes.length) facts.append(el("ul", { class: "notes" }, a.notes.map((n) => el("li", null, n))));
+    if (a.notes.length) {
+      facts.append(el("ul", { class: "notes" }, a.notes.map((n) => el("li", null, `${n.text} (${localTime(n.at)})`))));
+    }
     const actions = el("div", { class: "card-actions" });
     if (a.state === "open") {
       actions.append(el("button", { type: "button", class: "primary act-ack", onclick: () => act(a.id, "ack") }, "Acknowledge"));

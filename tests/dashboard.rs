@@ -1,0 +1,571 @@
+//! The arbiter dashboard in a real headless Chromium, driven over WebDriver with
+//! `fantoccini` against a `chromedriver` this test starts, so everything stays inside
+//! `cargo test` (no Node). The daemon is the real binary with two emulated boards on
+//! ptys that the test plays on by hand:
+//! - the page loads and lists the boards (one playing, one whose cable is pulled);
+//! - a threefold repetition shows in the claims panel;
+//! - an illegal move shows up as a card within a second of the press, with the squares
+//!   to change highlighted on its diagram and the piece that must move marked;
+//! - acknowledging without the token is refused (the card says so, the API answers 401
+//!   and 403 with a wrong token); with the token it works and every view agrees;
+//! - screenshots at 1280x800 and 390x844 are decoded and must not be blank; with
+//!   `DGT_ARBITER_SCREENSHOTS=1` they are saved to `docs/img/`.
+//!
+//! Browsers: Debian's `chromium` and `chromium-driver` (or `DGT_ARBITER_CHROMIUM` /
+//! `DGT_ARBITER_CHROMEDRIVER`). Without them the test says that it skipped, unless
+//! `DGT_ARBITER_BROWSER_TESTS=require` (CI), where it fails.
+
+mod common;
+
+use std::collections::{BTreeSet, HashSet};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chess_rules::{Color, Piece, Square};
+use common::{serial, temp_dir};
+use dgt_sim::{Action, BoardHandle, Emulator, EmulatorConfig, ServeOptions};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+const TOKEN: &str = "e2e-arbiter-token-0123";
+const DESKTOP: (u32, u32) = (1280, 800);
+const PHONE: (u32, u32) = (390, 844);
+
+/// The browser and its driver, or why the test cannot run.
+fn browser() -> Result<(PathBuf, PathBuf), String> {
+    let find = |env: &str, names: &[&str]| -> Option<PathBuf> {
+        if let Some(p) = std::env::var_os(env) {
+            return Some(PathBuf::from(p)).filter(|p| p.exists());
+        }
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+            .find(|p| p.is_file())
+    };
+    let chromium = find(
+        "DGT_ARBITER_CHROMIUM",
+        &["chromium", "chromium-browser", "google-chrome"],
+    )
+    .ok_or("no chromium on PATH (apt-get install chromium)")?;
+    let driver = find("DGT_ARBITER_CHROMEDRIVER", &["chromedriver"])
+        .ok_or("no chromedriver on PATH (apt-get install chromium-driver)")?;
+    Ok((chromium, driver))
+}
+
+/// Kills what the test started (by id; chromedriver with its browsers, as a group).
+struct Processes {
+    daemon: Option<Child>,
+    driver: Option<Child>,
+}
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        if let Some(mut d) = self.driver.take() {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg(format!("-{}", d.id()))
+                .status();
+            let _ = d.wait();
+        }
+        if let Some(mut d) = self.daemon.take() {
+            let _ = d.kill();
+            let _ = d.wait();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One HTTP request to the daemon (`Connection: close`): status and JSON body.
+fn request(host: &str, method: &str, path: &str, token: Option<&str>) -> (u16, Value) {
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let auth = token
+        .map(|t| format!("X-Arbiter-Token: {t}\r\n"))
+        .unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+fn sq(s: &str) -> Square {
+    s.parse().unwrap()
+}
+
+fn piece(c: char) -> Piece {
+    Piece::from_fen_char(c).unwrap()
+}
+
+fn pause(ms: u64) {
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+/// Polls `what` every 50 ms for up to `limit`.
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
+        pause(50);
+    }
+}
+
+/// The board's plies as the dashboard's state says.
+fn plies(host: &str, board: usize) -> u64 {
+    request(host, "GET", "/api/state", Some(TOKEN)).1["boards"][board - 1]["ply"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+/// One move by hand, completed by the mover's press; waits until the daemon has it.
+fn play(h: &BoardHandle, host: &str, color: Color, uci: &str, fen_piece: char) {
+    let before = plies(host, 1);
+    h.apply(Action::Lift(sq(&uci[..2])));
+    pause(60);
+    h.apply(Action::Place(sq(&uci[2..4]), piece(fen_piece)));
+    pause(120);
+    h.apply(Action::PressClock(color));
+    wait_until(Duration::from_secs(5), &format!("the move {uci}"), || {
+        plies(host, 1) > before
+    });
+}
+
+/// Sets the page's viewport (not the window) to `w` x `h`.
+async fn viewport(c: &Client, (w, h): (u32, u32)) {
+    c.set_window_size(w, h).await.unwrap();
+    let inner = c
+        .execute("return [window.innerWidth, window.innerHeight];", vec![])
+        .await
+        .unwrap();
+    let (iw, ih) = (
+        inner[0].as_u64().unwrap() as u32,
+        inner[1].as_u64().unwrap() as u32,
+    );
+    if (iw, ih) != (w, h) {
+        c.set_window_size(w + w.saturating_sub(iw), h + h.saturating_sub(ih))
+            .await
+            .unwrap();
+    }
+}
+
+/// A screenshot that must show a page: the right size and many distinct colours.
+async fn screenshot(c: &Client, size: (u32, u32), name: &str) {
+    let png = c.screenshot().await.unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(
+        (info.width, info.height),
+        size,
+        "{name}: the viewport's size"
+    );
+    let bpp = info.color_type.samples();
+    let colours: HashSet<&[u8]> = buf[..info.buffer_size()].chunks(bpp).collect();
+    assert!(
+        colours.len() > 200,
+        "{name}: only {} distinct colours: a blank page?",
+        colours.len()
+    );
+    if std::env::var_os("DGT_ARBITER_SCREENSHOTS").is_some() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
+        eprintln!("saved docs/img/{name}.png");
+    }
+}
+
+/// The `data-square`s of the elements matching `css`.
+async fn squares(c: &Client, css: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for e in c.find_all(Locator::Css(css)).await.unwrap() {
+        out.insert(e.attr("data-square").await.unwrap().unwrap_or_default());
+    }
+    out
+}
+
+const CARD: &str = ".alert-card[data-kind=\"illegal_move\"]";
+
+#[test]
+fn the_dashboard_in_a_real_browser() {
+    let (chromium, chromedriver) = match browser() {
+        Ok(b) => b,
+        Err(why) => {
+            let required = std::env::var("DGT_ARBITER_BROWSER_TESTS").as_deref() == Ok("require");
+            assert!(!required, "DGT_ARBITER_BROWSER_TESTS=require, but {why}");
+            eprintln!("SKIPPED the browser test: {why}");
+            return;
+        }
+    };
+    let _guard = serial();
+    let dir = temp_dir("dashboard");
+
+    // Two emulated boards in real time: the test plays on board 1; board 2's cable goes.
+    let mut hub = dgt_sim::Hub::new().unwrap();
+    let boards: Vec<BoardHandle> = (0..2)
+        .map(|_| {
+            hub.serve_pty(
+                Emulator::new(EmulatorConfig::default()),
+                ServeOptions::default(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut text = format!(
+        "[event]\nname = \"Club blitz\"\nsite = \"Hall\"\nround = 3\ntime_control = \"300+3\"\n\
+         [output]\ndir = \"out\"\n[http]\nbind = \"127.0.0.1:0\"\ntoken = \"{TOKEN}\"\n\
+         public_dashboard = true\n[timing]\nsettle_window_ms = 100\ntwo_handed_window_ms = 40\n"
+    );
+    for (i, (h, (w, b))) in boards
+        .iter()
+        .zip([
+            ("Carlsen, Anna", "Nakamura, Ben"),
+            ("Lee, Chris", "Diaz, Dana"),
+        ])
+        .enumerate()
+    {
+        text.push_str(&format!(
+            "[[board]]\nnumber = {}\nport = \"{}\"\nwhite = \"{w}\"\nblack = \"{b}\"\nwhite_clock = \"left\"\n",
+            i + 1,
+            h.pty_path().unwrap().display()
+        ));
+    }
+    let config = dir.join("arbiter.toml");
+    std::fs::write(&config, text).unwrap();
+    let mut procs = Processes {
+        daemon: Some(common::start(&config)),
+        driver: None,
+    };
+    let out = dir.join("out");
+    wait_until(Duration::from_secs(20), "the HTTP address", || {
+        out.join("http-address").exists()
+    });
+    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
+    let url = url.trim().to_owned();
+    let host = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    wait_until(Duration::from_secs(20), "both boards connected", || {
+        let (_, s) = request(&host, "GET", "/api/state", Some(TOKEN));
+        s["boards"]
+            .as_array()
+            .is_some_and(|b| b.iter().all(|b| b["connected"] == true))
+    });
+
+    // chromedriver in its own process group, so its browser goes with it.
+    let port = free_port();
+    let log = std::fs::File::create(dir.join("chromedriver.log")).unwrap();
+    let driver = {
+        use std::os::unix::process::CommandExt;
+        Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    };
+    procs.driver = Some(driver);
+    wait_until(Duration::from_secs(20), "chromedriver listening", || {
+        TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let profile = dir.join("chromium-profile");
+    let c = rt.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--disable-dev-shm-usage", "--hide-scrollbars",
+                    format!("--user-data-dir={}", profile.display()),
+                    format!("--window-size={},{}", DESKTOP.0, DESKTOP.1),
+                ],
+            }),
+        );
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a chromedriver session");
+        viewport(&c, DESKTOP).await;
+        c.goto(&url).await.unwrap();
+        // The page lists the boards and is live.
+        for b in ["1", "2"] {
+            c.wait()
+                .at_most(Duration::from_secs(10))
+                .for_element(Locator::Css(&format!(".board-tile[data-board=\"{b}\"]")))
+                .await
+                .unwrap();
+        }
+        c.wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css("#live.on"))
+            .await
+            .expect("the event stream is live");
+        let tile = c
+            .find(Locator::Css(".board-tile[data-board=\"1\"]"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(tile.contains("Carlsen, Anna"), "{tile}");
+        c
+    });
+
+    // Board 2's cable is pulled: its tile goes offline and a card says so.
+    boards[1].apply(Action::BoardCable { plugged: false });
+    rt.block_on(async {
+        c.wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(".board-tile[data-board=\"2\"].status-offline"))
+            .await
+            .expect("board 2 offline");
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(".alert-card[data-kind=\"board_status\"]"))
+            .await
+            .expect("a disconnection card");
+    });
+
+    // 1. e4 e5 2. Nf3 Nf6 3. Ng1 Ng8 4. Nf3 Nf6 5. Ng1 Ng8: White may claim threefold.
+    let b1 = &boards[0];
+    b1.apply(Action::PressClock(Color::Black)); // starts White's time
+    pause(150);
+    let white = Color::White;
+    let black = Color::Black;
+    play(b1, &host, white, "e2e4", 'P');
+    play(b1, &host, black, "e7e5", 'p');
+    for _ in 0..2 {
+        play(b1, &host, white, "g1f3", 'N');
+        play(b1, &host, black, "g8f6", 'n');
+        play(b1, &host, white, "f3g1", 'N');
+        play(b1, &host, black, "f6g8", 'n');
+    }
+    rt.block_on(async {
+        let claim = c
+            .wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(".claim[data-board=\"1\"]"))
+            .await
+            .expect("the claimable draw");
+        let text = claim.text().await.unwrap();
+        assert!(text.contains("threefold"), "{text}");
+    });
+
+    // The illegal move: the bishop f1-f3 through its own pawn, pressed.
+    b1.apply(Action::Lift(sq("f1")));
+    pause(60);
+    b1.apply(Action::Place(sq("f3"), piece('B')));
+    pause(60);
+    let pressed = Instant::now();
+    b1.apply(Action::PressClock(white));
+    let seen = rt.block_on(async {
+        loop {
+            if !c.find_all(Locator::Css(CARD)).await.unwrap().is_empty() {
+                return pressed.elapsed();
+            }
+            assert!(
+                pressed.elapsed() < Duration::from_secs(10),
+                "no illegal-move card"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    assert!(
+        seen <= Duration::from_secs(1),
+        "the card showed {seen:?} after the press (the settle window is 100 ms)"
+    );
+    eprintln!("the illegal-move card showed {seen:?} after the press");
+
+    rt.block_on(async {
+        let marked = squares(&c, &format!("{CARD} .square.hl")).await;
+        assert_eq!(marked, BTreeSet::from(["f1".into(), "f3".into()]));
+        assert_eq!(
+            squares(&c, &format!("{CARD} .square.hl-remove")).await,
+            BTreeSet::from(["f3".into()])
+        );
+        assert_eq!(
+            squares(&c, &format!("{CARD} .square.hl-put")).await,
+            BTreeSet::from(["f1".into()])
+        );
+        assert_eq!(
+            squares(&c, &format!("{CARD} .square.hl-must")).await,
+            BTreeSet::from(["f1".into()])
+        );
+        let text = c
+            .find(Locator::Css(CARD))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        for want in [
+            "Illegal move",
+            "White (Carlsen, Anna)",
+            "piece moved against its rules",
+            "1st illegal move of White",
+            "take the white bishop off f3",
+            "put a white bishop on f1",
+            "the piece on f1 (touch-move)",
+            "add 1:00 to Black",
+        ] {
+            assert!(text.contains(want), "{want:?} not in the card:\n{text}");
+        }
+        // The card's diagram is the position to reinstate: the bishop back on f1.
+        let f1 = c
+            .find(Locator::Css(&format!("{CARD} .square[data-square=\"f1\"]")))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(f1.contains('\u{265D}'), "f1 shows {f1:?}");
+
+        screenshot(&c, DESKTOP, "dashboard-desktop").await;
+        viewport(&c, PHONE).await;
+        // The alert comes first on a phone.
+        let top = c
+            .execute(
+                "return document.querySelector(arguments[0]).getBoundingClientRect().top;",
+                vec![json!(CARD)],
+            )
+            .await
+            .unwrap();
+        assert!(top.as_f64().unwrap() < f64::from(PHONE.1), "card at {top}");
+        screenshot(&c, PHONE, "dashboard-phone").await;
+        viewport(&c, DESKTOP).await;
+    });
+
+    // Acknowledging without the token is refused, and says why.
+    let id = request(&host, "GET", "/api/state", None).1["alerts"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    rt.block_on(async {
+        c.find(Locator::Css(&format!("{CARD} .act-ack")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let err = c
+            .wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(&format!("{CARD} .card-error")))
+            .await
+            .expect("the refusal on the card")
+            .text()
+            .await
+            .unwrap();
+        assert!(err.contains("401") && err.contains("token"), "{err}");
+        let state = c
+            .find(Locator::Css(CARD))
+            .await
+            .unwrap()
+            .attr("data-state")
+            .await
+            .unwrap();
+        assert_eq!(state.as_deref(), Some("open"));
+    });
+    let (status, body) = request(&host, "POST", &format!("/api/alerts/{id}/ack"), None);
+    assert_eq!(status, 401, "{body}");
+    let (status, body) = request(
+        &host,
+        "POST",
+        &format!("/api/alerts/{id}/ack"),
+        Some("not-the-token-at-all"),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("wrong"));
+
+    // With the token it works, and a fresh load shows the same state.
+    rt.block_on(async {
+        let field = c.find(Locator::Id("token")).await.unwrap();
+        field.send_keys(TOKEN).await.unwrap();
+        c.find(Locator::Id("token-use"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::XPath(
+                "//*[@id='token-status' and contains(., 'token accepted')]",
+            ))
+            .await
+            .expect("the token accepted");
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(&format!("{CARD} .act-ack")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(&format!(
+                "{CARD}[data-state=\"acknowledged\"]"
+            )))
+            .await
+            .expect("the card acknowledged");
+        c.refresh().await.unwrap();
+        c.wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(&format!(
+                "{CARD}[data-state=\"acknowledged\"]"
+            )))
+            .await
+            .expect("still acknowledged after a reload");
+    });
+    let (_, state) = request(&host, "GET", "/api/state", None);
+    let alert = state["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(alert["state"], "acknowledged");
+
+    rt.block_on(async { c.close().await.unwrap() });
+    let mut daemon = procs.daemon.take().unwrap();
+    assert!(common::terminate(&mut daemon), "the daemon stopped cleanly");
+    let log = std::fs::read_to_string(dir.join("arbiter.log")).unwrap_or_default();
+    assert!(!log.contains(TOKEN), "the token is in the daemon's log");
+    drop(procs);
+    drop(boards);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
