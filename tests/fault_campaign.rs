@@ -1,0 +1,514 @@
+//! The fault campaign: games played on emulated boards (the `dgt-sim` hub on ptys, each
+//! behind a stable symlink as udev gives real boards) while everything that can go wrong
+//! on a hall's line goes wrong, and the real `dgt-arbiter run` follows them:
+//! - the board's cable pulled and plugged back (the pty vanishes, a new one appears behind
+//!   the link), while players move;
+//! - bursts of garbage on the line: 7-bit noise, bytes with bit 7 set, truncated frames,
+//!   frame headers with oversized lengths;
+//! - the clock's cable pulled while a player thinks and plugged back;
+//! - the daemon killed with `kill -9` at random moments and restarted at once (it resumes
+//!   from its journal, and the board's next dump lets the tracker's reconnect search find
+//!   the moves made meanwhile).
+//!
+//! At the end, for every game: the PGN file parsed back holds exactly the moves played,
+//! and the JSON events hold each ply's move exactly once (a move that replaces its ply's
+//! first reading, when a slider registered part way at the press, is the one correction
+//! allowed, and it must name the move it replaces).
+//!
+//! `fault_campaign_ci` is the small version that runs with `cargo test`; the full one is
+//! `#[ignore]`d and sized by environment variables (defaults in brackets):
+//!
+//! ```sh
+//! FAULT_GAMES=24 FAULT_PULLS=100 FAULT_KILLS=20 \
+//!   cargo test --release --test fault_campaign -- --ignored --nocapture
+//! ```
+//!
+//! `FAULT_GAMES` [24] games, `FAULT_BATCH` [8] boards at a time under one daemon (a kill
+//! hits every game of the batch), `FAULT_PULLS` [100] cable pulls per game, `FAULT_NOISE`
+//! [40] garbage bursts per game (half 7-bit noise, half bit-7 bytes and truncated frames),
+//! `FAULT_CLOCK` [6] clock unplugs per game, `FAULT_KILLS` [20] kills per batch,
+//! `FAULT_PLIES` [whole game] plies per game, `FAULT_SEED` [1]. `FAULT_REPORT=FILE` appends
+//! the per-game table (markdown) to FILE.
+//!
+//! Pacing (virtual time runs three times faster than real time, as in the other e2e
+//! tests): a cable is out for 0.3 to 1.5 s (virtual) inside one player's turn, so the
+//! mover makes his move blind and the board is back before the press; a kill comes at
+//! least 2 s (real) after the previous one, never while a cable of the batch is out or
+//! within a second of being replugged: so the daemon is blind for at most a move or two at
+//! a time, well inside the four plies the reconnect search can heal.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use chess_rules::{read_pgn, Move};
+use common::*;
+use dgt_sim::hands::{Faults, HandRng, Script};
+use dgt_sim::{Action, TimedAction};
+use serde_json::Value;
+
+/// How big a campaign is.
+#[derive(Debug, Clone)]
+struct Campaign {
+    games: usize,
+    batch: usize,
+    plies: Option<usize>,
+    pulls: u32,
+    noise: u32,
+    clock_unplugs: u32,
+    kills: u32,
+    seed: u64,
+}
+
+impl Campaign {
+    /// Small enough for CI: two short games at once, a fifth of the faults.
+    fn ci() -> Campaign {
+        Campaign {
+            games: 2,
+            batch: 2,
+            plies: Some(36),
+            pulls: 20,
+            noise: 12,
+            clock_unplugs: 2,
+            kills: 4,
+            seed: 7,
+        }
+    }
+
+    fn from_env() -> Campaign {
+        fn var<T: std::str::FromStr>(name: &str, default: T) -> T {
+            match std::env::var(name) {
+                Ok(v) => v
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
+                Err(_) => default,
+            }
+        }
+        Campaign {
+            games: var("FAULT_GAMES", 24),
+            batch: var("FAULT_BATCH", 8),
+            plies: std::env::var("FAULT_PLIES").ok().map(|v| {
+                v.parse()
+                    .unwrap_or_else(|_| panic!("FAULT_PLIES={v:?} is not a number"))
+            }),
+            pulls: var("FAULT_PULLS", 100),
+            noise: var("FAULT_NOISE", 40),
+            clock_unplugs: var("FAULT_CLOCK", 6),
+            kills: var("FAULT_KILLS", 20),
+            seed: var("FAULT_SEED", 1),
+        }
+    }
+}
+
+/// What one game went through, and how it came out.
+#[derive(Debug, Clone, Default)]
+struct GameReport {
+    game: usize,
+    seed: u64,
+    plies: usize,
+    pulls: usize,
+    noise_7bit: usize,
+    noise_bit7: usize,
+    clock_unplugs: usize,
+    kills: usize,
+    /// Moves the reconnect search found (made while the daemon could not see the board).
+    recovered: usize,
+    /// Times the board's line went down, as the events tell.
+    disconnects: usize,
+    /// Moves that replaced their ply's first reading.
+    replaced: usize,
+}
+
+/// Counts the fault actions of a script by kind: (pulls, 7-bit noise, bit-7 noise, clock
+/// unplugs).
+fn count_faults(actions: &[TimedAction]) -> (usize, usize, usize, usize) {
+    let mut c = (0, 0, 0, 0);
+    for a in actions {
+        match &a.action {
+            Action::BoardCable { plugged: false } => c.0 += 1,
+            Action::LineNoise(b) if b.iter().all(|x| *x < 0x80) => c.1 += 1,
+            Action::LineNoise(_) => c.2 += 1,
+            Action::ClockCable { plugged: false } => c.3 += 1,
+            _ => {}
+        }
+    }
+    c
+}
+
+/// Ids of the board's messages with their total frame lengths (fact sheet §3).
+const FRAMES: [(u8, usize); 6] = [
+    (0x86, 67),  // board dump
+    (0x8E, 5),   // field update
+    (0x8D, 10),  // clock time
+    (0x91, 8),   // serial number
+    (0x93, 5),   // version
+    (0x8F, 100), // EE moves
+];
+
+/// One burst of garbage with bit-7 bytes in it. Every burst starts with a bit-7 byte, so
+/// that it never completes a frame an earlier burst left truncated (the board's own
+/// frames, which also start with one, cut such a frame short).
+fn bit7_burst(rng: &mut HandRng) -> Vec<u8> {
+    let seven = |rng: &mut HandRng| rng.range(0, 0x7F) as u8;
+    match rng.range(0, 3) {
+        // Any bytes.
+        0 => {
+            let n = rng.range(1, 24) as usize;
+            let mut v: Vec<u8> = (0..n).map(|_| rng.range(0, 0xFF) as u8).collect();
+            v[0] |= 0x80;
+            v
+        }
+        // A truncated frame: a real id and length, part of the payload.
+        1 => {
+            let (id, len) = FRAMES[rng.index(FRAMES.len())];
+            let len_bytes = [(len >> 7) as u8 & 0x7F, len as u8 & 0x7F];
+            let got = rng.range(0, (len - 4) as u64) as usize;
+            let mut v = vec![id];
+            v.extend(&len_bytes[..rng.range(0, 2) as usize]);
+            if v.len() == 3 {
+                v.extend((0..got).map(|_| seven(rng)));
+            }
+            v
+        }
+        // Stray bit-7 bytes.
+        2 => (0..rng.range(1, 3))
+            .map(|_| rng.range(0x80, 0xFF) as u8)
+            .collect(),
+        // A header announcing an oversized frame, then a few payload bytes.
+        _ => {
+            let id = FRAMES[rng.index(FRAMES.len())].0;
+            let mut v = vec![id, 0x7F, 0x7F];
+            v.extend((0..rng.range(0, 8)).map(|_| seven(rng)));
+            v
+        }
+    }
+}
+
+/// A game's script with its faults: cable pulls, 7-bit noise and clock unplugs from the
+/// hand-motion generator, bit-7 garbage and truncated frames added here at random moments.
+fn faulty_script(c: &Campaign, game: usize, seed: u64) -> Script {
+    let faults = Faults {
+        board_cable_pulls: c.pulls,
+        board_cable_off_ms: (300, 1500),
+        line_noise: c.noise - c.noise / 2,
+        clock_unplugs: c.clock_unplugs,
+        clock_off_ms: (500, 2500),
+    };
+    let mut s = script_with(game, seed, vec![], c.plies, faults);
+    let mut rng = HandRng::new(seed ^ 0xB17);
+    let from = s.actions.first().map_or(0, |a| a.at_ms);
+    for _ in 0..c.noise / 2 {
+        let at = rng.range(from, s.end_ms);
+        let bytes = bit7_burst(&mut rng);
+        let i = s.actions.partition_point(|a| a.at_ms <= at);
+        s.actions.insert(
+            i,
+            TimedAction {
+                at_ms: at,
+                action: Action::LineNoise(bytes),
+            },
+        );
+    }
+    s
+}
+
+/// When the batch's cables are out (virtual ms, each widened by a second after the replug
+/// for the driver's reconnect).
+fn blind_windows(scripts: &[Script]) -> Vec<(u64, u64)> {
+    let mut w = Vec::new();
+    for s in scripts {
+        let mut out_since = None;
+        for a in &s.actions {
+            match a.action {
+                Action::BoardCable { plugged: false } => out_since = Some(a.at_ms),
+                Action::BoardCable { plugged: true } => {
+                    if let Some(f) = out_since.take() {
+                        w.push((f, a.at_ms + 1000));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    w
+}
+
+/// The kill moments, in real ms after the boards started: one in each of `kills` equal
+/// slices of the games' time, away from the slices' edges and from pulled cables.
+fn kill_moments(c: &Campaign, scripts: &[Script], seed: u64) -> Vec<u64> {
+    let virt = |real: u64| (real as f64 * SPEED) as u64;
+    let from = scripts
+        .iter()
+        .map(|s| s.actions[0].at_ms)
+        .max()
+        .unwrap_or(0)
+        + 1000;
+    let to = scripts.iter().map(|s| s.end_ms).min().unwrap_or(0);
+    let blind = blind_windows(scripts);
+    let mut rng = HandRng::new(seed ^ 0x4B11);
+    let slice = (to.saturating_sub(from)) / u64::from(c.kills.max(1));
+    assert!(
+        slice >= virt(2000),
+        "{} kills do not fit {} s of play (at least 2 s apart)",
+        c.kills,
+        (to - from) / 1000
+    );
+    let mut out = Vec::new();
+    for k in 0..u64::from(c.kills) {
+        let lo = from + k * slice + slice / 6;
+        let hi = from + (k + 1) * slice - slice / 6;
+        let at = (0..200)
+            .map(|_| rng.range(lo, hi))
+            .find(|t| blind.iter().all(|(a, b)| t < a || t > b));
+        let at =
+            at.unwrap_or_else(|| panic!("no moment between {lo} and {hi} without a pulled cable"));
+        out.push((at as f64 / SPEED) as u64);
+    }
+    out
+}
+
+/// The moves a board's events record, each ply once (a replacement takes its ply's
+/// place), and the problems: a ply recorded twice without `replaces`, or a replacement
+/// naming another move.
+fn ply_moves(events: &[&Value]) -> (BTreeMap<u64, String>, Vec<String>) {
+    let mut by_ply: BTreeMap<u64, String> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for e in events.iter().filter(|e| e["kind"] == "move") {
+        let ply = e["ply"].as_u64().unwrap();
+        let uci = e["uci"].as_str().unwrap().to_owned();
+        match (by_ply.get(&ply), e["replaces"].as_str()) {
+            (Some(old), Some(r)) if r == old => {}
+            (Some(old), _) => problems.push(format!("ply {ply} recorded twice: {old}, then {e}")),
+            (None, Some(_)) => problems.push(format!("ply {ply} replaces nothing: {e}")),
+            (None, None) => {}
+        }
+        by_ply.retain(|p, _| *p < ply);
+        by_ply.insert(ply, uci);
+    }
+    (by_ply, problems)
+}
+
+/// Why a board's events do not yet hold the script's game, if they do not.
+fn events_problem(script: &Script, events: &[&Value]) -> Option<String> {
+    let (by_ply, problems) = ply_moves(events);
+    if let Some(p) = problems.first() {
+        return Some(p.clone());
+    }
+    let want: Vec<String> = script.plies.iter().map(|p| p.mv.uci()).collect();
+    let got: Vec<String> = by_ply.into_values().collect();
+    (got != want).then(|| {
+        let at = got.iter().zip(&want).take_while(|(a, b)| a == b).count();
+        format!(
+            "{} of {} plies; first difference at ply {}: got {:?}, want {:?}",
+            got.len(),
+            want.len(),
+            at + 1,
+            got.get(at),
+            want.get(at)
+        )
+    })
+}
+
+/// The PGN file's moves, parsed back.
+fn pgn_moves(path: &Path) -> Vec<Move> {
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let games = read_pgn(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(games.len(), 1, "{}", path.display());
+    let game = games[0]
+        .replay()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    game.moves().to_vec()
+}
+
+/// Plays one batch of games under one daemon with its faults and kills; checks and
+/// reports each game.
+fn run_batch(c: &Campaign, first: usize, count: usize) -> Vec<GameReport> {
+    let seed = c.seed.wrapping_mul(1000) + first as u64;
+    let dir = temp_dir(&format!("faults-{first}"));
+    let links = dir.join("dev");
+    std::fs::create_dir_all(&links).unwrap();
+    let games: Vec<(usize, u64)> = (first..first + count)
+        .map(|i| (i % 8, seed + i as u64))
+        .collect();
+    let scripts: Vec<Script> = games.iter().map(|&(g, s)| faulty_script(c, g, s)).collect();
+    let kills = kill_moments(c, &scripts, seed);
+    let boards = Boards::serve_linked(scripts, Some(&links));
+    let started = Instant::now();
+    let cfg = config(&dir, &boards, "");
+    let out = dir.join("out");
+    let mut daemon = start(&cfg);
+    for &at in &kills {
+        let due = started + Duration::from_millis(at);
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        daemon.kill().unwrap(); // SIGKILL
+        daemon.wait().unwrap();
+        daemon = start(&cfg);
+    }
+    let longest = boards.scripts.iter().map(|s| s.end_ms).max().unwrap_or(0);
+    boards.wait_done(Duration::from_secs_f64(
+        longest as f64 / 1000.0 / SPEED + 60.0,
+    ));
+    // The events catch up: every board's game, each ply once.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let ev = events(&out);
+        let problems: Vec<String> = boards
+            .scripts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                events_problem(s, &board_events(&ev, i + 1))
+                    .map(|p| format!("board {}: {p}", i + 1))
+            })
+            .collect();
+        if problems.is_empty() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = terminate(&mut daemon);
+            panic!(
+                "games lost or garbled (outputs in {}):\n{}",
+                dir.display(),
+                problems.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
+    let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
+    assert!(
+        !log.contains("panicked"),
+        "a panic in {}",
+        cfg.with_extension("log").display()
+    );
+    assert_eq!(
+        log.matches("resumed from the journal").count(),
+        kills.len() * count,
+        "every board resumed from its journal at every restart"
+    );
+
+    let ev = events(&out);
+    let mut reports = Vec::new();
+    for (i, (s, &(game, seed))) in boards.scripts.iter().zip(&games).enumerate() {
+        let b = board_events(&ev, i + 1);
+        if let Some(p) = events_problem(s, &b) {
+            panic!("board {}: {p}", i + 1);
+        }
+        let want: Vec<Move> = s.plies.iter().map(|p| p.mv).collect();
+        let pgn = out.join(format!("pgn/round-2/board-{}.pgn", i + 1));
+        assert_eq!(pgn_moves(&pgn), want, "the PGN of board {}", i + 1);
+        let (pulls, noise_7bit, noise_bit7, clock_unplugs) = count_faults(&s.actions);
+        let moves = b.iter().filter(|e| e["kind"] == "move");
+        reports.push(GameReport {
+            game,
+            seed,
+            plies: s.plies.len(),
+            pulls,
+            noise_7bit,
+            noise_bit7,
+            clock_unplugs,
+            kills: kills.len(),
+            recovered: moves.clone().filter(|e| e["recovered"] == true).count(),
+            disconnects: b
+                .iter()
+                .filter(|e| e["kind"] == "board_status" && e["status"] == "disconnected")
+                .count(),
+            replaced: moves.filter(|e| !e["replaces"].is_null()).count(),
+        });
+    }
+    eprintln!(
+        "batch of {count} games from {first}: {:.0?} real time",
+        started.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    reports
+}
+
+fn run(c: &Campaign) -> Vec<GameReport> {
+    let _one_at_a_time = serial();
+    let started = Instant::now();
+    let mut reports = Vec::new();
+    let mut first = 0;
+    while first < c.games {
+        let n = c.batch.min(c.games - first);
+        reports.extend(run_batch(c, first, n));
+        first += n;
+    }
+    let table = table(c, &reports, started.elapsed());
+    eprintln!("{table}");
+    if let Ok(path) = std::env::var("FAULT_REPORT") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        writeln!(f, "{table}").unwrap();
+    }
+    reports
+}
+
+/// The per-game table and the totals, as markdown.
+fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
+    let mut s = format!(
+        "Campaign {c:?}: {} games in {:.0?}\n\n| game | seed | plies | cable pulls | noise 7-bit | noise bit-7/truncated | clock unplugs | kill -9 | line drops seen | moves recovered | moves replaced | PGN = game |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        r.len(),
+        took
+    );
+    for g in r {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | yes |\n",
+            g.game + 1,
+            g.seed,
+            g.plies,
+            g.pulls,
+            g.noise_7bit,
+            g.noise_bit7,
+            g.clock_unplugs,
+            g.kills,
+            g.disconnects,
+            g.recovered,
+            g.replaced
+        ));
+    }
+    let sum = |f: fn(&GameReport) -> usize| r.iter().map(f).sum::<usize>();
+    s.push_str(&format!(
+        "| **total** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} of {} |\n",
+        sum(|g| g.plies),
+        sum(|g| g.pulls),
+        sum(|g| g.noise_7bit),
+        sum(|g| g.noise_bit7),
+        sum(|g| g.clock_unplugs),
+        sum(|g| g.kills),
+        sum(|g| g.disconnects),
+        sum(|g| g.recovered),
+        sum(|g| g.replaced),
+        r.len(),
+        r.len()
+    ));
+    s
+}
+
+#[test]
+fn fault_campaign_ci() {
+    let c = Campaign::ci();
+    let reports = run(&c);
+    for g in &reports {
+        assert_eq!(
+            g.pulls, c.pulls as usize,
+            "every cable pull found its place"
+        );
+        assert!(g.noise_bit7 > 0 && g.noise_7bit > 0);
+    }
+}
+
+/// The full campaign (see the module documentation for its knobs).
+#[test]
+#[ignore]
+fn fault_campaign_full() {
+    let c = Campaign::from_env();
+    let reports = run(&c);
+    assert_eq!(reports.len(), c.games);
+}
