@@ -183,8 +183,10 @@ impl Dashboard {
                     if r.is_err() {
                         break;
                     }
+                    // Alerts at once; the board summaries on the tick only: rebuilding
+                    // every board's summary at every event costs O(boards) per event,
+                    // more than a core at 1,000 boards (docs/performance.md).
                     self.sync();
-                    self.sync_boards();
                 }
                 _ = tick.tick() => self.sync_boards(),
             }
