@@ -14,7 +14,9 @@
 //!
 //! `cargo bench -p touch-tracker --bench pipeline [-- GAMES [ROUNDS]]` (defaults 200 and
 //! 7; reads `shared/data` beside the workspace, or `$DGT_SHARED_DIR/data`). Each stage runs
-//! ROUNDS times over all streams; the median round is reported, and the best.
+//! ROUNDS times over all streams; the median round is reported, and the best. Rates are
+//! per CPU second of the bench's thread (`/proc/thread-self/schedstat`), so "per core"
+//! holds on a shared machine too; the wall-clock rate is printed beside them.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -104,37 +106,72 @@ fn streams(games: usize) -> Vec<Stream> {
     out
 }
 
-/// Runs `f` `rounds` times; returns the median and the best time, seconds.
-fn timed(rounds: usize, mut f: impl FnMut() -> usize) -> (f64, f64, usize) {
-    let mut secs = Vec::with_capacity(rounds);
+/// CPU time this thread has run, ns (`/proc/thread-self/schedstat`, field 1); `None`
+/// where the kernel does not say.
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A stage's times over its rounds, seconds.
+struct Timing {
+    /// Median and best CPU time of the thread (wall time where CPU time is unknown).
+    cpu_med: f64,
+    cpu_best: f64,
+    /// Median wall time.
+    wall_med: f64,
+}
+
+/// Runs `f` `rounds` times; returns its times and its last result.
+fn timed(rounds: usize, mut f: impl FnMut() -> usize) -> (Timing, usize) {
+    let (mut cpu, mut wall) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
     let mut n = 0;
     for _ in 0..rounds {
-        let t0 = Instant::now();
+        let (c0, t0) = (thread_cpu_ns(), Instant::now());
         n = black_box(f());
-        secs.push(t0.elapsed().as_secs_f64());
+        let w = t0.elapsed().as_secs_f64();
+        wall.push(w);
+        cpu.push(match (c0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
+            _ => w,
+        });
     }
-    secs.sort_by(f64::total_cmp);
-    (secs[secs.len() / 2], secs[0], n)
+    cpu.sort_by(f64::total_cmp);
+    wall.sort_by(f64::total_cmp);
+    let t = Timing {
+        cpu_med: cpu[cpu.len() / 2],
+        cpu_best: cpu[0],
+        wall_med: wall[wall.len() / 2],
+    };
+    (t, n)
 }
 
 /// Feeds a stream to a fresh tracker as the daemon does (timers and analysis answers
-/// included); `each` sees every event with the time its handling took and what it
-/// emitted.
+/// included); `each` sees every board event (`None` for a timer firing) with the time its
+/// handling took and what it emitted.
 fn track(
     s: &Stream,
     out: &mut Vec<ArbiterEvent>,
-    mut each: impl FnMut(&TimedEvent, u64, &[ArbiterEvent]),
+    mut each: impl FnMut(Option<&TimedEvent>, u64, &[ArbiterEvent]),
 ) {
     let mut t = Tracker::new(s.config.clone());
     for e in &s.events {
         while let Some(d) = t.poll_timeout().filter(|d| *d <= e.t_ms) {
+            let before = out.len();
+            let t0 = Instant::now();
             t.handle_timeout(d, out);
+            let ns = t0.elapsed().as_nanos() as u64;
+            each(None, ns, &out[before..]);
         }
         let before = out.len();
         let t0 = Instant::now();
         t.handle(e, out);
         let ns = t0.elapsed().as_nanos() as u64;
-        each(e, ns, &out[before..]);
+        each(Some(e), ns, &out[before..]);
         while let Some(req) = t.poll_analysis() {
             t.analysis_done(req.id, CanMate::Yes, out);
         }
@@ -171,12 +208,13 @@ fn main() {
         .count();
     println!(
         "{} games generated in {:.1} s: {bytes} bytes on the line, {events} board events \
-         ({fields} field updates); median (best) of {rounds} rounds, one core",
+         ({fields} field updates); median (best) of {rounds} rounds, per CPU second of one \
+         thread",
         streams.len(),
         t0.elapsed().as_secs_f64()
     );
 
-    let (med, best, messages) = timed(rounds, || {
+    let (t, messages) = timed(rounds, || {
         let mut n = 0;
         for s in &streams {
             let mut d = Decoder::new();
@@ -187,14 +225,15 @@ fn main() {
         n
     });
     println!(
-        "decode:            {:>7.1} MB/s, {:>6.2} M messages/s ({:.2}) [{messages} messages in {:.1} ms]",
-        bytes as f64 / med / 1e6,
-        messages as f64 / med / 1e6,
-        messages as f64 / best / 1e6,
-        med * 1e3
+        "decode:            {:>7.1} MB/s, {:>6.2} M messages/s ({:.2}) [{messages} messages in {:.1} ms CPU, {:.1} ms wall]",
+        bytes as f64 / t.cpu_med / 1e6,
+        messages as f64 / t.cpu_med / 1e6,
+        messages as f64 / t.cpu_best / 1e6,
+        t.cpu_med * 1e3,
+        t.wall_med * 1e3
     );
 
-    let (med, best, n) = timed(rounds, || {
+    let (t, n) = timed(rounds, || {
         let mut n = 0;
         for s in &streams {
             let (mut d, mut f) = (Decoder::new(), EventFilter::new());
@@ -209,15 +248,16 @@ fn main() {
         n
     });
     println!(
-        "decode + filter:   {:>7.1} MB/s, {:>6.2} M events/s ({:.2}) [{n} events in {:.1} ms]",
-        bytes as f64 / med / 1e6,
-        n as f64 / med / 1e6,
-        n as f64 / best / 1e6,
-        med * 1e3
+        "decode + filter:   {:>7.1} MB/s, {:>6.2} M events/s ({:.2}) [{n} events in {:.1} ms CPU, {:.1} ms wall]",
+        bytes as f64 / t.cpu_med / 1e6,
+        n as f64 / t.cpu_med / 1e6,
+        n as f64 / t.cpu_best / 1e6,
+        t.cpu_med * 1e3,
+        t.wall_med * 1e3
     );
 
     let mut out = Vec::with_capacity(64);
-    let (med, best, emitted) = timed(rounds, || {
+    let (t, emitted) = timed(rounds, || {
         let mut n = 0;
         for s in &streams {
             track(s, &mut out, |_, _, o| n += o.len());
@@ -225,41 +265,78 @@ fn main() {
         n
     });
     println!(
-        "tracker + rulings: {:>6.2} M field events/s ({:.2}), {:.2} M board events/s \
-         [{emitted} arbiter events in {:.1} ms]",
-        fields as f64 / med / 1e6,
-        fields as f64 / best / 1e6,
-        events as f64 / med / 1e6,
-        med * 1e3
+        "tracker + rulings: {:>6.2} M field events/s ({:.2}), {:.2} M board events/s, \
+         wall {:.2} M field events/s [{emitted} arbiter events in {:.1} ms CPU, {:.1} ms wall]",
+        fields as f64 / t.cpu_med / 1e6,
+        fields as f64 / t.cpu_best / 1e6,
+        events as f64 / t.cpu_med / 1e6,
+        fields as f64 / t.wall_med / 1e6,
+        t.cpu_med * 1e3,
+        t.wall_med * 1e3
     );
 
-    // Per event kind, and the presses that bring a ruling.
+    // Per event kind, and the presses that bring a ruling: ruled in the press's own
+    // handling, or later (the board reports the move after the press; an illegal move is
+    // ruled when the board has had its settle window), with the tracker's virtual wait.
     let mut field_ns = Vec::new();
     let mut press_ns = Vec::new();
-    let mut illegal_ns = Vec::new();
+    let (mut later_ns, mut later_wait_ms) = (Vec::new(), Vec::new());
+    let (mut illegal_ns, mut illegal_wait_ms) = (Vec::new(), Vec::new());
     for s in &streams {
-        track(s, &mut out, |e, ns, o| match &e.event {
-            BoardEvent::Field(_) => field_ns.push(ns),
-            BoardEvent::Clock(_) => {
-                if o.iter()
-                    .any(|a| matches!(a.kind, EventKind::IllegalMove(_)))
-                {
-                    illegal_ns.push(ns);
-                } else if o.iter().any(|a| matches!(a.kind, EventKind::Move(_))) {
-                    press_ns.push(ns);
+        let (mut running, mut press_at) = (None, None);
+        track(s, &mut out, |e, ns, o| {
+            let mut pressed_now = false;
+            match e.map(|e| &e.event) {
+                Some(BoardEvent::Field(_)) => field_ns.push(ns),
+                Some(BoardEvent::Clock(c)) => {
+                    let side = c.running_side();
+                    if side.is_some() && side != running {
+                        pressed_now = true;
+                        press_at = e.map(|e| e.t_ms);
+                    }
+                    running = side;
+                }
+                _ => {}
+            }
+            for a in o {
+                let wait = press_at.map_or(0, |p| a.t_ms.saturating_sub(p));
+                match &a.kind {
+                    EventKind::IllegalMove(_) => {
+                        illegal_ns.push(ns);
+                        illegal_wait_ms.push(wait);
+                    }
+                    EventKind::Move(m) if m.pressed && pressed_now => press_ns.push(ns),
+                    EventKind::Move(m) if m.pressed => {
+                        later_ns.push(ns);
+                        later_wait_ms.push(wait);
+                    }
+                    _ => {}
                 }
             }
-            _ => {}
         });
     }
     for (name, mut v) in [
-        ("field update", field_ns),
-        ("press -> move", press_ns),
-        ("press -> illegal move", illegal_ns),
+        ("board wait: move", later_wait_ms),
+        ("board wait: illegal", illegal_wait_ms),
     ] {
         v.sort_unstable();
         println!(
-            "  {name:<22} n {:>7}  p50 {:>6.2} us  p99 {:>6.2} us  max {:>7.2} us (one handle call, timer included)",
+            "  {name:<22} n {:>7}  p50 {:>6} ms  p99 {:>6} ms  max {:>7} ms (virtual time from the press to the ruling)",
+            v.len(),
+            percentile(&v, 50.0),
+            percentile(&v, 99.0),
+            v.last().copied().unwrap_or(0)
+        );
+    }
+    for (name, mut v) in [
+        ("field update", field_ns),
+        ("press -> move at once", press_ns),
+        ("move after the press", later_ns),
+        ("illegal move ruling", illegal_ns),
+    ] {
+        v.sort_unstable();
+        println!(
+            "  {name:<22} n {:>7}  p50 {:>6.2} us  p99 {:>6.2} us  max {:>7.2} us (one handle call, wall)",
             v.len(),
             percentile(&v, 50.0) as f64 / 1e3,
             percentile(&v, 99.0) as f64 / 1e3,
