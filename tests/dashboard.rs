@@ -64,8 +64,10 @@ struct Processes {
 impl Drop for Processes {
     fn drop(&mut self) {
         if let Some(mut d) = self.driver.take() {
+            // `-s KILL -- -PGID`: procps-ng 4.0's kill reads `kill -KILL -PGID` as
+            // `kill(-1, SIGKILL)`, which kills every process the user may signal.
             let _ = Command::new("kill")
-                .arg("-KILL")
+                .args(["-s", "KILL", "--"])
                 .arg(format!("-{}", d.id()))
                 .status();
             let _ = d.wait();
