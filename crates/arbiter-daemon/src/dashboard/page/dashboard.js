@@ -15,6 +15,8 @@
   };
   let source = null;
   let audio = null;
+  /** The cards on the page by alert id, with what they were made from. */
+  const cards = new Map();
 
   const $ = (id) => document.getElementById(id);
 
@@ -200,16 +202,30 @@
       y.wall_ms - x.wall_ms || x.board - y.board || x.seq - y.seq);
   }
 
+  /**
+   * The card of an alert, made again only when the alert (or its error) changed: a new
+   * state from the stream must not swap the buttons under an arbiter's finger.
+   */
+  function cardOf(a) {
+    const key = `${a.revision}|${a.state}|${view.errors.get(a.id) || ""}`;
+    const kept = cards.get(a.id);
+    if (kept && kept.key === key) return kept.node;
+    const node = card(a);
+    cards.set(a.id, { key, node });
+    return node;
+  }
+
   function renderAlerts() {
     const all = sortedAlerts();
+    for (const id of [...cards.keys()]) if (!view.alerts.has(id)) cards.delete(id);
     const live = all.filter((a) => a.state !== "resolved");
     const done = all.filter((a) => a.state === "resolved");
     const open = live.filter((a) => a.state === "open").length;
-    $("alerts").replaceChildren(...(live.length ? live.map(card) : [el("p", { class: "empty" }, "No alerts.")]));
+    $("alerts").replaceChildren(...(live.length ? live.map(cardOf) : [el("p", { class: "empty" }, "No alerts.")]));
     $("alert-count").textContent = live.length ? `${open} open, ${live.length - open} acknowledged` : "";
     $("resolved-panel").hidden = done.length === 0;
     $("resolved-count").textContent = String(done.length);
-    $("resolved").replaceChildren(...done.map(card));
+    $("resolved").replaceChildren(...done.map(cardOf));
     document.title = open ? `(${open}) dgt-arbiter` : "dgt-arbiter dashboard";
   }
 
@@ -406,7 +422,7 @@
     const r = await fetch("/api/login", { method: "POST", headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
     if (!r) { if (report) status.textContent = "the daemon cannot be reached"; return false; }
     if (r.ok) {
-      if (report) status.textContent = "token accepted";
+      if (report) status.textContent = "token checked";
       return true;
     }
     const e = await r.json().catch(() => ({}));
@@ -452,6 +468,8 @@
         view.errors.clear();
         notice("");
         await start();
+        // Said once the page shows what the token allows.
+        $("token-status").textContent = "token accepted";
       }
     });
     $("token-forget").addEventListener("click", () => {
