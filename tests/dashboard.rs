@@ -64,11 +64,12 @@ struct Processes {
 impl Drop for Processes {
     fn drop(&mut self) {
         if let Some(mut d) = self.driver.take() {
-            // `-s KILL -- -PGID`: procps-ng 4.0's kill reads `kill -KILL -PGID` as
-            // `kill(-1, SIGKILL)`, which kills every process the user may signal.
-            let _ = Command::new("kill")
-                .args(["-s", "KILL", "--"])
-                .arg(format!("-{}", d.id()))
+            // The shell's own kill: procps-ng 4.0's reads `kill -KILL -PGID` as
+            // `kill(-1, SIGKILL)` (every process the user may signal), and refuses
+            // `-s KILL -- -PGID` for groups below 100 (as in a pid namespace).
+            let _ = Command::new("sh")
+                .args(["-c", "kill -s KILL -- -\"$0\""])
+                .arg(d.id().to_string())
                 .status();
             let _ = d.wait();
         }
