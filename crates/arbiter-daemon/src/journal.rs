@@ -210,12 +210,18 @@ impl Journal {
         line.push('\n');
         self.file.write_all(line.as_bytes())?;
         self.written += 1;
-        if urgent || self.sync_within.is_zero() {
+        if self.syncs_at_once(urgent) {
             self.sync()
         } else {
             self.unsynced_since.get_or_insert_with(Instant::now);
             Ok(())
         }
+    }
+
+    /// Whether [`Journal::append`] of a record this urgent waits for an `fdatasync`
+    /// (else it is one `write(2)` to the page cache, which does not block).
+    pub fn syncs_at_once(&self, urgent: bool) -> bool {
+        urgent || self.sync_within.is_zero()
     }
 
     /// When the batched fdatasync is due, if records wait for one.

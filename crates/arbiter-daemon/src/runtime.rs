@@ -478,7 +478,14 @@ impl BoardTask {
 
     /// Journals an input, feeds it to the tracker, publishes what it decides.
     fn input(&mut self, rec: Record, urgent: bool) {
-        let written = blocking(|| self.journal.append(&rec, urgent));
+        // Only an append that waits for its fdatasync needs `block_in_place`: handing the
+        // worker's core over for a plain write to the page cache cost more than the write
+        // (thread hand-offs, hundreds of threads at 1,000 boards; docs/performance.md).
+        let written = if self.journal.syncs_at_once(urgent) {
+            blocking(|| self.journal.append(&rec, urgent))
+        } else {
+            self.journal.append(&rec, urgent)
+        };
         match written {
             Ok(()) => self.journal_failed = false,
             Err(e) if !self.journal_failed => {
