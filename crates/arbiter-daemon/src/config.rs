@@ -22,7 +22,9 @@ use crate::dashboard::auth::ArbiterToken;
 /// The configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read the config file {path}: {source}")]
+    /// The cause is the error's `source()` (not repeated in its message, which the
+    /// binary prints with its causes).
+    #[error("cannot read the config file {path}")]
     Read {
         path: PathBuf,
         #[source]

@@ -340,6 +340,9 @@ fn unreadable_file() {
     assert!(e
         .to_string()
         .contains("cannot read the config file /no/such/dir/cfg.toml"));
+    // The cause comes once, as the source (the binary printed it twice before).
+    let cause = std::error::Error::source(&e).expect("the IO error is the source");
+    assert!(!e.to_string().contains(&cause.to_string()), "{e}");
 }
 
 #[test]
