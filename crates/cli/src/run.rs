@@ -53,6 +53,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // Journal fdatasyncs (`block_in_place`), analyses and sinks run on the blocking
+        // pool; tokio's default of 512 threads let 1,000 boards grow ~500 threads whose
+        // stacks and malloc arenas were most of the daemon's RSS (docs/performance.md).
+        .max_blocking_threads(64)
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
