@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use chess_rules::{Color, Piece, Square};
-use common::{serial, temp_dir};
+use chess_rules::Color;
+use common::{pause, serial, shift, temp_dir};
 use dgt_sim::{Action, BoardHandle, Emulator, EmulatorConfig, ServeOptions};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
@@ -112,18 +112,6 @@ fn request(host: &str, method: &str, path: &str, token: Option<&str>) -> (u16, V
     (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
 
-fn sq(s: &str) -> Square {
-    s.parse().unwrap()
-}
-
-fn piece(c: char) -> Piece {
-    Piece::from_fen_char(c).unwrap()
-}
-
-fn pause(ms: u64) {
-    std::thread::sleep(Duration::from_millis(ms));
-}
-
 /// Polls `what` every 50 ms for up to `limit`.
 fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + limit;
@@ -143,10 +131,7 @@ fn plies(host: &str, board: usize) -> u64 {
 /// One move by hand, completed by the mover's press; waits until the daemon has it.
 fn play(h: &BoardHandle, host: &str, color: Color, uci: &str, fen_piece: char) {
     let before = plies(host, 1);
-    h.apply(Action::Lift(sq(&uci[..2])));
-    pause(60);
-    h.apply(Action::Place(sq(&uci[2..4]), piece(fen_piece)));
-    pause(120);
+    shift(h, uci, fen_piece);
     h.apply(Action::PressClock(color));
     wait_until(Duration::from_secs(5), &format!("the move {uci}"), || {
         plies(host, 1) > before
@@ -388,10 +373,7 @@ fn the_dashboard_in_a_real_browser() {
     });
 
     // The illegal move: the bishop f1-f3 through its own pawn, pressed.
-    b1.apply(Action::Lift(sq("f1")));
-    pause(60);
-    b1.apply(Action::Place(sq("f3"), piece('B')));
-    pause(60);
+    shift(b1, "f1f3", 'B');
     let pressed = Instant::now();
     b1.apply(Action::PressClock(white));
     let seen = rt.block_on(async {

@@ -21,8 +21,8 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use chess_rules::{Color, Piece, Square};
-use common::{serial, temp_dir};
+use chess_rules::Color;
+use common::{pause, serial, shift, temp_dir};
 use dgt_protocol::capture::Direction;
 use dgt_protocol::{ClockCommand, ClockSide, CommandDecoder, HostCommand};
 use dgt_sim::{Action, BoardHandle, Emulator, EmulatorConfig, ServeOptions};
@@ -35,18 +35,6 @@ const ACK_TIMEOUT: Duration = Duration::from_secs(2);
 /// What the clock times may differ from the expectation: the clock frames the tracker
 /// reads show whole seconds (rounded up), and the clock commands set whole seconds.
 const SLACK_MS: i64 = 1_500;
-
-fn sq(s: &str) -> Square {
-    s.parse().unwrap()
-}
-
-fn piece(c: char) -> Piece {
-    Piece::from_fen_char(c).unwrap()
-}
-
-fn pause(ms: u64) {
-    std::thread::sleep(Duration::from_millis(ms));
-}
 
 /// One clock command the daemon sent, in a few words.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -211,14 +199,6 @@ fn wait_for(out: &Path, board: usize, kind: &str, n: usize) {
                 >= n
         },
     );
-}
-
-/// Lifts a piece and puts it down (a move, a capture's second half, a restoration).
-fn shift(b: &BoardHandle, uci: &str, fen_piece: char) {
-    b.apply(Action::Lift(sq(&uci[..2])));
-    pause(60);
-    b.apply(Action::Place(sq(&uci[2..4]), piece(fen_piece)));
-    pause(120);
 }
 
 /// A legal move completed by the mover's press; waits until the daemon has it.

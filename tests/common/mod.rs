@@ -11,9 +11,9 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
-use chess_rules::read_pgn;
+use chess_rules::{read_pgn, Piece, Square};
 use dgt_sim::hands::{generate, Faults, GameInput, HandOptions, Irregularity, Script};
-use dgt_sim::{Emulator, ServeOptions};
+use dgt_sim::{Action, BoardHandle, Emulator, ServeOptions};
 use serde_json::Value;
 
 /// Virtual time runs this much faster than real time in these tests. The tracker's
@@ -26,6 +26,30 @@ pub const SPEED: f64 = 3.0;
 pub fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A square by name (`"f3"`).
+pub fn sq(name: &str) -> Square {
+    name.parse().unwrap()
+}
+
+/// A piece by its FEN letter (`'B'`: a white bishop).
+pub fn piece(fen: char) -> Piece {
+    Piece::from_fen_char(fen).unwrap()
+}
+
+/// Waits `ms` milliseconds of real time (a hand between two actions).
+pub fn pause(ms: u64) {
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+/// By hand, on a board served in real time: lifts the piece on the first square of `uci`
+/// and puts `fen_piece` on the second (a move, or putting a piece back), at a human pace.
+pub fn shift(board: &BoardHandle, uci: &str, fen_piece: char) {
+    board.apply(Action::Lift(sq(&uci[..2])));
+    pause(60);
+    board.apply(Action::Place(sq(&uci[2..4]), piece(fen_piece)));
+    pause(120);
 }
 
 /// A fresh folder for one test.
