@@ -526,7 +526,7 @@ fn config_mistakes_give_their_messages() {
         (
             "tc.toml",
             good.replace("180+2", "3 min"),
-            "tc.toml:4:16: event.time_control \"3 min\" is not BASE+INC",
+            "tc.toml:4:16: event.time_control \"3 min\": expected BASE+INC in seconds, e.g. 180+2",
         ),
         (
             "port.toml",

@@ -208,6 +208,7 @@ fuzz_target!(|data: &[u8]| {
             event: BoardEvent::Connected {
                 serial: None,
                 version: None,
+                clock_version: None,
             },
         }),
         Input::Event(TimedEvent {
@@ -350,6 +351,7 @@ fuzz_target!(|data: &[u8]| {
                     inputs.push(ev(t, BoardEvent::Connected {
                         serial: Some("01025".into()),
                         version: None,
+                        clock_version: None,
                     }));
                     inputs.push(ev(t, BoardEvent::Dump { board: raw }));
                 }

@@ -530,15 +530,9 @@ impl Validate<'_> {
 
     fn time_control(&self, s: &Spanned<String>) -> Result<TimeControl, ConfigError> {
         let text = s.get_ref();
-        let tc: TimeControl = text.parse().map_err(|()| {
-            self.err(
-                s.span(),
-                format!(
-                    "event.time_control {text:?} is not BASE+INC; expected seconds for the \
-                     game plus seconds added per move, such as 180+2, 900+10 or 5400+30"
-                ),
-            )
-        })?;
+        let tc: TimeControl = text
+            .parse()
+            .map_err(|e| self.err(s.span(), format!("event.time_control {e}")))?;
         if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
             return Err(self.err(
                 s.span(),

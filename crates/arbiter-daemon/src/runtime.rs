@@ -655,6 +655,7 @@ mod tests {
             event: BoardEvent::Connected {
                 serial: None,
                 version: None,
+                clock_version: None,
             },
         }];
         emu.receive(

@@ -41,7 +41,7 @@ pub struct EmulateArgs {
     pub speed: f64,
     /// The clock's time control, BASE+INC in seconds (default: the game's TimeControl
     /// tag when it has that form, else 300+3).
-    #[arg(long, value_name = "BASE+INC", value_parser = parse_time_control)]
+    #[arg(long, value_name = "BASE+INC")]
     pub time_control: Option<TimeControl>,
     /// Irregularities to inject, comma-separated (e.g.
     /// `pinned-piece,clock-without-move,flag-fall`), or `all`.
@@ -73,11 +73,6 @@ pub struct EmulateArgs {
 /// A parsed `--irregularities` list.
 #[derive(Debug, Clone)]
 pub struct Irregularities(pub Vec<Irregularity>);
-
-fn parse_time_control(s: &str) -> Result<TimeControl, String> {
-    s.parse::<TimeControl>()
-        .map_err(|()| format!("{s:?} is not BASE+INC in seconds (e.g. 180+2)"))
-}
 
 fn parse_irregularities(s: &str) -> Result<Irregularities, String> {
     if s.trim() == "all" {

@@ -23,15 +23,11 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub fast: bool,
     /// The time control, BASE+INC in seconds (e.g. 180+2); overrides the capture header.
-    #[arg(long, value_parser = parse_time_control)]
+    #[arg(long)]
     pub time_control: Option<TimeControl>,
     /// How closely the games are watched (FIDE Appendix A.5).
     #[arg(long, default_value = "full", value_parser = parse_supervision)]
     pub supervision: Supervision,
-}
-
-fn parse_time_control(s: &str) -> Result<TimeControl, String> {
-    touch_tracker::parse_time_control(s)
 }
 
 fn parse_supervision(s: &str) -> Result<Supervision, String> {

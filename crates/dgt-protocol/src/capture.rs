@@ -53,13 +53,51 @@ impl fmt::Display for TimeControl {
     }
 }
 
+/// A time control that is not `BASE+INC` in whole seconds, with the text and what is
+/// wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?}: expected BASE+INC in seconds, e.g. 180+2 ({problem})")]
+pub struct TimeControlError {
+    /// The text as given.
+    pub text: String,
+    pub problem: TimeControlProblem,
+}
+
+/// What is wrong with a time control's text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeControlProblem {
+    #[error("there is no '+' between the base and the increment")]
+    NoPlus,
+    #[error("the base {0:?} is not a whole number of seconds (0 to 4294967295)")]
+    BadBase(String),
+    #[error("the increment {0:?} is not a whole number of seconds (0 to 4294967295)")]
+    BadIncrement(String),
+}
+
 impl std::str::FromStr for TimeControl {
-    type Err = ();
-    fn from_str(s: &str) -> Result<TimeControl, ()> {
-        let (b, i) = s.split_once('+').ok_or(())?;
+    type Err = TimeControlError;
+    /// Parses `BASE+INC` (`180+2`); blanks around either number are allowed.
+    fn from_str(s: &str) -> Result<TimeControl, TimeControlError> {
+        let err = |problem| TimeControlError {
+            text: s.to_owned(),
+            problem,
+        };
+        let (base, inc) = s
+            .split_once('+')
+            .ok_or_else(|| err(TimeControlProblem::NoPlus))?;
+        let (base, inc) = (base.trim(), inc.trim());
+        // `u32::from_str` takes a leading '+', which would let "180++2" through.
+        let secs = |t: &str| {
+            t.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| t.parse::<u32>().ok())
+                .flatten()
+        };
         Ok(TimeControl {
-            base_secs: b.trim().parse().map_err(|_| ())?,
-            increment_secs: i.trim().parse().map_err(|_| ())?,
+            base_secs: secs(base)
+                .ok_or_else(|| err(TimeControlProblem::BadBase(base.to_owned())))?,
+            increment_secs: secs(inc)
+                .ok_or_else(|| err(TimeControlProblem::BadIncrement(inc.to_owned())))?,
         })
     }
 }
@@ -392,6 +430,44 @@ mod tests {
             }
             Err(e) => panic!("header error {e}"),
         }
+    }
+
+    #[test]
+    fn time_control_parses_base_plus_increment() {
+        let tc = |b, i| TimeControl {
+            base_secs: b,
+            increment_secs: i,
+        };
+        assert_eq!("180+2".parse(), Ok(tc(180, 2)));
+        assert_eq!(" 5400 + 30 ".parse(), Ok(tc(5400, 30)));
+        assert_eq!("0+0".parse(), Ok(tc(0, 0)));
+        assert_eq!(tc(900, 10).to_string().parse(), Ok(tc(900, 10)));
+    }
+
+    #[test]
+    fn time_control_errors_say_what_is_wrong() {
+        let cases: [(&str, TimeControlProblem); 6] = [
+            ("3 min", TimeControlProblem::NoPlus),
+            ("", TimeControlProblem::NoPlus),
+            ("3+2x", TimeControlProblem::BadIncrement("2x".into())),
+            ("180++2", TimeControlProblem::BadIncrement("+2".into())),
+            ("+2", TimeControlProblem::BadBase(String::new())),
+            (
+                "99999999999+0",
+                TimeControlProblem::BadBase("99999999999".into()),
+            ),
+        ];
+        for (text, problem) in cases {
+            let err = text.parse::<TimeControl>().unwrap_err();
+            assert_eq!(err.problem, problem, "{text:?}");
+            assert_eq!(err.text, text);
+        }
+        let msg = "3+2x".parse::<TimeControl>().unwrap_err().to_string();
+        assert!(
+            msg.starts_with("\"3+2x\": expected BASE+INC in seconds, e.g. 180+2")
+                && msg.contains("increment \"2x\""),
+            "{msg}"
+        );
     }
 
     #[test]

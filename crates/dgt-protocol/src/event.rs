@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::board::{FieldUpdate, RawBoard};
-use crate::clock::{ButtonPress, ClockAck, ClockSide, ClockTime};
+use crate::clock::{ButtonPress, ClockAck, ClockSide, ClockTime, ClockVersion};
 use crate::message::{BatteryStatus, BoardMessage, Version};
 
 /// An event with the time it happened, in ms (capture time in a replay, ms since the
@@ -24,6 +24,10 @@ pub enum BoardEvent {
     Connected {
         serial: Option<String>,
         version: Option<Version>,
+        /// The clock's firmware version, when the driver already knows it as the link
+        /// comes up (a resync of a running link); `None` in journals written before it.
+        #[serde(default)]
+        clock_version: Option<ClockVersion>,
     },
     /// A full board dump.
     Dump { board: RawBoard },
@@ -235,9 +239,29 @@ mod tests {
             event: BoardEvent::Connected {
                 serial: Some("01025".into()),
                 version: Some(v),
+                clock_version: Some(ClockVersion { major: 2, minor: 1 }),
             },
         })
         .unwrap();
         assert!(json.contains("\"kind\":\"connected\""), "{json}");
+        let back: TimedEvent = serde_json::from_str(&json).unwrap();
+        assert!(matches!(
+            back.event,
+            BoardEvent::Connected {
+                clock_version: Some(ClockVersion { major: 2, minor: 1 }),
+                ..
+            }
+        ));
+        // A journal line written before `clock_version` existed still reads.
+        let old = r#"{"t_ms":5,"event":{"kind":"connected","serial":"01025","version":{"major":1,"minor":2}}}"#;
+        let back: TimedEvent = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            back.event,
+            BoardEvent::Connected {
+                serial: Some("01025".into()),
+                version: Some(v),
+                clock_version: None,
+            }
+        );
     }
 }

@@ -374,6 +374,7 @@ impl BoardTask {
                         let resync = self.link.is_running().then(|| BoardEvent::Connected {
                             serial: self.link.info().serial.clone(),
                             version: self.link.info().version,
+                            clock_version: self.link.info().clock.version(),
                         });
                         let now = self.now();
                         if self.outbox.on_permit(permit, now, resync) {
@@ -694,6 +695,7 @@ mod tests {
         let connected = BoardEvent::Connected {
             serial: Some("01025".into()),
             version: None,
+            clock_version: None,
         };
         let permit = out.tx.clone().reserve_owned().await.unwrap();
         assert!(

@@ -94,6 +94,14 @@ pub enum ClockInfo {
 }
 
 impl ClockInfo {
+    /// The clock's version, once its version query was answered.
+    pub fn version(&self) -> Option<ClockVersion> {
+        match self {
+            ClockInfo::Present { version, .. } => *version,
+            ClockInfo::Unknown | ClockInfo::Absent => None,
+        }
+    }
+
     /// A short human description: "DGT3000 2.1", "DGT XL 1.0", "none", ...
     pub fn describe(&self) -> String {
         match self {
@@ -650,6 +658,9 @@ impl Link {
             BoardEvent::Connected {
                 serial: self.session.serial.clone(),
                 version: self.session.version,
+                // Not known yet: the clock may have changed while the link was down, and
+                // its version query follows below.
+                clock_version: None,
             },
         );
         // UPDATE_NICE before the dump: every change after the dump is reported.

@@ -38,6 +38,7 @@ async fn init_dump_and_field_updates_at_full_line_rate() {
         BoardEvent::Connected {
             serial: Some("01025".into()),
             version: Some(dgt_protocol::Version { major: 1, minor: 2 }),
+            clock_version: None,
         }
     );
     let dump = events.kind("dump", SHORT).await;
@@ -494,7 +495,19 @@ async fn a_slow_consumer_never_blocks_the_reader_and_gets_a_resync() {
     );
     assert!(events.kinds().contains(&"button"), "{:?}", events.kinds());
     assert!(!events.kinds()[..events.kinds().len() - 1].contains(&"disconnected"));
-    events.kind("connected", SHORT).await;
+    // The link stayed up, so the resync already knows the clock (its version answer was
+    // the first ack).
+    let resync = events.kind("connected", SHORT).await;
+    assert!(
+        matches!(
+            resync.event,
+            BoardEvent::Connected {
+                clock_version: Some(v),
+                ..
+            } if v == EmulatorConfig::default().clock_version
+        ),
+        "{resync:?}"
+    );
     events.kind("dump", SHORT).await;
     assert_eq!(
         board_from_events(&events.seen),

@@ -107,13 +107,6 @@ impl std::str::FromStr for Supervision {
     }
 }
 
-/// Parses a time control `BASE+INC` in seconds (`180+2`).
-pub fn parse_time_control(s: &str) -> Result<TimeControl, String> {
-    s.parse::<TimeControl>().map_err(|()| {
-        format!("time control {s:?} is not BASE+INC in seconds (e.g. 180+2 or 5400+30)")
-    })
-}
-
 /// Everything a [`crate::Tracker`] is told about its board and the rules in force.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrackerConfig {
@@ -208,16 +201,6 @@ mod tests {
 
     #[test]
     fn parsing() {
-        assert_eq!(
-            parse_time_control("180+2"),
-            Ok(TimeControl {
-                base_secs: 180,
-                increment_secs: 2
-            })
-        );
-        assert!(parse_time_control("3 min")
-            .unwrap_err()
-            .contains("BASE+INC"));
         assert_eq!("partial".parse(), Ok(Supervision::Partial));
         assert!("some".parse::<Supervision>().is_err());
         let d = Penalties::default();

@@ -31,7 +31,7 @@ pub use analysis::{AnalysisRequest, Purpose};
 /// The `touch_move` obligation and the `game_over` reason are the rules core's
 /// (re-exported: they are part of the events).
 pub use chess_rules::{EndReason, Obligation};
-pub use config::{parse_time_control, Penalties, Supervision, TimeCategory, TrackerConfig};
+pub use config::{Penalties, Supervision, TimeCategory, TrackerConfig};
 pub use events::{
     ArbiterEvent, BoardStatus, ClaimReason, ClockMs, EventKind, MoveEvent, Penalty, Touch,
     TouchAction, Touched,

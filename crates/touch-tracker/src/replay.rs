@@ -74,6 +74,7 @@ impl Board {
                 BoardEvent::Connected {
                     serial: None,
                     version: None,
+                    clock_version: None,
                 },
                 out,
             );

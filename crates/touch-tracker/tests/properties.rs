@@ -219,6 +219,7 @@ fn run(
                     BoardEvent::Connected {
                         serial: None,
                         version: None,
+                        clock_version: None,
                     },
                     &mut out,
                 );

@@ -595,6 +595,7 @@ fn the_reconnect_search_finds_lost_moves() {
     b.feed(BoardEvent::Connected {
         serial: None,
         version: None,
+        clock_version: None,
     });
     b.board = *p.placement();
     b.pos = p;
@@ -961,6 +962,7 @@ fn a_press_pending_when_the_line_goes_down_waits_for_the_board() {
     b.feed(BoardEvent::Connected {
         serial: None,
         version: None,
+        clock_version: None,
     });
     let mut shown = Placement::start();
     shown.set(sq("e2"), None);

@@ -165,6 +165,7 @@ fn init_sequence_identifies_then_updates_dumps_and_asks_the_clock() {
         BoardEvent::Connected {
             serial: Some("01025".into()),
             version: Some(Version { major: 1, minor: 2 }),
+            clock_version: None,
         }
     );
     let info = b.link.info();
@@ -177,6 +178,11 @@ fn init_sequence_identifies_then_updates_dumps_and_asks_the_clock() {
         }
     );
     assert_eq!(info.clock.describe(), "DGT3000 2.1");
+    assert_eq!(
+        info.clock.version(),
+        Some(ClockVersion { major: 2, minor: 1 })
+    );
+    assert_eq!(ClockInfo::Absent.version(), None);
     assert_eq!(info.battery.map(|b| b.percent), Some(88));
     assert_eq!(
         board_from_events(&b.events),

@@ -74,6 +74,7 @@ pub fn play(script: &Script, orientation: Orientation, cfg: TrackerConfig) -> Ve
         BoardEvent::Connected {
             serial: None,
             version: None,
+            clock_version: None,
         },
     );
     init(&mut emu);
@@ -100,6 +101,7 @@ pub fn play(script: &Script, orientation: Orientation, cfg: TrackerConfig) -> Ve
                     BoardEvent::Connected {
                         serial: None,
                         version: None,
+                        clock_version: None,
                     },
                 );
                 init(&mut emu);
