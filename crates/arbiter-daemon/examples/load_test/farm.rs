@@ -357,7 +357,16 @@ fn write_records(
             let n = counts.entry(kind).or_default();
             *n += 1;
             let key = key(kind, *n, ply, &detail);
-            let required = e.at_ms + REQUIRED_MARGIN_MS <= cut_ms;
+            // A move is recorded at its press, or at the opponent's when its own was
+            // forgotten: one made just before the cut whose press never came is not due.
+            let due_ms = match &e.event {
+                Expected::Move { ply, .. } => [*ply, ply + 1]
+                    .iter()
+                    .find_map(|p| press_of_ply.get(p).and_then(|p| p.press_ms))
+                    .map(|press| press.max(e.at_ms)),
+                _ => Some(e.at_ms),
+            };
+            let required = due_ms.is_some_and(|t| t + REQUIRED_MARGIN_MS <= cut_ms);
             writeln!(
                 out,
                 "{}",

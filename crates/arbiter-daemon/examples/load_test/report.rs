@@ -246,6 +246,25 @@ impl Report {
             unexpected.len(),
             self.sse_lost
         );
+        // Which rulings came unplanned (under overload: a late board report makes a
+        // press look illegal, bunched lifts look two-handed).
+        let mut by_kind: std::collections::BTreeMap<&str, usize> = Default::default();
+        for k in &unexpected {
+            *by_kind
+                .entry(k.1.split(':').next().unwrap_or(""))
+                .or_default() += 1;
+        }
+        if !by_kind.is_empty() {
+            let _ = writeln!(
+                w,
+                "    unexpected by kind: {}",
+                by_kind
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         for (what, list) in [
             (
                 "lost",
