@@ -69,6 +69,20 @@ fn check_doc(name: &str, text: &str) {
     );
 }
 
+/// The binary, with no backtraces in its messages whatever the test's environment says
+/// (anyhow prints one with `RUST_BACKTRACE=1`), so the tables read the same everywhere.
+fn dgt_arbiter() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"));
+    c.env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
+    c
+}
+
+/// A message of several lines (anyhow's "Caused by:" list) as one table cell.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn hex(bytes: &[u8]) -> String {
     let mut s: Vec<String> = bytes.iter().take(16).map(|b| format!("{b:02X}")).collect();
     if bytes.len() > 16 {
@@ -287,7 +301,7 @@ fn good_capture() -> String {
 fn replay(dir: &Path, name: &str, content: &[u8]) -> (bool, String, usize) {
     let path = dir.join(name);
     std::fs::write(&path, content).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+    let out = dgt_arbiter()
         .args(["replay", "--fast"])
         .arg(&path)
         .output()
@@ -298,12 +312,7 @@ fn replay(dir: &Path, name: &str, content: &[u8]) -> (bool, String, usize) {
         .lines()
         .filter(|l| l.contains("\"kind\":\"move\""))
         .count();
-    let msg = stderr
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace(&format!("{}/", dir.display()), "");
+    let msg = one_line(&stderr).replace(&format!("{}/", dir.display()), "");
     (out.status.success(), msg, moves)
 }
 
@@ -395,7 +404,7 @@ fn capture_lines() {
             }
         ),
     ));
-    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+    let out = dgt_arbiter()
         .args(["replay", "--fast", "/nonexistent/x.dgtcap"])
         .output()
         .unwrap();
@@ -404,10 +413,7 @@ fn capture_lines() {
         "a file that does not exist".into(),
         format!(
             "exit 1: \"{}\"",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .collect::<Vec<_>>()
-                .join(" ")
+            one_line(&String::from_utf8_lossy(&out.stderr))
         ),
     ));
     check_doc(
@@ -534,19 +540,14 @@ fn config_mistakes() {
         ("an empty file", String::new()),
     ];
     let check = |path: &Path| {
-        Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        dgt_arbiter()
             .args(["run", "--check", "--config"])
             .arg(path)
             .output()
             .unwrap()
     };
     let quiet = |out: &std::process::Output| {
-        String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
-            .replace(&format!("{}/", dir.display()), "")
+        one_line(&String::from_utf8_lossy(&out.stderr)).replace(&format!("{}/", dir.display()), "")
     };
     let mut rows: Vec<Row> = Vec::new();
     for (i, (what, text)) in cases.iter().enumerate() {
@@ -726,7 +727,7 @@ fn http_requests() {
         ("POST /api/alerts/..%2f..%2fetc/ack with the token".into(), with_token("POST", "/api/alerts/..%2f..%2fetc/ack", &token, b"")),
         ("POST /api/alerts/1-1/explode with the token".into(), with_token("POST", "/api/alerts/1-1/explode", &token, b"")),
         ("POST /api/alerts/999-999/resolve with the token (no such alert)".into(), with_token("POST", "/api/alerts/999-999/resolve", &token, b"")),
-        ("POST /api/login with the token and bad JSON `{\"a\":`".into(), with_token("POST", "/api/login", &token, b"{\"a\":")),
+        ("POST /api/login with the token and bad JSON `{\"a\":` (login reads only the token header, never the body)".into(), with_token("POST", "/api/login", &token, b"{\"a\":")),
         ("GET /api/boards/99999999999/history with the token".into(), with_token("GET", "/api/boards/99999999999/history", &token, b"")),
         ("GET /api/boards/..%2f..%2fetc%2fpasswd/history with the token".into(), with_token("GET", "/api/boards/..%2f..%2fetc%2fpasswd/history", &token, b"")),
         ("binary garbage (4 KiB)".into(), {
