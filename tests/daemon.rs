@@ -21,23 +21,6 @@ use common::*;
 use dgt_sim::hands::{Expected, IllegalKind, Irregularity, Ruling, Script};
 use serde_json::{json, Value};
 
-/// A rules value as the events serialise it.
-macro_rules! j {
-    ($v:expr) => {
-        serde_json::to_value($v).unwrap()
-    };
-}
-
-/// The kinds the generator lists.
-const COMPARED: [&str; 6] = [
-    "move",
-    "illegal_move",
-    "restored",
-    "touch_move",
-    "two_handed_suspected",
-    "game_over",
-];
-
 /// Why a board's JSON events are not the script's expectations, if they are not.
 /// A `two_handed_suspected` the script does not expect is tolerated: at three times real
 /// speed, scheduling jitter can bring two lifts inside the (scaled) window.
@@ -46,7 +29,7 @@ fn check(script: &Script, events: &[&Value]) -> Result<(), String> {
     for e in events
         .iter()
         .copied()
-        .filter(|e| COMPARED.contains(&e["kind"].as_str().unwrap_or("")))
+        .filter(|e| Expected::KINDS.contains(&e["kind"].as_str().unwrap_or("")))
     {
         if e["kind"] == "move" && !e["replaces"].is_null() {
             if let Some(i) = got
@@ -79,89 +62,20 @@ fn check(script: &Script, events: &[&Value]) -> Result<(), String> {
     }
 }
 
+/// Why an event is not the expected one, if it is not; a penalty is the configured 60 s.
 fn mismatch(want: &Expected, e: &Value) -> Option<String> {
-    let fields: Vec<(&str, Value)> = match want {
-        Expected::Move {
-            ply,
-            color,
-            mv,
-            san,
-            fen,
-        } => vec![
-            ("kind", json!("move")),
-            ("ply", json!(ply)),
-            ("color", j!(color)),
-            ("uci", json!(mv.uci())),
-            ("san", json!(san)),
-            ("fen", json!(fen)),
-        ],
+    if let Some(why) = want.mismatch(e) {
+        return Some(format!("{why}\n  (expected {want:?})"));
+    }
+    let penalised = matches!(
+        want,
         Expected::IllegalMove {
-            color,
-            category,
-            attempt,
-            count,
-            restore_fen,
-            restore,
-            must_move,
-            ruling,
-        } => {
-            let mut f = vec![
-                ("kind", json!("illegal_move")),
-                ("color", j!(color)),
-                ("category", j!(category)),
-                ("attempt", serde_json::to_value(attempt).unwrap()),
-                ("count", json!(count)),
-                ("restore_fen", json!(restore_fen)),
-                ("restore", serde_json::to_value(restore).unwrap()),
-                ("must_move", serde_json::to_value(must_move).unwrap()),
-            ];
-            match ruling {
-                Ruling::Penalty { to } => {
-                    if e["penalty"]["to"] != j!(to) || e["penalty"]["add_ms"] != 60_000 {
-                        return Some(format!("penalty: expected 60 s to {to}, got {e}"));
-                    }
-                }
-                Ruling::Result(r) => f.push(("result", json!(r.as_str()))),
-            }
-            f
+            ruling: Ruling::Penalty { .. },
+            ..
         }
-        Expected::Restored { fen } => vec![("kind", json!("restored")), ("fen", json!(fen))],
-        Expected::TouchMove {
-            color,
-            touched,
-            obligation,
-            played,
-            violation,
-        } => {
-            let first = &e["touched"][0];
-            if let Some((sq, p)) = touched.first() {
-                if first["square"] != j!(sq) || first["piece"] != j!(p) {
-                    return Some(format!("touched {touched:?}, got {e}"));
-                }
-            }
-            vec![
-                ("kind", json!("touch_move")),
-                ("color", j!(color)),
-                ("obligation", json!(obligation.name())),
-                ("played", json!(played.uci())),
-                ("violation", json!(violation)),
-            ]
-        }
-        Expected::TwoHandedSuspected { color, mv } => vec![
-            ("kind", json!("two_handed_suspected")),
-            ("color", j!(color)),
-            ("uci", json!(mv.uci())),
-        ],
-        Expected::GameOver { result, reason } => vec![
-            ("kind", json!("game_over")),
-            ("result", json!(result.as_str())),
-            ("reason", json!(reason.name())),
-        ],
-    };
-    for (k, v) in fields {
-        if e[k] != v {
-            return Some(format!("{k}: expected {v}, got {e}\n  (expected {want:?})"));
-        }
+    );
+    if penalised && e["penalty"]["add_ms"] != 60_000 {
+        return Some(format!("penalty: expected 60 s, got {e}"));
     }
     None
 }

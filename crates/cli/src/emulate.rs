@@ -17,12 +17,8 @@ use anyhow::{bail, Context};
 use chess_rules::{read_pgn, Position};
 use dgt_protocol::capture::{CaptureHeader, TimeControl};
 use dgt_protocol::{ClockSide, Orientation};
-use dgt_sim::hands::{
-    generate, Expected, GameInput, HandOptions, Irregularity, Ruling, Script, TimedExpected,
-    Variations,
-};
+use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script, Variations};
 use dgt_sim::{serve_pty, Emulator, EmulatorConfig, ServeOptions};
-use serde_json::{json, Value};
 
 /// Arguments of `emulate`.
 #[derive(Debug, clap::Args)]
@@ -258,63 +254,8 @@ fn report(script: &Script, board: &str, tc: TimeControl) {
 fn write_expected(path: &Path, script: &Script, board: &str) -> anyhow::Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     for e in &script.expected {
-        writeln!(f, "{}", expected_json(e, board))?;
+        writeln!(f, "{}", e.to_json(board))?;
     }
     f.flush()?;
     Ok(())
-}
-
-fn expected_json(e: &TimedExpected, board: &str) -> Value {
-    let mut v = match &e.event {
-        Expected::Move {
-            ply,
-            color,
-            mv,
-            san,
-            fen,
-        } => json!({"ply": ply, "color": color, "uci": mv.uci(), "san": san, "fen": fen,
-                    "clock_ms": null}),
-        Expected::IllegalMove {
-            color,
-            category,
-            attempt,
-            count,
-            restore_fen,
-            restore,
-            must_move,
-            ruling,
-        } => {
-            let mut v = json!({"color": color, "category": category, "attempt": attempt,
-                               "count": count, "restore_fen": restore_fen,
-                               "restore": restore, "must_move": must_move});
-            match ruling {
-                Ruling::Penalty { to } => v["penalty"] = json!({ "to": to }),
-                Ruling::Result(r) => v["result"] = json!(r),
-            }
-            v
-        }
-        Expected::Restored { fen } => json!({ "fen": fen }),
-        Expected::TouchMove {
-            color,
-            touched,
-            obligation,
-            played,
-            violation,
-        } => {
-            let touched: Vec<Value> = touched
-                .iter()
-                .map(|(sq, p)| json!({"square": sq, "piece": p}))
-                .collect();
-            json!({"color": color, "touched": touched, "obligation": obligation.name(),
-                   "played": played.uci(), "violation": violation})
-        }
-        Expected::TwoHandedSuspected { color, mv } => {
-            json!({"color": color, "uci": mv.uci(), "evidence": "king and rook off the board together"})
-        }
-        Expected::GameOver { result, reason } => json!({"result": result, "reason": reason}),
-    };
-    v["t_ms"] = json!(e.at_ms);
-    v["board"] = json!(board);
-    v["kind"] = json!(e.event.kind());
-    v
 }

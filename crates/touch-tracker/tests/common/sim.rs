@@ -4,7 +4,7 @@
 
 use chess_rules::{read_pgn, PgnGame};
 use dgt_protocol::{BoardEvent, Decoder, EventFilter, HostCommand, Orientation, TimedEvent};
-use dgt_sim::hands::{Expected, Ruling, Script};
+use dgt_sim::hands::{Expected, Script};
 use dgt_sim::{Action, Emulator, EmulatorConfig, OutputChunk};
 use touch_tracker::{ArbiterEvent, EventKind, SyncTracker, TrackerConfig};
 
@@ -147,21 +147,14 @@ pub fn unseen_adjustments(script: &Script) -> usize {
     n
 }
 
-/// The kinds the generator lists (others: claims, statuses, are not compared).
-const COMPARED: [&str; 6] = [
-    "move",
-    "illegal_move",
-    "restored",
-    "touch_move",
-    "two_handed_suspected",
-    "game_over",
-];
-
 /// The tracker's events as the sinks see them: only the compared kinds, and a move that
 /// replaces the move of its ply (with what followed it) takes its place.
 pub fn compared(events: &[ArbiterEvent]) -> Vec<&ArbiterEvent> {
     let mut out: Vec<&ArbiterEvent> = Vec::new();
-    for e in events.iter().filter(|e| COMPARED.contains(&e.kind_name())) {
+    for e in events
+        .iter()
+        .filter(|e| Expected::KINDS.contains(&e.kind_name()))
+    {
         if let EventKind::Move(m) = &e.kind {
             if m.replaces.is_some() {
                 if let Some(i) = out
@@ -179,101 +172,9 @@ pub fn compared(events: &[ArbiterEvent]) -> Vec<&ArbiterEvent> {
 
 /// Why an event is not the expected one, if it is not.
 pub fn mismatch(want: &Expected, got: &ArbiterEvent) -> Option<String> {
-    let bad = || Some(format!("expected {want:?}\n     got {}", got.to_json()));
-    match (want, &got.kind) {
-        (
-            Expected::Move {
-                ply,
-                color,
-                mv,
-                san,
-                fen,
-            },
-            EventKind::Move(m),
-        ) => {
-            if (m.ply, m.color, m.uci, &m.san, &m.fen) != (*ply, *color, *mv, san, fen) {
-                return bad();
-            }
-        }
-        (
-            Expected::IllegalMove {
-                color,
-                category,
-                attempt,
-                count,
-                restore_fen,
-                restore,
-                must_move,
-                ruling,
-            },
-            EventKind::IllegalMove(i),
-        ) => {
-            let ruling_ok = match ruling {
-                Ruling::Penalty { to } => {
-                    i.penalty.is_some_and(|p| p.to == *to && p.add_ms > 0) && i.result.is_none()
-                }
-                Ruling::Result(r) => i.result == Some(*r) && i.penalty.is_none(),
-            };
-            if (
-                i.color,
-                i.category,
-                i.attempt,
-                i.count,
-                &i.restore_fen,
-                &i.restore,
-                i.must_move,
-            ) != (
-                *color,
-                *category,
-                *attempt,
-                *count,
-                restore_fen,
-                restore,
-                *must_move,
-            ) || !ruling_ok
-            {
-                return bad();
-            }
-        }
-        (Expected::Restored { fen }, EventKind::Restored { fen: f }) => {
-            if fen != f {
-                return bad();
-            }
-        }
-        (
-            Expected::TouchMove {
-                color,
-                touched,
-                obligation: o,
-                played,
-                violation,
-            },
-            EventKind::TouchMove(t),
-        ) => {
-            let prefix = touched.len() <= t.touched.len()
-                && touched
-                    .iter()
-                    .zip(&t.touched)
-                    .all(|((s, p), x)| *s == x.square && *p == x.piece);
-            if (t.color, t.played, t.violation, t.obligation) != (*color, *played, *violation, *o)
-                || !prefix
-            {
-                return bad();
-            }
-        }
-        (Expected::TwoHandedSuspected { color, mv }, EventKind::TwoHandedSuspected(t)) => {
-            if (t.color, t.uci) != (*color, *mv) {
-                return bad();
-            }
-        }
-        (Expected::GameOver { result, reason }, EventKind::GameOver(g)) => {
-            if g.result != *result || g.reason != *reason {
-                return bad();
-            }
-        }
-        _ => return bad(),
-    }
-    None
+    let json = serde_json::to_value(got).unwrap();
+    want.mismatch(&json)
+        .map(|why| format!("{why}\n  (expected {want:?})"))
 }
 
 /// Compares the whole sequence; the first difference, with context.
