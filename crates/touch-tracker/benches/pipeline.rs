@@ -85,7 +85,6 @@ fn streams(games: usize) -> Vec<Stream> {
             event: BoardEvent::Connected {
                 serial: None,
                 version: None,
-                clock_version: None,
             },
         }];
         for (t_ms, bytes) in &chunks {
@@ -180,6 +179,18 @@ fn track(
     }
 }
 
+/// One line for a stage that eats the line's bytes and yields `n` items of `unit`.
+fn print_byte_stage(name: &str, unit: &str, bytes: usize, n: usize, t: &Timing) {
+    println!(
+        "{name}   {:>7.1} MB/s, {:>6.2} M {unit}/s ({:.2}) [{n} {unit} in {:.1} ms CPU, {:.1} ms wall]",
+        bytes as f64 / t.cpu_med / 1e6,
+        n as f64 / t.cpu_med / 1e6,
+        n as f64 / t.cpu_best / 1e6,
+        t.cpu_med * 1e3,
+        t.wall_med * 1e3
+    );
+}
+
 fn percentile(sorted: &[u64], p: f64) -> u64 {
     let i = ((p / 100.0) * (sorted.len().saturating_sub(1)) as f64).round() as usize;
     sorted.get(i).copied().unwrap_or(0)
@@ -225,14 +236,7 @@ fn main() {
         }
         n
     });
-    println!(
-        "decode:            {:>7.1} MB/s, {:>6.2} M messages/s ({:.2}) [{messages} messages in {:.1} ms CPU, {:.1} ms wall]",
-        bytes as f64 / t.cpu_med / 1e6,
-        messages as f64 / t.cpu_med / 1e6,
-        messages as f64 / t.cpu_best / 1e6,
-        t.cpu_med * 1e3,
-        t.wall_med * 1e3
-    );
+    print_byte_stage("decode:         ", "messages", bytes, messages, &t);
 
     let (t, n) = timed(rounds, || {
         let mut n = 0;
@@ -248,14 +252,7 @@ fn main() {
         }
         n
     });
-    println!(
-        "decode + filter:   {:>7.1} MB/s, {:>6.2} M events/s ({:.2}) [{n} events in {:.1} ms CPU, {:.1} ms wall]",
-        bytes as f64 / t.cpu_med / 1e6,
-        n as f64 / t.cpu_med / 1e6,
-        n as f64 / t.cpu_best / 1e6,
-        t.cpu_med * 1e3,
-        t.wall_med * 1e3
-    );
+    print_byte_stage("decode + filter:", "events", bytes, n, &t);
 
     let mut out = Vec::with_capacity(64);
     let (t, emitted) = timed(rounds, || {
