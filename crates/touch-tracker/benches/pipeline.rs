@@ -85,6 +85,7 @@ fn streams(games: usize) -> Vec<Stream> {
             event: BoardEvent::Connected {
                 serial: None,
                 version: None,
+                clock_version: None,
             },
         }];
         for (t_ms, bytes) in &chunks {
