@@ -253,7 +253,7 @@ impl Position {
         if self.placement() == observed {
             return Classification::NoChange;
         }
-        if let Some(m) = self.move_to_placement(observed) {
+        if let Some((m, _)) = self.move_to_placement(observed) {
             return Classification::Legal(m);
         }
         if let Some(correction) = self.unpromoted_pawn(observed) {

@@ -951,12 +951,13 @@ impl Position {
         }
     }
 
-    /// If `after` is this position plus exactly one legal move, that move. Fast enough for
+    /// If `after` is this position plus exactly one legal move, that move and the position
+    /// after it (found on the way, so a caller need not play the move again). Fast enough for
     /// every settled board state: it diffs the placements first (a move changes two to
     /// four squares) and tests only the one candidate the diff names, never every legal
     /// move. For a promotion the piece standing on the promotion square is the promotion
     /// piece (a pawn left there is not a legal move; see [`crate::classify`]).
-    pub fn move_to_placement(&self, after: &Placement) -> Option<Move> {
+    pub fn move_to_placement(&self, after: &Placement) -> Option<(Move, Position)> {
         let color = self.side_to_move();
         // A legal move moves one or two (castling) of the mover's pieces.
         let mut left = [None::<(Square, Piece)>; 2];
@@ -1001,7 +1002,7 @@ impl Position {
             return None;
         }
         let next = self.apply(m);
-        (next.placement == *after).then_some(m)
+        (next.placement == *after).then_some((m, next))
     }
 }
 
@@ -1415,7 +1416,7 @@ mod tests {
             let after = p.play(m).unwrap();
             assert_eq!(
                 p.move_to_placement(after.placement()),
-                Some(m),
+                Some((m, after)),
                 "{fen} {uci}"
             );
             assert_eq!(p.move_to_placement(p.placement()), None);
@@ -1439,7 +1440,7 @@ mod tests {
         let p = pos("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
         for m in p.legal_moves() {
             let after = p.apply(m);
-            assert_eq!(p.move_to_placement(after.placement()), Some(m));
+            assert_eq!(p.move_to_placement(after.placement()), Some((m, after)));
         }
     }
 

@@ -709,7 +709,7 @@ impl Tracker {
         if let Some(a) = &self.amend {
             if t > a.deadline {
                 self.amend = None;
-            } else if let Some(m) = a.before.move_to_placement(&self.placement) {
+            } else if let Some((m, _)) = a.before.move_to_placement(&self.placement) {
                 if m != a.old {
                     self.amend_to(t, m, out);
                     return true;
@@ -722,9 +722,9 @@ impl Tracker {
         } else {
             None
         };
-        if let Some(m) = cand {
+        if let Some((m, after)) = cand {
             self.in_sync(t, out);
-            self.set_made(t, m, &base);
+            self.set_made(t, m, after);
             if let Some(p) = self
                 .pending_press
                 .filter(|p| p.presser == base.side_to_move())
@@ -742,7 +742,7 @@ impl Tracker {
         }
         // The mover did not press and the opponent replied.
         if let Some(made) = self.made {
-            if let Some(m2) = made.after.move_to_placement(&self.placement) {
+            if let Some((m2, after2)) = made.after.move_to_placement(&self.placement) {
                 self.in_sync(t, out);
                 let press = self.pending_press.take();
                 let mover = base.side_to_move();
@@ -753,8 +753,7 @@ impl Tracker {
                     .map_or_else(How::default, |p| How::pressed(p.clock));
                 self.commit_replied(t, made, how, out);
                 if matches!(self.phase, Phase::Playing) {
-                    let base = *self.game.position();
-                    self.set_made(t, m2, &base);
+                    self.set_made(t, m2, after2);
                     if let Some(p) = press.filter(|p| p.presser != mover) {
                         if let Some(m) = self.current_candidate() {
                             self.record_pressed(t, m, p.clock, out);
@@ -804,8 +803,9 @@ impl Tracker {
                     }
                 }
                 if let Some(m) = last {
-                    let base = *self.game.position();
-                    self.set_made(t, m, &base);
+                    if let Ok(after) = self.game.position().play(m) {
+                        self.set_made(t, m, after);
+                    }
                 }
                 return true;
             }
@@ -817,8 +817,8 @@ impl Tracker {
         false
     }
 
-    fn set_made(&mut self, t: u64, m: Move, base: &Position) {
-        let Ok(after) = base.play(m) else { return };
+    /// `m` was made on the board, `after` is the position it leads to.
+    fn set_made(&mut self, t: u64, m: Move, after: Position) {
         // The same move shown again (its piece, or another, lifted and put back) was
         // completed when first shown: later touches may be the opponent's.
         let (split, at) = match self.made {
@@ -952,11 +952,10 @@ impl Tracker {
                 // Nothing made: a press by the player not to move is not ruled.
                 return;
             };
-            if let Some(reply) = made.after.move_to_placement(&self.placement) {
+            if let Some((reply, after)) = made.after.move_to_placement(&self.placement) {
                 self.commit_replied(t, made, How::default(), out);
                 if matches!(self.phase, Phase::Playing) {
-                    let base = *self.game.position();
-                    self.set_made(t, reply, &base);
+                    self.set_made(t, reply, after);
                     if let Some(m) = self.current_candidate() {
                         self.record_pressed(t, m, clock, out);
                     }

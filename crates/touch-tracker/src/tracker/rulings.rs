@@ -258,19 +258,19 @@ impl Tracker {
         // The offender put the piece straight onto a legal square: the position is
         // reinstated with his replacing move made.
         if (2..=4).contains(&self.base_diff) {
-            if let Some(m) = base.move_to_placement(&self.placement) {
+            if let Some((m, after)) = base.move_to_placement(&self.placement) {
                 let fen = r.fen.clone();
                 self.phase = Phase::Playing;
                 self.emit(out, t, EventKind::Restored { fen });
-                self.set_made(t, m, &base);
+                self.set_made(t, m, after);
                 return;
             }
         }
         if self.cfg.supervision == Supervision::Partial {
             let r = r.clone();
             if let Some(stands) = standing_position(&base, &r.illegal_board, r.offender) {
-                if let Some(m) = stands.move_to_placement(&self.placement) {
-                    self.illegal_move_stands(t, &r, stands, m, out);
+                if let Some(reply) = stands.move_to_placement(&self.placement) {
+                    self.illegal_move_stands(t, &r, stands, reply, out);
                 }
             }
         }
@@ -283,7 +283,7 @@ impl Tracker {
         t: u64,
         r: &Restoring,
         stands: Position,
-        reply: Move,
+        (reply, after): (Move, Position),
         out: &mut Vec<ArbiterEvent>,
     ) {
         let i = idx(r.offender);
@@ -304,7 +304,7 @@ impl Tracker {
         self.phase = Phase::Playing;
         self.touches.clear();
         self.recount();
-        self.set_made(t, reply, &stands);
+        self.set_made(t, reply, after);
     }
 
     /// Art. 7.5.4 when configured: a two-handed move is penalised like an illegal move;
