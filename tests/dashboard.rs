@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use chess_rules::Color;
 use common::{pause, serial, shift, temp_dir};
-use dgt_sim::{Action, BoardHandle, Emulator, EmulatorConfig, ServeOptions};
+use dgt_sim::{Action, BoardHandle};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
@@ -209,16 +209,7 @@ fn the_dashboard_in_a_real_browser() {
     let dir = temp_dir("dashboard");
 
     // Two emulated boards in real time: the test plays on board 1; board 2's cable goes.
-    let mut hub = dgt_sim::Hub::new().unwrap();
-    let boards: Vec<BoardHandle> = (0..2)
-        .map(|_| {
-            hub.serve_pty(
-                Emulator::new(EmulatorConfig::default()),
-                ServeOptions::default(),
-            )
-            .unwrap()
-        })
-        .collect();
+    let (_hub, boards) = common::hand_boards(2);
     let mut text = format!(
         "[event]\nname = \"Club blitz\"\nsite = \"Hall\"\nround = 3\ntime_control = \"300+3\"\n\
          [output]\ndir = \"out\"\n[http]\nbind = \"127.0.0.1:0\"\ntoken = \"{TOKEN}\"\n\

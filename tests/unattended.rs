@@ -25,7 +25,7 @@ use chess_rules::Color;
 use common::{pause, serial, shift, temp_dir};
 use dgt_protocol::capture::Direction;
 use dgt_protocol::{ClockCommand, ClockSide, CommandDecoder, HostCommand};
-use dgt_sim::{Action, BoardHandle, Emulator, EmulatorConfig, ServeOptions};
+use dgt_sim::{Action, BoardHandle, Emulator};
 use serde_json::Value;
 
 /// How long a ruling's text stays on the clock before the next one (config).
@@ -234,16 +234,7 @@ fn the_clock_rules_alone_on_illegal_moves_and_game_ends() {
     let started = Instant::now();
     let dir = temp_dir("unattended");
     let out = dir.join("out");
-    let mut hub = dgt_sim::Hub::new().unwrap();
-    let boards: Vec<BoardHandle> = (0..2)
-        .map(|_| {
-            hub.serve_pty(
-                Emulator::new(EmulatorConfig::default()),
-                ServeOptions::default(),
-            )
-            .unwrap()
-        })
-        .collect();
+    let (hub, boards) = common::hand_boards(2);
     let mut daemon = start_daemon(&dir, &boards);
     for board in [1, 2] {
         common::wait_events(

@@ -52,6 +52,22 @@ pub fn shift(board: &BoardHandle, uci: &str, fen_piece: char) {
     pause(120);
 }
 
+/// `n` emulated boards with the emulator's defaults (a DGT3000 at 5+3, White on the
+/// left), served on ptys in real time for a test to play on by hand.
+pub fn hand_boards(n: usize) -> (dgt_sim::Hub, Vec<BoardHandle>) {
+    let mut hub = dgt_sim::Hub::new().unwrap();
+    let boards = (0..n)
+        .map(|_| {
+            hub.serve_pty(
+                Emulator::new(dgt_sim::EmulatorConfig::default()),
+                ServeOptions::default(),
+            )
+            .unwrap()
+        })
+        .collect();
+    (hub, boards)
+}
+
 /// A fresh folder for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dgt-arbiter-e2e-{name}-{}", std::process::id()));
