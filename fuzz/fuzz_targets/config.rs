@@ -33,9 +33,18 @@ fuzz_target!(|data: &[u8]| {
         }) => {
             assert_eq!(path, Path::new("/fuzz/arbiter.toml"));
             let lines = text.split('\n').count();
-            assert!((1..=lines).contains(&line), "line {line} of {lines}: {message}");
-            let len = text.split('\n').nth(line - 1).map_or(0, |l| l.chars().count());
-            assert!((1..=len + 1).contains(&column), "column {column} of {len}: {message}");
+            assert!(
+                (1..=lines).contains(&line),
+                "line {line} of {lines}: {message}"
+            );
+            let len = text
+                .split('\n')
+                .nth(line - 1)
+                .map_or(0, |l| l.chars().count());
+            assert!(
+                (1..=len + 1).contains(&column),
+                "column {column} of {len}: {message}"
+            );
             assert!(!message.trim().is_empty());
         }
         Err(e @ ConfigError::Read { .. }) => panic!("parse does not read files: {e}"),

@@ -89,7 +89,10 @@ impl Described {
         assert_eq!(e.board, board);
         // An answer to an analysis carries the time of the question: not monotonic, but
         // never in the future.
-        assert!(e.t_ms <= now, "an event from the future (now {now}): {json}");
+        assert!(
+            e.t_ms <= now,
+            "an event from the future (now {now}): {json}"
+        );
         match &e.kind {
             EventKind::NewGame { fen } => {
                 self.start = Some(Position::from_fen(fen).expect("new_game FEN parses"));
@@ -117,7 +120,10 @@ impl Described {
                 let before = if m.ply == first {
                     start
                 } else {
-                    *self.after.get(&(m.ply - 1)).expect("the ply before is known")
+                    *self
+                        .after
+                        .get(&(m.ply - 1))
+                        .expect("the ply before is known")
                 };
                 let after = before
                     .play(m.uci)
@@ -296,8 +302,8 @@ fuzz_target!(|data: &[u8]| {
                     ClockSide::Left => &mut clock.left,
                     ClockSide::Right => &mut clock.right,
                 };
-                now.time = Hms::from_secs(now.time.secs().saturating_sub(spent))
-                    .unwrap_or_default();
+                now.time =
+                    Hms::from_secs(now.time.secs().saturating_sub(spent)).unwrap_or_default();
                 if clock.running || b.bool() {
                     clock.lever = s.other();
                 }
@@ -339,28 +345,40 @@ fuzz_target!(|data: &[u8]| {
             11 => {
                 pos = Position::start();
                 let turned = b.bool();
-                raw = RawBoard::from_placement(pos.placement(), if turned { lay.flipped() } else { lay });
+                raw = RawBoard::from_placement(
+                    pos.placement(),
+                    if turned { lay.flipped() } else { lay },
+                );
                 inputs.push(ev(t, BoardEvent::Dump { board: raw }));
             }
             // The line drops (and maybe comes back with a dump).
             12 => {
-                inputs.push(ev(t, BoardEvent::Disconnected {
-                    reason: "fuzz".into(),
-                }));
+                inputs.push(ev(
+                    t,
+                    BoardEvent::Disconnected {
+                        reason: "fuzz".into(),
+                    },
+                ));
                 if b.bool() {
-                    inputs.push(ev(t, BoardEvent::Connected {
-                        serial: Some("01025".into()),
-                        version: None,
-                        clock_version: None,
-                    }));
+                    inputs.push(ev(
+                        t,
+                        BoardEvent::Connected {
+                            serial: Some("01025".into()),
+                            version: None,
+                            clock_version: None,
+                        },
+                    ));
                     inputs.push(ev(t, BoardEvent::Dump { board: raw }));
                 }
             }
-            13 => inputs.push(ev(t, if b.bool() {
-                BoardEvent::ClockDisconnected
-            } else {
-                BoardEvent::ClockConnected
-            })),
+            13 => inputs.push(ev(
+                t,
+                if b.bool() {
+                    BoardEvent::ClockDisconnected
+                } else {
+                    BoardEvent::ClockConnected
+                },
+            )),
             14 => {
                 let k = b.u8();
                 let e = match k % 3 {
@@ -430,10 +448,13 @@ fuzz_target!(|data: &[u8]| {
             18 => {
                 let field = FieldIndex::new(b.u8() % 64).unwrap_or(FieldIndex::new(0).unwrap());
                 let piece = raw.get(field);
-                inputs.push(ev(t, BoardEvent::Field(FieldUpdate {
-                    field,
-                    piece: PieceCode::Empty,
-                })));
+                inputs.push(ev(
+                    t,
+                    BoardEvent::Field(FieldUpdate {
+                        field,
+                        piece: PieceCode::Empty,
+                    }),
+                ));
                 t += u64::from(b.u8());
                 inputs.push(Input::Event(TimedEvent {
                     t_ms: t,
