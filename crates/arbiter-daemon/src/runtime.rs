@@ -476,6 +476,56 @@ impl BoardTask {
         self.hub.publish(hub_events);
     }
 
+    /// An event from the driver, moved to the board's time.
+    fn on_event(&mut self, mut ev: TimedEvent) {
+        ev.t_ms += self.offset;
+        let urgent = self.urgent(&ev.event);
+        self.input(Record::Event(ev), urgent);
+    }
+
+    /// The tracker's deadline has come by the wall clock: rules the timeout once what the
+    /// board sent before it has been read (see [`timeout_gate`]); otherwise holds it,
+    /// asks the driver to read the line, and waits (`held`).
+    fn timeout_if_read(
+        &mut self,
+        handle: &mut dgt_serial::BoardHandle,
+        held: &mut Option<u64>,
+        epoch: Instant,
+    ) {
+        // Events already delivered were sent before now: the tracker sees them first.
+        while let Ok(ev) = handle.events.try_recv() {
+            self.on_event(ev);
+        }
+        let Some(deadline) = self.tracker.poll_timeout() else {
+            *held = None;
+            return;
+        };
+        let read_until = *handle.line_read_until.borrow_and_update();
+        let now = Instant::now().saturating_duration_since(epoch).as_millis() as u64;
+        match timeout_gate(deadline, self.offset, read_until, now) {
+            TimeoutGate::NotDue => {}
+            TimeoutGate::Hold => {
+                if *held != Some(deadline) {
+                    *held = Some(deadline);
+                    handle.control.probe_line();
+                }
+            }
+            gate @ (TimeoutGate::Rule | TimeoutGate::RuleUnread) => {
+                if gate == TimeoutGate::RuleUnread {
+                    tracing::warn!(
+                        board = self.number,
+                        deadline_ms = deadline,
+                        line_read_until_ms = read_until + self.offset,
+                        "the driver has not read the line up to the tracker's deadline \
+                         {TIMEOUT_HOLD_MAX_MS} ms after it; ruling the timeout anyway"
+                    );
+                }
+                *held = None;
+                self.input(Record::Timeout { t_ms: deadline }, true);
+            }
+        }
+    }
+
     /// Journals an input, feeds it to the tracker, publishes what it decides.
     fn input(&mut self, rec: Record, urgent: bool) {
         // Only an append that waits for its fdatasync needs `block_in_place`: handing the
@@ -556,11 +606,17 @@ impl BoardTask {
         let mut status = handle.control.watch_status();
         let instant_of =
             |t: u64, offset: u64| epoch + Duration::from_millis(t.saturating_sub(offset));
+        // The due timeout held back until the driver has read the line up to it.
+        let mut held: Option<u64> = None;
+        let mut line_open = true;
         loop {
-            let deadline = self
-                .tracker
-                .poll_timeout()
-                .map(|d| instant_of(d, self.offset));
+            let due = self.tracker.poll_timeout();
+            let holding = held.is_some() && held == due;
+            // While held, wake at the cap; the line's progress wakes the task before.
+            let deadline = due.map(|d| {
+                let at = if holding { d + TIMEOUT_HOLD_MAX_MS } else { d };
+                instant_of(at, self.offset)
+            });
             let sync_due = self.journal.sync_due().map(Instant::from_std);
             tokio::select! {
                 biased;
@@ -570,11 +626,7 @@ impl BoardTask {
                     }
                 }
                 ev = handle.events.recv() => match ev {
-                    Some(mut ev) => {
-                        ev.t_ms += self.offset;
-                        let urgent = self.urgent(&ev.event);
-                        self.input(Record::Event(ev), urgent);
-                    }
+                    Some(ev) => self.on_event(ev),
                     None => {
                         tracing::warn!(board = self.number, "the driver stopped");
                         break;
@@ -584,10 +636,12 @@ impl BoardTask {
                     self.in_flight = self.in_flight.saturating_sub(1);
                     self.input(Record::Analysis { id, answer }, true);
                 }
-                _ = sleep_until(deadline) => {
-                    if let Some(d) = self.tracker.poll_timeout() {
-                        self.input(Record::Timeout { t_ms: d }, true);
-                    }
+                _ = sleep_until(deadline) => self.timeout_if_read(&mut handle, &mut held, epoch),
+                r = handle.line_read_until.changed(), if holding && line_open => {
+                    // A stopped driver ends the loop through its events; until then the
+                    // cap rules.
+                    line_open = r.is_ok();
+                    self.timeout_if_read(&mut handle, &mut held, epoch);
                 }
                 _ = sleep_until(sync_due) => {
                     if let Err(e) = blocking(|| self.journal.sync()) {
@@ -614,6 +668,40 @@ impl BoardTask {
     }
 }
 
+/// How long a due timeout waits for the driver to read the line up to it (a wedged
+/// driver) before it is ruled anyway: a board's rulings never stall for good.
+const TIMEOUT_HOLD_MAX_MS: u64 = 2_000;
+
+/// What to do with the tracker's timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeoutGate {
+    /// The wall clock has not reached the deadline.
+    NotDue,
+    /// Due, but bytes the board sent before the deadline may still be unread: ruling
+    /// now could rule on a half-seen move (a false illegal-move alert).
+    Hold,
+    /// Due, and the line has been read up to the deadline.
+    Rule,
+    /// Held for [`TIMEOUT_HOLD_MAX_MS`] and the line is still not read: rule anyway.
+    RuleUnread,
+}
+
+/// Whether the timeout at `deadline` (the board's time: the driver's plus `offset`) may
+/// be ruled, given that the driver has read the line up to `read_until` and its clock
+/// says `now` (both the driver's time, without the offset).
+fn timeout_gate(deadline: u64, offset: u64, read_until: u64, now: u64) -> TimeoutGate {
+    let now = now.saturating_add(offset);
+    if now < deadline {
+        TimeoutGate::NotDue
+    } else if read_until.saturating_add(offset) >= deadline {
+        TimeoutGate::Rule
+    } else if now >= deadline.saturating_add(TIMEOUT_HOLD_MAX_MS) {
+        TimeoutGate::RuleUnread
+    } else {
+        TimeoutGate::Hold
+    }
+}
+
 async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t).await,
@@ -624,6 +712,28 @@ async fn sleep_until(at: Option<Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeout_waits_for_the_line_to_be_read_up_to_its_deadline() {
+        use TimeoutGate::*;
+        // No offset: the deadline, the line and the clock in the same time.
+        assert_eq!(timeout_gate(1_400, 0, 1_400, 1_399), NotDue);
+        assert_eq!(timeout_gate(1_400, 0, 1_399, 1_400), Hold);
+        assert_eq!(timeout_gate(1_400, 0, 1_400, 1_400), Rule);
+        assert_eq!(timeout_gate(1_400, 0, 1_650, 1_700), Rule);
+        // Read before the deadline, later and later by the clock: held until the cap.
+        assert_eq!(timeout_gate(1_400, 0, 1_300, 3_399), Hold);
+        assert_eq!(timeout_gate(1_400, 0, 1_300, 3_400), RuleUnread);
+        // A restarted daemon: the board's time runs `offset` ahead of the driver's.
+        let offset = 900_000;
+        assert_eq!(timeout_gate(offset + 1_400, offset, 1_399, 1_500), Hold);
+        assert_eq!(timeout_gate(offset + 1_400, offset, 1_400, 1_500), Rule);
+        assert_eq!(timeout_gate(offset + 1_400, offset, 1_500, 1_300), NotDue);
+        assert_eq!(
+            timeout_gate(offset + 1_400, offset, 0, 1_400 + TIMEOUT_HOLD_MAX_MS),
+            RuleUnread
+        );
+    }
     use dgt_protocol::{Decoder, EventFilter, HostCommand};
     use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity};
     use dgt_sim::Emulator;

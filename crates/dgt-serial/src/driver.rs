@@ -17,6 +17,16 @@
 //!   as a reconnect, so the consumer resynchronises from the dump exactly as after a
 //!   pulled cable (the tracker's reconnect search). No move is silently lost: the
 //!   consumer always learns that it missed something and gets the board as it stands.
+//!
+//! # How far the line has been read
+//! A consumer that rules on timers in the events' time (the tracker's settle window)
+//! must not rule while bytes the board sent before the deadline still wait unread in the
+//! kernel or undelivered in the task: on a loaded machine they can lag the wall clock.
+//! [`BoardHandle::line_read_until`] says up to which `t_ms` that cannot be: it is set
+//! when a real read found the port drained and every event decoded so far has been
+//! delivered or counted as dropped (never while events wait in the backlog), and while
+//! there is no port (nothing can arrive). The task checks the port after each read,
+//! once a second, and when asked ([`BoardControl::probe_line`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -113,6 +123,7 @@ enum Request {
         reply: oneshot::Sender<ClockOutcome>,
     },
     Dump,
+    Probe,
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -128,6 +139,7 @@ impl std::fmt::Debug for Request {
         match self {
             Request::Clock { command, .. } => write!(f, "Clock({command})"),
             Request::Dump => f.write_str("Dump"),
+            Request::Probe => f.write_str("Probe"),
             Request::Shutdown(_) => f.write_str("Shutdown"),
         }
     }
@@ -151,6 +163,13 @@ impl BoardControl {
             .send(Request::Dump)
             .await
             .map_err(|_| DriverStopped)
+    }
+
+    /// Asks the task to read the port now, so that [`BoardHandle::line_read_until`]
+    /// catches up with the clock when the line is idle. Does not wait; a request that
+    /// does not fit in the queue is dropped (the task is busy reading anyway).
+    pub fn probe_line(&self) {
+        let _ = self.requests.try_send(Request::Probe);
     }
 
     /// Stops the task: the board gets a RESET, the recording is flushed, a final
@@ -178,6 +197,10 @@ impl BoardControl {
 pub struct BoardHandle {
     pub events: mpsc::Receiver<TimedEvent>,
     pub control: BoardControl,
+    /// The `t_ms` (the events' clock) up to which the line has been read and every
+    /// event from it delivered: an event stamped up to this time can no longer arrive,
+    /// except after an overrun marker. See the module docs.
+    pub line_read_until: watch::Receiver<u64>,
 }
 
 /// Starts driving a board. `epoch` is the driver-wide time base of the events' `t_ms`;
@@ -218,6 +241,7 @@ pub fn spawn_board(
         ..BoardStatus::default()
     };
     let (status_tx, status_rx) = watch::channel(status);
+    let (read_until_tx, line_read_until) = watch::channel(0);
     let now = now_ms(epoch);
     let span = tracing::info_span!("board", board = %spec.name);
     let task = BoardTask {
@@ -232,6 +256,8 @@ pub fn spawn_board(
         recorder,
         status: status_tx,
         published_info: u64::MAX,
+        drained_at: None,
+        read_until: read_until_tx,
     };
     runtime.spawn(task.run(requests).instrument(span));
     Ok(BoardHandle {
@@ -240,6 +266,7 @@ pub fn spawn_board(
             requests: requests_tx,
             status: status_rx,
         },
+        line_read_until,
     })
 }
 
@@ -260,7 +287,14 @@ struct BoardTask {
     recorder: Option<Recorder>,
     status: watch::Sender<BoardStatus>,
     published_info: u64,
+    /// The last time a read found the port drained, not yet published.
+    drained_at: Option<u64>,
+    read_until: watch::Sender<u64>,
 }
+
+/// Reads in a row after a read before the task turns to its other work; at 9600 baud the
+/// port is drained long before (512 bytes a read).
+const DRAIN_READS_MAX: usize = 8;
 
 /// A read's outcome, without borrowing the buffer.
 type ReadResult = std::io::Result<usize>;
@@ -313,6 +347,7 @@ impl BoardTask {
         let mut buf = vec![0u8; 512];
         loop {
             self.pump();
+            self.publish_read_until();
             if self.outbox.closed {
                 tracing::info!("event receiver dropped; stopping");
                 self.stop();
@@ -335,6 +370,7 @@ impl BoardTask {
                     Some(Request::Dump) => {
                         self.link.request_dump();
                     }
+                    Some(Request::Probe) => self.drain(&mut buf),
                     Some(Request::Shutdown(done)) => {
                         self.stop();
                         let _ = done.send(());
@@ -345,15 +381,8 @@ impl BoardTask {
                 },
                 r = read_port(self.port.as_ref(), &mut buf), if has_port => {
                     let now = self.now();
-                    match r {
-                        Ok(0) => self.link.on_port_lost(now, "the line hung up (end of file)"),
-                        Ok(n) => {
-                            if let Some(rec) = &mut self.recorder {
-                                rec.record(now, Direction::ToHost, &buf[..n]);
-                            }
-                            self.link.on_input(now, &buf[..n]);
-                        }
-                        Err(e) => self.link.on_port_lost(now, &format!("read error: {e}")),
+                    if self.on_read(now, r, &buf) {
+                        self.drain(&mut buf);
                     }
                 }
                 r = port_writable(self.port.as_ref()), if must_write => {
@@ -387,10 +416,80 @@ impl BoardTask {
                     if let Some(rec) = &mut self.recorder {
                         rec.flush();
                     }
+                    // An idle line still moves `line_read_until` on.
+                    self.drain(&mut buf);
                 }
                 // Nobody will read the events any more, even if none come for a while.
                 () = self.outbox.tx.closed() => self.outbox.closed = true,
             }
+        }
+    }
+
+    /// Feeds a read's outcome to the link; true if the port is still good.
+    fn on_read(&mut self, now: u64, r: ReadResult, buf: &[u8]) -> bool {
+        match r {
+            Ok(0) => {
+                self.link
+                    .on_port_lost(now, "the line hung up (end of file)");
+                false
+            }
+            Ok(n) => {
+                if let Some(rec) = &mut self.recorder {
+                    rec.record(now, Direction::ToHost, &buf[..n]);
+                }
+                self.link.on_input(now, &buf[..n]);
+                true
+            }
+            Err(e) => {
+                self.link.on_port_lost(now, &format!("read error: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Reads what the port holds until it holds nothing (then notes the time, for
+    /// `line_read_until`) or [`DRAIN_READS_MAX`] reads were made. The time is taken
+    /// before the read that finds nothing: whatever the board sent before it was read.
+    fn drain(&mut self, buf: &mut [u8]) {
+        for _ in 0..DRAIN_READS_MAX {
+            let now = self.now();
+            let r = match &self.port {
+                None => {
+                    self.drained_at = Some(now);
+                    return;
+                }
+                Some(port) => match port.try_read(buf) {
+                    Ok(None) => {
+                        self.drained_at = Some(now);
+                        return;
+                    }
+                    Ok(Some(n)) => Ok(n),
+                    Err(e) => Err(e),
+                },
+            };
+            if !self.on_read(now, r, buf) {
+                return;
+            }
+        }
+    }
+
+    /// Publishes the last drained time once everything read before it has left the
+    /// outbox; with no port, nothing can arrive, so the line is read up to now.
+    fn publish_read_until(&mut self) {
+        if self.port.is_none() {
+            self.drained_at = Some(self.now());
+        }
+        if self.outbox.wants_permit() {
+            return;
+        }
+        if let Some(t) = self.drained_at.take() {
+            self.read_until.send_if_modified(|v| {
+                let later = t > *v;
+                if later {
+                    *v = t;
+                }
+                later
+            });
         }
     }
 

@@ -91,6 +91,20 @@ impl Port {
         }
     }
 
+    /// Reads what the kernel holds now, without waiting: `Ok(None)` when it holds nothing
+    /// (the line has been read up to this call). A real read, not tokio's cached
+    /// readiness, which lags when the runtime is busy.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        loop {
+            match self.fd.get_ref().read(buf) {
+                Ok(n) => return Ok(Some(n)),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Writes what the port takes now without waiting (`Ok(0)` if it takes nothing).
     pub fn try_write(&self, bytes: &[u8]) -> io::Result<usize> {
         match self.fd.get_ref().write(bytes) {

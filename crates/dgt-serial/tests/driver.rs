@@ -311,6 +311,67 @@ async fn garbage_truncated_frames_and_silences() {
     handle.control.shutdown().await;
 }
 
+/// Waits until the line has been read up to `t_ms`; returns how far it has.
+async fn read_up_to(read_until: &mut tokio::sync::watch::Receiver<u64>, t_ms: u64) -> u64 {
+    let got = tokio::time::timeout(SHORT, read_until.wait_for(|&w| w >= t_ms))
+        .await
+        .map(|r| r.map(|w| *w));
+    match got {
+        Ok(Ok(w)) => w,
+        Ok(Err(_)) => panic!("the driver stopped before reading the line up to {t_ms} ms"),
+        Err(_) => panic!(
+            "the line not read up to {t_ms} ms within {SHORT:?}: only to {} ms",
+            *read_until.borrow()
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_line_is_read_past_every_delivered_event_and_on_while_idle_or_unplugged() {
+    let (served, link) = serve(
+        "read-until",
+        EmulatorConfig::default(),
+        ServeOptions::default(),
+    );
+    let t0 = epoch();
+    let now_ms = || t0.elapsed().as_millis() as u64;
+    let mut handle = spawn_board(spec("read-until", &link), t0, None).unwrap();
+    let mut read_until = handle.line_read_until.clone();
+    let control = handle.control.clone();
+    let mut events = Events::new(&mut handle);
+    events.kind("dump", SHORT).await;
+    events.kind("ack", SHORT).await;
+    // A move: once its updates are delivered, the line is read at least up to them.
+    served.apply(Action::Lift(sq("g1")));
+    served.apply(Action::Place(sq("f3"), white(Role::Knight)));
+    events.kind("field", SHORT).await;
+    let placed = events.kind("field", SHORT).await;
+    let after_move = read_up_to(&mut read_until, placed.t_ms).await;
+    // Idle: nothing arrives, and a probe moves the mark on to the driver's clock.
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    let asked = now_ms();
+    assert!(asked > after_move, "{asked} {after_move}");
+    control.probe_line();
+    let idle = read_up_to(&mut read_until, asked).await;
+    assert!(
+        idle <= now_ms(),
+        "the mark is never ahead of the clock: {idle}"
+    );
+    assert!(events.drain(Duration::from_millis(20)).await.is_empty());
+    // A pulled cable: nothing can arrive, so the line is read up to now all the same.
+    served.apply(Action::BoardCable { plugged: false });
+    events.kind("disconnected", SHORT).await;
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    let unplugged = now_ms();
+    control.probe_line();
+    read_up_to(&mut read_until, unplugged).await;
+    // And back: what the board sends is delivered before the mark passes it.
+    served.apply(Action::BoardCable { plugged: true });
+    let dump = events.kind("dump", SHORT).await;
+    read_up_to(&mut read_until, dump.t_ms).await;
+    handle.control.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_port_that_is_not_a_dgt_board_and_a_board_that_never_answers() {
     for (name, behaviour, words) in [
