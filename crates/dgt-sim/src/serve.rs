@@ -227,6 +227,11 @@ fn open_pty() -> io::Result<Port> {
             OwnedFd::from_raw_fd(pty.slave),
         )
     };
+    // openpty does not set close-on-exec: a program the serving process starts (the
+    // daemon under test) would inherit both ends, and closing the master at an unplug
+    // would then not hang up the host's side of the line.
+    set_cloexec(master.as_raw_fd())?;
+    set_cloexec(slave.as_raw_fd())?;
     let mut t = tcgetattr(slave.as_raw_fd()).map_err(io::Error::from)?;
     cfmakeraw(&mut t);
     tcsetattr(slave.as_raw_fd(), SetArg::TCSANOW, &t).map_err(io::Error::from)?;
@@ -237,6 +242,14 @@ fn open_pty() -> io::Result<Port> {
         slave,
         path,
     })
+}
+
+fn set_cloexec(fd: RawFd) -> io::Result<()> {
+    use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+    let flags = fcntl(fd, FcntlArg::F_GETFD).map_err(io::Error::from)?;
+    let flags = FdFlag::from_bits_truncate(flags) | FdFlag::FD_CLOEXEC;
+    fcntl(fd, FcntlArg::F_SETFD(flags)).map_err(io::Error::from)?;
+    Ok(())
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -874,6 +887,18 @@ fn raise_fd_limit() {
 mod tests {
     use super::*;
     use crate::emulator::EmulatorConfig;
+
+    #[test]
+    fn a_pty_is_not_inherited_by_programs_the_server_starts() {
+        use nix::fcntl::{fcntl, FcntlArg, FdFlag};
+        let Port::Pty { master, slave, .. } = open_pty().unwrap() else {
+            panic!("open_pty gave no pty")
+        };
+        for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
+            let flags = FdFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFD).unwrap());
+            assert!(flags.contains(FdFlag::FD_CLOEXEC), "fd {fd}: {flags:?}");
+        }
+    }
 
     #[test]
     fn the_sent_log_notes_a_chunk_once_its_last_byte_has_left_at_line_pace() {
