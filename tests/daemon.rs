@@ -395,12 +395,12 @@ fn kill_9_and_sigterm_mid_game_then_restart_give_the_complete_game() {
     assert_eq!(log.matches("resumed from the journal").count(), 2, "{log}");
 }
 
-/// `run` with a broken config: it fails; the message (on stderr) is returned.
+/// `run --check` with a broken config: it fails; the message (on stderr) is returned.
 fn run_config(dir: &Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
-        .args(["run", "--config"])
+        .args(["run", "--check", "--config"])
         .arg(&path)
         .output()
         .unwrap();

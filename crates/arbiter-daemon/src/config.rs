@@ -158,6 +158,10 @@ pub struct Config {
     pub timing: Timing,
     /// In board-number order.
     pub boards: Vec<BoardConfig>,
+    /// A message (with file, line and column) for each board whose port did not exist
+    /// when the file was read: `run` warns and keeps trying to open it, `run --check`
+    /// refuses the file.
+    pub missing_ports: Vec<String>,
 }
 
 impl Config {
@@ -468,7 +472,7 @@ impl Validate<'_> {
                 )
             })?),
         };
-        let boards = self.boards(&raw.boards)?;
+        let (boards, missing_ports) = self.boards(&raw.boards)?;
         Ok(Config {
             path: self.path.to_owned(),
             event: EventInfo {
@@ -495,6 +499,7 @@ impl Validate<'_> {
             },
             timing,
             boards,
+            missing_ports,
         })
     }
 
@@ -545,7 +550,11 @@ impl Validate<'_> {
         Ok(tc)
     }
 
-    fn boards(&self, raw: &[Spanned<RawBoard>]) -> Result<Vec<BoardConfig>, ConfigError> {
+    /// The boards, and a message for each configured port that does not exist now.
+    fn boards(
+        &self,
+        raw: &[Spanned<RawBoard>],
+    ) -> Result<(Vec<BoardConfig>, Vec<String>), ConfigError> {
         if raw.is_empty() {
             return Err(invalid(
                 self.path,
@@ -557,6 +566,7 @@ impl Validate<'_> {
             ));
         }
         let mut out: Vec<BoardConfig> = Vec::with_capacity(raw.len());
+        let mut missing = Vec::new();
         for b in raw {
             let span = b.span();
             let b = b.get_ref();
@@ -570,16 +580,23 @@ impl Validate<'_> {
             let port = match (&b.port, &b.serial) {
                 (Some(p), None) => {
                     let path = PathBuf::from(p.get_ref());
+                    // Not an error: udev removes a board's link while its cable is out,
+                    // and a daemon restarted then must still come up (the driver keeps
+                    // trying to open the port). `run --check` refuses it, to catch typos.
                     if !path.exists() {
-                        return Err(self.err(
-                            p.span(),
-                            format!(
-                                "board {number}: port {:?} does not exist; expected the board's \
-                                 device (such as /dev/dgt/board-{number} or /dev/ttyACM0; \
-                                 `dgt-arbiter probe` lists them), or give its serial = \"...\"",
-                                p.get_ref()
-                            ),
-                        ));
+                        missing.push(
+                            self.err(
+                                p.span(),
+                                format!(
+                                    "board {number}: port {:?} does not exist; expected the \
+                                     board's device (such as /dev/dgt/board-{number} or \
+                                     /dev/ttyACM0; `dgt-arbiter probe` lists them), or give \
+                                     its serial = \"...\"",
+                                    p.get_ref()
+                                ),
+                            )
+                            .to_string(),
+                        );
                     }
                     BoardPort::Path(path)
                 }
@@ -663,7 +680,7 @@ impl Validate<'_> {
             });
         }
         out.sort_by_key(|b| b.number);
-        Ok(out)
+        Ok((out, missing))
     }
 }
 

@@ -119,6 +119,9 @@ impl Daemon {
             Ok(_) => {}
             Err(e) => tracing::warn!("cannot read the open-file limit: {e}"),
         }
+        for m in &config.missing_ports {
+            tracing::warn!("{m}; the board's driver keeps trying to open it");
+        }
         let config = Arc::new(config);
         let paths = Paths::new(&config.output.dir);
         std::fs::create_dir_all(paths.root()).map_err(|source| DaemonError::Output {

@@ -32,6 +32,9 @@ pub struct RunArgs {
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut config = Config::load(&args.config)?;
     if args.check {
+        if let Some(first) = config.missing_ports.first() {
+            anyhow::bail!("{first}");
+        }
         println!(
             "{}: ok ({} boards, {} {}, round {})",
             args.config.display(),
