@@ -71,9 +71,9 @@ struct Campaign {
 
 impl Campaign {
     /// Small enough for CI: two short games at once, a fifth of the faults, and no cable
-    /// pull yet: pulls lose moves today (the driver does not always see a pulled cable as
-    /// a hang-up, so the daemon is blind for its 3 s liveness timeout; see
-    /// `docs/reliability.md`). Put `pulls: 20` back once that is fixed.
+    /// pull yet: a pull is now always seen as a hang-up, but after a reconnect that takes
+    /// seconds the reconnect search can pick a wrong move that leads to the same squares
+    /// (`docs/reliability.md`). Put `pulls: 20` back once that is fixed.
     fn ci() -> Campaign {
         Campaign {
             games: 2,
