@@ -21,91 +21,13 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use chess_rules::{read_pgn, CanMate};
-use dgt_protocol::{BoardEvent, Decoder, EventFilter, HostCommand, TimedEvent};
-use dgt_sim::hands::{generate, Faults, GameInput, HandOptions, Irregularity, Variations};
-use dgt_sim::{Emulator, EmulatorConfig};
-use touch_tracker::{ArbiterEvent, EventKind, Tracker, TrackerConfig};
+use chess_rules::CanMate;
+use dgt_protocol::{BoardEvent, Decoder, EventFilter, TimedEvent};
+use dgt_sim::hands::{Faults, HandOptions, Irregularity, Variations};
+use touch_tracker::{ArbiterEvent, EventKind, Tracker};
 
-/// One game as the line carried it.
-struct Stream {
-    config: TrackerConfig,
-    /// What the board sent, chunk by chunk, with the time it sent it.
-    chunks: Vec<(u64, Vec<u8>)>,
-    /// The same, decoded and filtered.
-    events: Vec<TimedEvent>,
-}
-
-fn streams(games: usize) -> Vec<Stream> {
-    let bytes = test_data::read("pgn/pychess-gamefiles/world_matches.pgn");
-    let pgns = read_pgn(&bytes).expect("the PGN file reads");
-    let irregularities: Vec<Irregularity> = Irregularity::all()
-        .into_iter()
-        .filter(|i| *i != Irregularity::FlagFall)
-        .collect();
-    let mut out = Vec::new();
-    for (i, pgn) in pgns.iter().take(games).enumerate() {
-        let Ok(game) = GameInput::from_pgn(pgn) else {
-            continue;
-        };
-        let opts = HandOptions {
-            seed: i as u64,
-            variations: Variations::all(),
-            irregularities: vec![irregularities[i % irregularities.len()]],
-            faults: Faults {
-                line_noise: 3,
-                ..Faults::default()
-            },
-            ..HandOptions::default()
-        };
-        let Ok(script) = generate(&game, &opts) else {
-            continue;
-        };
-        let mut emu = Emulator::new(EmulatorConfig {
-            scan_interval_ms: 250,
-            ..script.emulator_config()
-        });
-        emu.receive(
-            &[
-                HostCommand::SendBoard.encode(),
-                HostCommand::SendUpdateNice.encode(),
-            ]
-            .concat(),
-        );
-        let mut chunks = Vec::new();
-        for a in &script.actions {
-            emu.apply_at(a.at_ms, &a.action);
-            chunks.extend(emu.take_output().into_iter().map(|c| (c.t_ms, c.bytes)));
-        }
-        emu.advance_to(script.end_ms + 2_000);
-        chunks.extend(emu.take_output().into_iter().map(|c| (c.t_ms, c.bytes)));
-        let (mut decoder, mut filter) = (Decoder::new(), EventFilter::new());
-        let mut events = vec![TimedEvent {
-            t_ms: 0,
-            event: BoardEvent::Connected {
-                serial: None,
-                version: None,
-                clock_version: None,
-            },
-        }];
-        for (t_ms, bytes) in &chunks {
-            for msg in decoder.push(bytes).into_iter().flatten() {
-                for event in filter.on_message(&msg) {
-                    events.push(TimedEvent { t_ms: *t_ms, event });
-                }
-            }
-        }
-        let mut config = TrackerConfig::new("bench");
-        config.start = script.start;
-        config.time_control = Some(script.time_control);
-        out.push(Stream {
-            config,
-            chunks,
-            events,
-        });
-    }
-    out
-}
+mod common;
+use common::{streams, Stream};
 
 /// CPU time this thread has run, ns (`/proc/thread-self/schedstat`, field 1); `None`
 /// where the kernel does not say.
@@ -207,7 +129,20 @@ fn main() {
     let rounds = nums.get(1).copied().unwrap_or(7).max(1);
 
     let t0 = Instant::now();
-    let streams = streams(games);
+    let irregularities: Vec<Irregularity> = Irregularity::all()
+        .into_iter()
+        .filter(|i| *i != Irregularity::FlagFall)
+        .collect();
+    let streams = streams(games, |i| HandOptions {
+        seed: i as u64,
+        variations: Variations::all(),
+        irregularities: vec![irregularities[i % irregularities.len()]],
+        faults: Faults {
+            line_noise: 3,
+            ..Faults::default()
+        },
+        ..HandOptions::default()
+    });
     let bytes: usize = streams
         .iter()
         .flat_map(|s| &s.chunks)

@@ -1,77 +1,37 @@
 //! How fast the tracker's event path is: real games played by the hand-motion generator
 //! on the emulator (scan model, clock frames), decoded and filtered beforehand, then fed to
-//! a tracker and timed. Analysis requests are answered "can mate" at once, so the search
-//! is not measured (it runs off the event path).
+//! a tracker and timed. The streams are the pipeline bench's (`benches/common`) without
+//! its irregularities and line noise. Analysis requests are answered "can mate" at once,
+//! so the search is not measured (it runs off the event path).
 //!
 //! `cargo run --release -p touch-tracker --example throughput [GAMES]` (reads
 //! `shared/data/pgn/...` beside the workspace, or `$DGT_SHARED_DIR`).
 
 use std::time::Instant;
 
-use chess_rules::{read_pgn, CanMate};
-use dgt_protocol::{BoardEvent, Decoder, EventFilter, HostCommand, TimedEvent};
-use dgt_sim::hands::{generate, GameInput, HandOptions, Variations};
-use dgt_sim::{Emulator, EmulatorConfig};
-use touch_tracker::{Tracker, TrackerConfig};
+use chess_rules::CanMate;
+use dgt_protocol::BoardEvent;
+use dgt_sim::hands::{HandOptions, Variations};
+use touch_tracker::Tracker;
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::streams;
 
 fn main() {
     let games: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(200);
-    let bytes = test_data::read("pgn/pychess-gamefiles/world_matches.pgn");
-    let pgns = read_pgn(&bytes).expect("the PGN file reads");
-    let mut streams: Vec<(TrackerConfig, Vec<TimedEvent>)> = Vec::new();
-    for (i, pgn) in pgns.iter().take(games).enumerate() {
-        let Ok(game) = GameInput::from_pgn(pgn) else {
-            continue;
-        };
-        let opts = HandOptions {
-            seed: i as u64,
-            variations: Variations::all(),
-            ..HandOptions::default()
-        };
-        let Ok(script) = generate(&game, &opts) else {
-            continue;
-        };
-        let mut emu = Emulator::new(EmulatorConfig {
-            scan_interval_ms: 250,
-            ..script.emulator_config()
-        });
-        emu.receive(
-            &[
-                HostCommand::SendBoard.encode(),
-                HostCommand::SendUpdateNice.encode(),
-            ]
-            .concat(),
-        );
-        let (mut decoder, mut filter) = (Decoder::new(), EventFilter::new());
-        let mut events = Vec::new();
-        let mut take = |emu: &mut Emulator, events: &mut Vec<TimedEvent>| {
-            for chunk in emu.take_output() {
-                for msg in decoder.push(&chunk.bytes).into_iter().flatten() {
-                    for event in filter.on_message(&msg) {
-                        events.push(TimedEvent {
-                            t_ms: chunk.t_ms,
-                            event,
-                        });
-                    }
-                }
-            }
-        };
-        for a in &script.actions {
-            emu.apply_at(a.at_ms, &a.action);
-            take(&mut emu, &mut events);
-        }
-        let mut cfg = TrackerConfig::new("bench");
-        cfg.start = script.start;
-        cfg.time_control = Some(script.time_control);
-        streams.push((cfg, events));
-    }
-    let total: usize = streams.iter().map(|(_, e)| e.len()).sum();
+    let streams = streams(games, |i| HandOptions {
+        seed: i as u64,
+        variations: Variations::all(),
+        ..HandOptions::default()
+    });
+    let total: usize = streams.iter().map(|s| s.events.len()).sum();
     let fields: usize = streams
         .iter()
-        .flat_map(|(_, e)| e)
+        .flat_map(|s| &s.events)
         .filter(|e| matches!(e.event, BoardEvent::Field(_)))
         .count();
     let mut out = Vec::with_capacity(1024);
@@ -80,9 +40,9 @@ fn main() {
     // everything else.
     let (mut quiet_ns, mut quiet_n) = (0u128, 0usize);
     let started = Instant::now();
-    for (cfg, events) in &streams {
-        let mut t = Tracker::new(cfg.clone());
-        for e in events {
+    for s in &streams {
+        let mut t = Tracker::new(s.config.clone());
+        for e in &s.events {
             let before = out.len();
             let t0 = Instant::now();
             t.handle(e, &mut out);

@@ -333,32 +333,16 @@ impl Report {
             w,
             "  press-to-ruling latency (clock frame sent -> event over SSE):"
         );
-        let _ = writeln!(w, "{}", distribution("every press", all));
-        let _ = writeln!(
-            w,
-            "{}",
-            distribution("moves already reported at the press", at_once)
-        );
-        let _ = writeln!(
-            w,
-            "{}",
-            distribution("moves the board reports after the press", waited)
-        );
-        let _ = writeln!(
-            w,
-            "{}",
-            distribution("  the same, from the board's report", after_report)
-        );
-        let _ = writeln!(
-            w,
-            "{}",
-            distribution("illegal moves (ruling at the press)", illegal)
-        );
-        let _ = writeln!(
-            w,
-            "{}",
-            distribution("farm: press due -> frame written", farm_lag)
-        );
+        for (name, latencies) in [
+            ("every press", all),
+            ("moves already reported at the press", at_once),
+            ("moves the board reports after the press", waited),
+            ("  the same, from the board's report", after_report),
+            ("illegal moves (ruling at the press)", illegal),
+            ("farm: press due -> frame written", farm_lag),
+        ] {
+            let _ = writeln!(w, "{}", distribution(name, latencies));
+        }
         let _ = writeln!(
             w,
             "  presses without a sent frame {unsent}; whose frame left in a later chunk {late}; \
