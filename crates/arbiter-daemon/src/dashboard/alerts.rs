@@ -85,6 +85,9 @@ pub struct Alert {
     pub details: Details,
     /// Bumped at every change, so a client keeps the newest copy.
     pub revision: u64,
+    /// A `board_status` alert's status, typed (so closing it needs no JSON lookup).
+    #[serde(skip)]
+    status: Option<BoardStatus>,
 }
 
 /// A follow-up on an alert, and when it happened (RFC 3339 UTC).
@@ -268,6 +271,10 @@ impl Alerts {
             event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
             details: Details::of(&e.event.kind),
             revision,
+            status: match &e.event.kind {
+                EventKind::BoardStatus(s) => Some(s.status),
+                _ => None,
+            },
         };
         self.alerts.push(alert);
         self.by_id.insert(id, self.alerts.len() - 1);
@@ -289,19 +296,17 @@ impl Alerts {
 
     /// The board's newest open alert of this kind and status, if any.
     fn open_status(&self, board: u32, status: BoardStatus) -> Option<usize> {
-        let name = serde_json::to_value(status).ok()?;
         self.alerts.iter().rposition(|a| {
-            a.board == board
-                && a.kind == "board_status"
-                && a.state != AlertState::Resolved
-                && a.event["status"] == name
+            a.board == board && a.status == Some(status) && a.state != AlertState::Resolved
         })
     }
 
     /// Folds one event in; says what changed.
     pub fn apply(&mut self, e: &HubEvent) -> Vec<Change> {
         let board = e.board;
-        let when = crate::wall::rfc3339(e.wall_ms);
+        // Formatted only for the events that note a time: most events (moves, touches)
+        // change nothing here.
+        let when = || rfc3339(e.wall_ms);
         let mut out = Vec::new();
         match &e.event.kind {
             EventKind::IllegalMove(i) => {
@@ -319,7 +324,7 @@ impl Alerts {
                     out.push(Change::Alert(self.note(
                         i,
                         "position restored".into(),
-                        &when,
+                        &when(),
                     )));
                 }
             }
@@ -330,7 +335,7 @@ impl Alerts {
                     out.push(Change::Alert(self.note(
                         i,
                         "the opponent replied before the correction: the move stands".into(),
-                        &when,
+                        &when(),
                     )));
                 }
             }
@@ -342,7 +347,7 @@ impl Alerts {
                         if g.reason == EndReason::SecondIllegalMove
                             && self.alerts[i].urgency == Urgency::GameEnd =>
                     {
-                        out.push(Change::Alert(self.note(i, result, &when)));
+                        out.push(Change::Alert(self.note(i, result, &when())));
                     }
                     _ => {
                         let at = self.add(e, Urgency::GameEnd, end_title(g.reason).into());
@@ -392,6 +397,7 @@ impl Alerts {
                     out.push(Change::Alert(self.alerts[at].clone()));
                 }
                 if let Some((status, words)) = closes {
+                    let when = when();
                     // Solved by itself: the arbiter need not act.
                     while let Some(i) = self.open_status(board, status) {
                         self.note(i, words.into(), &when);
@@ -409,7 +415,7 @@ impl Alerts {
                     id: alert_id(board, e.seq),
                     board,
                     text: words::ruling(&e.event).unwrap_or_default(),
-                    at: when,
+                    at: when(),
                     event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
                 };
                 self.claims.insert(board, claim.clone());
@@ -476,6 +482,17 @@ impl Alerts {
                 ))
         });
         v
+    }
+
+    /// Per board with open alerts: the most urgent open one and how many are open.
+    pub fn open_by_board(&self) -> HashMap<u32, (Urgency, usize)> {
+        let mut out: HashMap<u32, (Urgency, usize)> = HashMap::new();
+        for a in self.alerts.iter().filter(|a| a.state == AlertState::Open) {
+            let e = out.entry(a.board).or_insert((a.urgency, 0));
+            e.0 = e.0.min(a.urgency);
+            e.1 += 1;
+        }
+        out
     }
 
     /// One alert.

@@ -55,7 +55,7 @@ struct Inner {
     /// How much of the hub's log is folded in.
     seen: usize,
     /// The board summaries the streams last got.
-    boards: String,
+    boards: Option<Arc<Message>>,
 }
 
 /// The dashboard's state, shared by its routes and its follower task.
@@ -120,7 +120,7 @@ impl Dashboard {
             inner: Mutex::new(Inner {
                 alerts,
                 seen: 0,
-                boards: String::new(),
+                boards: None,
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             states_path,
@@ -162,13 +162,15 @@ impl Dashboard {
     fn sync_boards(&self) {
         let boards = self.boards_json().to_string();
         let mut inner = self.lock();
-        if inner.boards != boards {
-            inner.boards.clone_from(&boards);
-            let _ = self.stream.send(Arc::new(Message {
-                event: "boards",
-                data: boards,
-            }));
+        if inner.boards.as_ref().is_some_and(|m| m.data == boards) {
+            return;
         }
+        let msg = Arc::new(Message {
+            event: "boards",
+            data: boards,
+        });
+        inner.boards = Some(Arc::clone(&msg));
+        let _ = self.stream.send(msg);
     }
 
     async fn follow(self: Arc<Dashboard>) {
@@ -195,7 +197,7 @@ impl Dashboard {
 
     /// Every board at a glance.
     fn boards_json(&self) -> Value {
-        let open = self.open_alerts_by_board();
+        let open = self.lock().alerts.open_by_board();
         let list: Vec<Value> = self
             .hub
             .boards()
@@ -209,7 +211,9 @@ impl Dashboard {
                 let clock_present = v.driver.as_ref().is_some_and(|d| {
                     matches!(d.info.clock, dgt_serial::ClockInfo::Present { .. })
                 });
-                let (worst, count) = open.get(&v.number).copied().unwrap_or((None, 0));
+                let (worst, count) = open
+                    .get(&v.number)
+                    .map_or((None, 0), |&(u, n)| (Some(u), n));
                 let over = game.result.is_some()
                     || snap.is_some_and(|s| s.state == GameState::Over);
                 let restoring = snap.is_some_and(|s| s.state == GameState::Restoring);
@@ -255,21 +259,6 @@ impl Dashboard {
             })
             .collect();
         Value::Array(list)
-    }
-
-    /// Per board: the most urgent open alert and how many are open.
-    fn open_alerts_by_board(&self) -> HashMap<u32, (Option<alerts::Urgency>, usize)> {
-        let inner = self.lock();
-        let mut out: HashMap<u32, (Option<alerts::Urgency>, usize)> = HashMap::new();
-        for a in inner.alerts.sorted() {
-            if a.state != alerts::AlertState::Open {
-                continue;
-            }
-            let e = out.entry(a.board).or_insert((None, 0));
-            e.0 = Some(e.0.map_or(a.urgency, |u| u.min(a.urgency)));
-            e.1 += 1;
-        }
-        out
     }
 
     /// Everything the page shows.
