@@ -122,11 +122,11 @@ impl Hub {
     }
 
     /// Adds a board's events (in its order) to the log, its games and the stream.
-    pub fn publish(&self, events: Vec<HubEvent>) {
+    pub fn publish(&self, events: impl IntoIterator<Item = HubEvent>) {
+        let events: Vec<Arc<HubEvent>> = events.into_iter().map(Arc::new).collect();
         if events.is_empty() {
             return;
         }
-        let events: Vec<Arc<HubEvent>> = events.into_iter().map(Arc::new).collect();
         {
             let mut st = self.lock();
             for e in &events {

@@ -111,6 +111,8 @@ pub struct Journal {
     unsynced_since: Option<Instant>,
     /// Records written (this run), for tests and logs.
     written: u64,
+    /// The line being written, kept to spare an allocation per record.
+    line: Vec<u8>,
 }
 
 /// A journal opened for appending, with what it already held.
@@ -192,6 +194,7 @@ impl Journal {
                 sync_within,
                 unsynced_since: None,
                 written: 0,
+                line: Vec::new(),
             },
             header,
             records,
@@ -206,9 +209,10 @@ impl Journal {
     /// Appends a record (one write). `urgent` records are fdatasynced at once; others
     /// within the sync window (see [`Journal::sync_due`]).
     pub fn append(&mut self, record: &Record, urgent: bool) -> io::Result<()> {
-        let mut line = serde_json::to_string(record).map_err(io::Error::other)?;
-        line.push('\n');
-        self.file.write_all(line.as_bytes())?;
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        self.file.write_all(&self.line)?;
         self.written += 1;
         if self.syncs_at_once(urgent) {
             self.sync()

@@ -462,21 +462,18 @@ impl BoardTask {
     }
 
     fn publish(&mut self, events: Vec<ArbiterEvent>, replayed: bool) {
-        let hub_events = events
-            .into_iter()
-            .map(|event| {
-                self.seq += 1;
-                HubEvent {
-                    seq: self.seq,
-                    board: self.number,
-                    round: self.round,
-                    wall_ms: self.epoch_unix_ms + event.t_ms,
-                    replayed,
-                    event,
-                }
-            })
-            .collect();
-        self.hub.publish(hub_events);
+        // Straight into the hub: no intermediate vector per input.
+        self.hub.publish(events.into_iter().map(|event| {
+            self.seq += 1;
+            HubEvent {
+                seq: self.seq,
+                board: self.number,
+                round: self.round,
+                wall_ms: self.epoch_unix_ms + event.t_ms,
+                replayed,
+                event,
+            }
+        }));
     }
 
     /// An event from the driver, moved to the board's time.
