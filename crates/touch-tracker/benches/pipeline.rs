@@ -209,6 +209,30 @@ fn main() {
         t.wall_med * 1e3
     );
 
+    // What the tracker said, as one digest (FNV-1a over the JSON lines of every event):
+    // a change of speed must not change it. `PIPELINE_EVENTS=FILE` writes the lines too,
+    // to find what differs.
+    let mut lines = String::new();
+    let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+    for s in &streams {
+        track(s, &mut out, |_, _, o| {
+            for a in o {
+                let line = serde_json::to_string(a).unwrap_or_default();
+                for b in line.bytes().chain([b'\n']) {
+                    digest = (digest ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+                }
+                lines.push_str(&line);
+                lines.push('\n');
+            }
+        });
+    }
+    println!("tracker output digest: {digest:016x} ({emitted} arbiter events)");
+    if let Some(path) = std::env::var_os("PIPELINE_EVENTS") {
+        if let Err(e) = std::fs::write(&path, &lines) {
+            eprintln!("cannot write {}: {e}", path.to_string_lossy());
+        }
+    }
+
     // Per event kind, and the presses that bring a ruling: ruled in the press's own
     // handling, or later (the board reports the move after the press; an illegal move is
     // ruled when the board has had its settle window), with the tracker's virtual wait.
