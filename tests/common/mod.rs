@@ -198,7 +198,11 @@ pub fn start(config: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
         .args(["run", "--config"])
         .arg(config)
-        .env("RUST_LOG", "info")
+        // `DGT_E2E_LOG=info,dgt_serial=debug` to see a failing run's reconnects.
+        .env(
+            "RUST_LOG",
+            std::env::var("DGT_E2E_LOG").unwrap_or_else(|_| "info".into()),
+        )
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()

@@ -47,7 +47,10 @@ pub struct LinkConfig {
     /// A clock command is resent once, then given up, after this long without its ACK
     /// (picochess resends after 2 s; fact sheet §5).
     pub ack_timeout_ms: u64,
-    /// The first reconnect delay; it doubles after each failed attempt...
+    /// The reconnect delay while the port is missing or keeps hanging up (a pulled cable:
+    /// trying to open a missing device costs one system call, and every second blind is
+    /// moves the reconnect search has to rebuild). It doubles after each opening the
+    /// device did not answer...
     pub backoff_initial_ms: u64,
     /// ...up to this.
     pub backoff_max_ms: u64,
@@ -219,6 +222,16 @@ enum Phase {
     },
 }
 
+/// When to try the port again after the link went down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    /// The port is missing or hung up (a pulled cable): try again after the initial delay;
+    /// the board comes back the moment it is plugged in.
+    Soon,
+    /// The port opened but nothing answered like a board: wait, longer each time.
+    BackOff,
+}
+
 /// Facts of the current connection.
 #[derive(Debug, Clone, Default)]
 struct Session {
@@ -325,13 +338,13 @@ impl Link {
 
     /// Opening the port failed (or the board was not among the candidates).
     pub fn on_open_failed(&mut self, now: u64, reason: &str) {
-        self.go_down(now, format!("cannot open the port: {reason}"));
+        self.go_down(now, format!("cannot open the port: {reason}"), Retry::Soon);
     }
 
     /// The port is gone: a read or write error, end of file, a vanished device.
     pub fn on_port_lost(&mut self, now: u64, reason: &str) {
         if self.wants_port() {
-            self.go_down(now, reason.to_owned());
+            self.go_down(now, reason.to_owned(), Retry::Soon);
         }
     }
 
@@ -385,7 +398,7 @@ impl Link {
                             self.session.bytes_in, self.cfg.ident_timeout_ms
                         )
                     };
-                    self.go_down(now, reason);
+                    self.go_down(now, reason, Retry::BackOff);
                     return;
                 }
                 if now >= retry_at {
@@ -408,6 +421,7 @@ impl Link {
                                 "no answer to the liveness probe within {} ms",
                                 self.cfg.probe_timeout_ms
                             ),
+                            Retry::BackOff,
                         );
                         return;
                     }
@@ -522,7 +536,7 @@ impl Link {
         };
     }
 
-    fn go_down(&mut self, now: u64, reason: String) {
+    fn go_down(&mut self, now: u64, reason: String, retry: Retry) {
         self.stats.failures += 1;
         if self.info.connected || !self.down_reported {
             tracing::warn!(%reason, "board link down");
@@ -545,10 +559,17 @@ impl Link {
             tracing::debug!(error = %e, "at disconnect");
         }
         self.transmit.clear();
-        self.phase = Phase::Closed {
-            reopen_at: now + self.backoff_ms,
+        let delay = match retry {
+            Retry::Soon => self.cfg.backoff_initial_ms,
+            Retry::BackOff => {
+                let d = self.backoff_ms;
+                self.backoff_ms = (self.backoff_ms * 2).min(self.cfg.backoff_max_ms);
+                d
+            }
         };
-        self.backoff_ms = (self.backoff_ms * 2).min(self.cfg.backoff_max_ms);
+        self.phase = Phase::Closed {
+            reopen_at: now + delay,
+        };
     }
 
     fn fail_commands(&mut self, error: impl Fn() -> ClockError) {

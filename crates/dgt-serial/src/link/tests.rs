@@ -337,6 +337,41 @@ fn the_first_failure_is_reported_and_the_retries_are_quiet() {
 }
 
 #[test]
+fn a_pulled_cable_is_retried_at_the_initial_delay_however_long_it_is_out() {
+    // A long pull must not push the retries out to the backoff maximum: each second blind
+    // after the replug is moves the reconnect search must rebuild.
+    let c = cfg();
+    let mut b = Bench::board();
+    b.run_until(1_000);
+    for out_ms in [4_000, 1_500] {
+        b.act(Action::BoardCable { plugged: false });
+        let pulled = b.now;
+        b.run_for(out_ms);
+        let tries: Vec<u64> = b
+            .open_attempts
+            .iter()
+            .copied()
+            .filter(|&t| t > pulled)
+            .collect();
+        assert!(tries.len() >= 2, "{tries:?}");
+        let gaps: Vec<u64> = tries.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            gaps.iter().all(|&g| g == c.backoff_initial_ms),
+            "retries while the cable is out: {gaps:?}"
+        );
+        b.act(Action::BoardCable { plugged: true });
+        let back = b.now;
+        b.run_for(3_000);
+        assert!(b.link.is_running());
+        let reopened = b.open_attempts.iter().copied().find(|&t| t >= back);
+        assert!(
+            reopened.is_some_and(|t| t <= back + c.backoff_initial_ms),
+            "replugged at {back}, opened at {reopened:?}"
+        );
+    }
+}
+
+#[test]
 fn not_a_dgt_board_and_a_mute_board_never_connect() {
     for (behaviour, words) in [
         (
