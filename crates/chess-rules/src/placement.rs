@@ -146,30 +146,54 @@ impl Placement {
     /// Writes the first field of a FEN.
     pub fn fen_field(&self) -> String {
         let mut s = String::with_capacity(72);
-        for rank in Rank::ALL.iter().rev() {
+        self.write_fen_field(&mut s);
+        s
+    }
+
+    /// Appends the first field of a FEN to `out` (no allocation when `out` has room: the
+    /// tracker writes a FEN for every move).
+    pub fn write_fen_field(&self, out: &mut String) {
+        let mut buf = [0u8; 71];
+        let n = self.fen_field_bytes(&mut buf);
+        // Only ASCII was written.
+        out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+    }
+
+    /// Writes the first field of a FEN into `buf` as ASCII; returns its length (at most
+    /// 64 pieces and 7 slashes: 71).
+    pub(crate) fn fen_field_bytes(&self, buf: &mut [u8; 71]) -> usize {
+        let mut n = 0;
+        for rank in (0..8usize).rev() {
             let mut empty = 0u8;
-            for file in File::ALL {
-                match self.get(Square::new(file, *rank)) {
+            for square in &self.0[rank * 8..rank * 8 + 8] {
+                match square {
                     None => empty += 1,
                     Some(p) => {
                         if empty > 0 {
-                            s.push(char::from(b'0' + empty));
+                            buf[n] = b'0' + empty;
+                            n += 1;
                             empty = 0;
                         }
-                        s.push(p.fen_char());
+                        buf[n] = FEN_LETTERS[p.color as usize][p.role as usize];
+                        n += 1;
                     }
                 }
             }
             if empty > 0 {
-                s.push(char::from(b'0' + empty));
+                buf[n] = b'0' + empty;
+                n += 1;
             }
-            if *rank != Rank::First {
-                s.push('/');
+            if rank > 0 {
+                buf[n] = b'/';
+                n += 1;
             }
         }
-        s
+        n
     }
 }
+
+/// FEN letters by colour and role (in `Role` order).
+const FEN_LETTERS: [[u8; 6]; 2] = [*b"PNBRQK", *b"pnbrqk"];
 
 impl Default for Placement {
     fn default() -> Placement {

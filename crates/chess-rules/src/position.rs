@@ -116,20 +116,21 @@ impl CastlingRights {
     /// The FEN field: `KQkq`, `Kq`, `-`.
     pub fn fen_field(self) -> String {
         let mut s = String::with_capacity(4);
-        for (color, side, c) in [
-            (Color::White, CastleSide::KingSide, 'K'),
-            (Color::White, CastleSide::QueenSide, 'Q'),
-            (Color::Black, CastleSide::KingSide, 'k'),
-            (Color::Black, CastleSide::QueenSide, 'q'),
-        ] {
-            if self.has(color, side) {
-                s.push(c);
+        self.write_fen_field(&mut s);
+        s
+    }
+
+    /// Appends the FEN field (`KQkq`, `Kq`, `-`) to `out`.
+    pub fn write_fen_field(self, out: &mut String) {
+        if self.is_empty() {
+            out.push('-');
+            return;
+        }
+        for (bit, c) in [(1, 'K'), (2, 'Q'), (4, 'k'), (8, 'q')] {
+            if self.0 & bit != 0 {
+                out.push(c);
             }
         }
-        if s.is_empty() {
-            s.push('-');
-        }
-        s
     }
 
     fn from_chess(white: CastleRights, black: CastleRights) -> CastlingRights {
@@ -503,31 +504,51 @@ impl Position {
 
     /// The full six-field FEN, with the en passant field written as `ep` says.
     pub fn fen_with(&self, ep: EnPassantField) -> String {
+        let mut s = String::with_capacity(FEN_CAPACITY);
+        self.write_fen_with(ep, &mut s);
+        s
+    }
+
+    /// Appends the full six-field FEN (en passant written only when legal) to `out`. A
+    /// hand-written writer: the tracker puts a FEN in every move event.
+    pub fn write_fen(&self, out: &mut String) {
+        self.write_fen_with(EnPassantField::Legal, out);
+    }
+
+    /// Appends the full six-field FEN, the en passant field written as `ep` says, to `out`.
+    pub fn write_fen_with(&self, ep: EnPassantField, out: &mut String) {
         let ep_square = match ep {
             EnPassantField::Legal => self.legal_en_passant(),
             EnPassantField::AfterDoubleStep => self.ep_target,
         };
-        format!(
-            "{} {} {} {} {} {}",
-            self.placement.fen_field(),
-            self.side_to_move().fen_char(),
-            self.castling().fen_field(),
-            ep_square.map_or_else(|| "-".to_owned(), |s| s.to_string()),
-            self.halfmove_clock,
-            self.fullmove_number
-        )
+        self.write_epd_fields(ep_square, out);
+        out.push(' ');
+        push_decimal(out, self.halfmove_clock);
+        out.push(' ');
+        push_decimal(out, self.fullmove_number);
     }
 
     /// The first four FEN fields (no counters), en passant written only when legal.
     pub fn epd(&self) -> String {
-        format!(
-            "{} {} {} {}",
-            self.placement.fen_field(),
-            self.side_to_move().fen_char(),
-            self.castling().fen_field(),
-            self.legal_en_passant()
-                .map_or_else(|| "-".to_owned(), |s| s.to_string()),
-        )
+        let mut s = String::with_capacity(FEN_CAPACITY);
+        self.write_epd_fields(self.legal_en_passant(), &mut s);
+        s
+    }
+
+    fn write_epd_fields(&self, ep_square: Option<Square>, out: &mut String) {
+        self.placement.write_fen_field(out);
+        out.push(' ');
+        out.push(self.side_to_move().fen_char());
+        out.push(' ');
+        self.castling().write_fen_field(out);
+        out.push(' ');
+        match ep_square {
+            Some(sq) => {
+                out.push(sq.file().char());
+                out.push(sq.rank().char());
+            }
+            None => out.push('-'),
+        }
     }
 
     /// The wrapped board, for the other wrappers of this crate (chasolver).
@@ -1044,6 +1065,26 @@ fn legal_count(board: &Board) -> usize {
     }
 }
 
+/// Room for any FEN this crate writes (64 pieces and 7 slashes at most, then the rest).
+const FEN_CAPACITY: usize = 96;
+
+/// Appends `n` in decimal (no formatting machinery: called for every FEN).
+fn push_decimal(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
 fn parse_counter(s: &str) -> Option<u32> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -1208,6 +1249,82 @@ mod tests {
         assert_eq!(r.plies(), 3);
         // Reading the standard form back gives the same position.
         assert_eq!(pos(&q.fen_with(EnPassantField::AfterDoubleStep)), q);
+    }
+
+    /// The FEN as the formatting machinery writes it: the reference for the hand-written
+    /// writer.
+    fn formatted_fen(p: &Position, ep: EnPassantField) -> String {
+        let ep_square = match ep {
+            EnPassantField::Legal => p.legal_en_passant(),
+            EnPassantField::AfterDoubleStep => p.en_passant_target(),
+        };
+        let mut placement = String::new();
+        for rank in Rank::ALL.iter().rev() {
+            let mut empty = 0;
+            for file in File::ALL {
+                match p.piece_at(Square::new(file, *rank)) {
+                    None => empty += 1,
+                    Some(piece) => {
+                        if empty > 0 {
+                            placement += &empty.to_string();
+                            empty = 0;
+                        }
+                        placement.push(piece.fen_char());
+                    }
+                }
+            }
+            if empty > 0 {
+                placement += &empty.to_string();
+            }
+            if *rank != Rank::First {
+                placement.push('/');
+            }
+        }
+        let castling: String = [('K', 1), ('Q', 2), ('k', 4), ('q', 8)]
+            .iter()
+            .filter(|(_, bit)| p.castling().0 & bit != 0)
+            .map(|(c, _)| *c)
+            .collect();
+        format!(
+            "{placement} {} {} {} {} {}",
+            p.side_to_move().fen_char(),
+            if castling.is_empty() { "-" } else { &castling },
+            ep_square.map_or_else(|| "-".to_owned(), |s| s.to_string()),
+            p.halfmove_clock(),
+            p.fullmove_number()
+        )
+    }
+
+    #[test]
+    fn fen_writer_matches_the_formatted_reference() {
+        let starts = [
+            START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/8/8/8/k2p4/8/4P3/4K3 w - - 99 1234567",
+            "4k3/8/8/8/8/8/8/R3K3 w Q - 4294967295 4294967294",
+            "rnbqkb1r/ppp1pppp/5n2/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+        ];
+        for fen in starts {
+            let p = pos(fen);
+            let mut seen = vec![p];
+            seen.extend(p.legal_moves().map(|m| p.apply(m)));
+            let next: Vec<Position> = seen
+                .iter()
+                .flat_map(|q| q.legal_moves().map(|m| q.apply(m)).collect::<Vec<_>>())
+                .collect();
+            seen.extend(next);
+            for q in seen {
+                for ep in [EnPassantField::Legal, EnPassantField::AfterDoubleStep] {
+                    assert_eq!(q.fen_with(ep), formatted_fen(&q, ep));
+                }
+                let fen = q.fen();
+                let counters = fen.rsplitn(3, ' ').nth(2).unwrap_or_default();
+                assert_eq!(q.epd(), counters);
+                let mut buf = String::from("x");
+                q.write_fen(&mut buf);
+                assert_eq!(buf, format!("x{fen}"));
+            }
+        }
     }
 
     #[test]
