@@ -186,6 +186,8 @@ pub enum DrawClaim {
 pub struct Game {
     positions: Vec<Position>,
     keys: Vec<RepetitionKey>,
+    /// `keys[i].zobrist()`: compared before the keys themselves.
+    hashes: Vec<u64>,
     moves: Vec<Move>,
 }
 
@@ -203,8 +205,10 @@ pub const SEVENTY_FIVE_MOVES_PLIES: u32 = 150;
 impl Game {
     /// A game starting from `start`.
     pub fn new(start: Position) -> Game {
+        let key = start.repetition_key();
         Game {
-            keys: vec![start.repetition_key()],
+            hashes: vec![key.zobrist()],
+            keys: vec![key],
             positions: vec![start],
             moves: Vec::new(),
         }
@@ -253,7 +257,9 @@ impl Game {
     }
 
     pub(crate) fn push(&mut self, m: Move, next: Position) {
-        self.keys.push(next.repetition_key());
+        let key = next.repetition_key();
+        self.hashes.push(key.zobrist());
+        self.keys.push(key);
         self.positions.push(next);
         self.moves.push(m);
     }
@@ -264,6 +270,7 @@ impl Game {
         let m = self.moves.pop()?;
         self.positions.pop();
         self.keys.pop();
+        self.hashes.pop();
         Some(m)
     }
 
@@ -280,18 +287,21 @@ impl Game {
     /// oldest first. Only positions with the same side to move since the last pawn move or
     /// capture (`halfmove_clock` plies back) can be the same.
     fn occurrences(&self, key: &RepetitionKey, last: usize, halfmove_clock: u32) -> Vec<usize> {
-        let window = usize::try_from(halfmove_clock).unwrap_or(usize::MAX);
-        let first = last.saturating_sub(window);
-        let mut found = Vec::new();
-        let mut i = last;
-        while i >= first + 2 {
-            i -= 2;
-            if self.keys[i] == *key {
-                found.push(i);
-            }
-        }
+        let hash = key.zobrist();
+        let mut found: Vec<usize> = self
+            .candidates(last, halfmove_clock)
+            .filter(|&i| self.hashes[i] == hash && self.keys[i] == *key)
+            .collect();
         found.reverse();
         found
+    }
+
+    /// The indices before `last` that can hold the same position as `last` by the
+    /// halfmove clock (same side to move, no pawn move or capture since), newest first.
+    fn candidates(&self, last: usize, halfmove_clock: u32) -> impl Iterator<Item = usize> {
+        let window = usize::try_from(halfmove_clock).unwrap_or(usize::MAX);
+        let first = last.saturating_sub(window);
+        (first..last.saturating_sub(1)).rev().step_by(2)
     }
 
     /// The game plies after which the current position stood, oldest first, including now.
@@ -305,8 +315,10 @@ impl Game {
     /// How many times the current position has stood (1 the first time).
     pub fn repetition_count(&self) -> usize {
         let last = self.positions.len() - 1;
-        self.occurrences(&self.keys[last], last, self.position().halfmove_clock())
-            .len()
+        let (key, hash) = (&self.keys[last], self.hashes[last]);
+        self.candidates(last, self.position().halfmove_clock())
+            .filter(|&i| self.hashes[i] == hash && self.keys[i] == *key)
+            .count()
             + 1
     }
 
@@ -327,6 +339,35 @@ impl Game {
         (idx.len() >= 3).then(|| DrawClaim::Threefold {
             plies: idx.into_iter().map(|i| self.ply_of(i)).collect(),
         })
+    }
+
+    /// Every move the side to move could write down to claim a threefold repetition (the
+    /// position after it would stand for at least the third time), with its claim, in the
+    /// order of [`Position::legal_moves`]: the same as asking
+    /// [`Game::threefold_claim_after`] of every legal move, but cheap when no claim exists.
+    ///
+    /// Why skipping is sound: a claim after `m` needs two earlier positions equal to the
+    /// one after `m` among those with the opponent to move since the last irreversible
+    /// move (a capture or pawn move resets the halfmove clock, leaving no earlier
+    /// candidates). Two equal positions have equal Zobrist hashes, so unless two of those
+    /// earlier positions share a hash, no move can lead to a claim and no move is tried.
+    pub fn threefold_claims_by_move(&self) -> Vec<(Move, DrawClaim)> {
+        let pos = self.position();
+        // The position after a reversible move stands at index `next` with the clock one
+        // more; its candidates are those `occurrences` would look at.
+        let next = self.positions.len();
+        let clock = pos.halfmove_clock().saturating_add(1);
+        let repeated = self.candidates(next, clock).enumerate().any(|(j, i)| {
+            self.candidates(next, clock)
+                .skip(j + 1)
+                .any(|k| self.hashes[k] == self.hashes[i])
+        });
+        if !repeated {
+            return Vec::new();
+        }
+        pos.legal_moves()
+            .filter_map(|m| self.threefold_claim_after(m).map(|c| (m, c)))
+            .collect()
     }
 
     /// Can the side to move claim under the 50-move rule now?
@@ -412,6 +453,57 @@ mod tests {
         assert_eq!(g.repetition_count(), 5);
         assert_eq!(g.automatic_end(), Some(AutomaticEnd::Fivefold));
         assert_eq!(AutomaticEnd::Fivefold.result(), GameResult::Draw);
+    }
+
+    /// Every position of real games (the repetition-rich pychess files and 150 world
+    /// championship games): the filtered claim search finds exactly what asking every legal
+    /// move finds, and the hashed repetition count is the plain count of equal keys.
+    #[test]
+    fn claims_by_move_match_asking_every_move_in_real_games() {
+        let mut games = Vec::new();
+        for file in [
+            "3fold.pgn",
+            "threefold.pgn",
+            "draw.pgn",
+            "50.pgn",
+            "50halfmoves.pgn",
+            "world_matches.pgn",
+        ] {
+            let bytes = test_data::read(format!("pgn/pychess-gamefiles/{file}"));
+            games.extend(crate::read_pgn(&bytes).unwrap().into_iter().take(150));
+        }
+        let (mut claims, mut positions) = (0, 0);
+        for pgn in &games {
+            let Ok(full) = pgn.replay() else { continue };
+            let mut g = Game::new(*full.start());
+            for &m in full.moves() {
+                g.play(m).unwrap();
+                positions += 1;
+                let brute: Vec<(Move, DrawClaim)> = g
+                    .position()
+                    .legal_moves()
+                    .filter_map(|m| g.threefold_claim_after(m).map(|c| (m, c)))
+                    .collect();
+                assert_eq!(g.threefold_claims_by_move(), brute, "{:?}", g.position());
+                claims += brute.len();
+                let last = g.keys.len() - 1;
+                let plain = g.keys.iter().filter(|k| **k == g.keys[last]).count();
+                let since = g.position().halfmove_clock() as usize;
+                let window = g.keys[last.saturating_sub(since)..]
+                    .iter()
+                    .rev()
+                    .step_by(2)
+                    .filter(|k| **k == g.keys[last])
+                    .count();
+                assert_eq!(g.repetition_count(), window);
+                assert!(window <= plain);
+            }
+        }
+        assert!(positions > 10_000, "only {positions} positions");
+        assert!(
+            claims > 0,
+            "no claim by an intended move in {positions} positions"
+        );
     }
 
     #[test]

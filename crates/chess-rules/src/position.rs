@@ -282,6 +282,53 @@ pub struct RepetitionKey {
     pub en_passant: Option<Square>,
 }
 
+impl RepetitionKey {
+    /// A 64-bit Zobrist hash of the key: equal keys have equal hashes, so comparing hashes
+    /// first (and the keys only when they match) never misses a repetition.
+    pub fn zobrist(&self) -> u64 {
+        let mut h = 0;
+        for (sq, p) in self.placement.pieces() {
+            h ^= ZOBRIST[zobrist_piece_index(p, sq)];
+        }
+        if self.side_to_move == Color::Black {
+            h ^= ZOBRIST[ZOBRIST_BLACK];
+        }
+        h ^= ZOBRIST[ZOBRIST_CASTLING + usize::from(self.castling.0)];
+        if let Some(ep) = self.en_passant {
+            h ^= ZOBRIST[ZOBRIST_EP + usize::from(ep.file().index())];
+        }
+        h
+    }
+}
+
+/// Layout of [`ZOBRIST`]: 12 pieces x 64 squares, then Black to move, the 16 castling
+/// right sets, the 8 en passant files.
+const ZOBRIST_BLACK: usize = 12 * 64;
+const ZOBRIST_CASTLING: usize = ZOBRIST_BLACK + 1;
+const ZOBRIST_EP: usize = ZOBRIST_CASTLING + 16;
+const ZOBRIST_LEN: usize = ZOBRIST_EP + 8;
+
+fn zobrist_piece_index(p: Piece, sq: Square) -> usize {
+    let piece = p.role as usize * 2 + p.color as usize;
+    piece * 64 + usize::from(sq.index())
+}
+
+/// Fixed pseudo-random keys (splitmix64 from a constant seed), made at compile time.
+static ZOBRIST: [u64; ZOBRIST_LEN] = {
+    let mut table = [0u64; ZOBRIST_LEN];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut i = 0;
+    while i < ZOBRIST_LEN {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        table[i] = z ^ (z >> 31);
+        i += 1;
+    }
+    table
+};
+
 /// A legal chess position. Cheap to copy (a few hundred bytes, no heap).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {

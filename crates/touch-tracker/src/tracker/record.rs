@@ -136,9 +136,8 @@ impl Tracker {
         // A claim by writing down a move that repeats a position for the third time needs
         // two earlier occurrences, four and eight plies back at least.
         if pos.halfmove_clock() >= 7 {
-            let moves: Vec<Move> = pos.legal_moves().collect();
-            for m in moves {
-                if let Some(DrawClaim::Threefold { plies }) = self.game.threefold_claim_after(m) {
+            for (m, claim) in self.game.threefold_claims_by_move() {
+                if let DrawClaim::Threefold { plies } = claim {
                     self.emit(
                         out,
                         t,
