@@ -248,6 +248,13 @@ impl Game {
         Ok(self.position())
     }
 
+    /// Plays a legal move and returns its SAN (checking legality once, playing it once).
+    pub fn play_with_san(&mut self, m: Move) -> Result<String, IllegalMoveError> {
+        let (san, next) = self.position().san_and_play(m)?;
+        self.push(m, next);
+        Ok(san)
+    }
+
     /// Reads a SAN move (leniently, see [`Position::parse_san`]) and plays it.
     pub fn play_san(&mut self, san: &str) -> Result<Move, SanError> {
         let m = self.position().parse_san(san)?;

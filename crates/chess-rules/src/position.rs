@@ -689,7 +689,7 @@ impl Position {
 
     /// Ongoing, checkmate or stalemate.
     pub fn status(&self) -> Status {
-        if legal_count(&self.board) > 0 {
+        if self.has_legal_move() {
             Status::Ongoing
         } else if self.is_check() {
             Status::Checkmate
@@ -704,6 +704,50 @@ impl Position {
 
     pub fn is_stalemate(&self) -> bool {
         self.status() == Status::Stalemate
+    }
+
+    /// Has the side to move any legal move? Usually answered without generating moves.
+    pub fn has_legal_move(&self) -> bool {
+        if *self.board.checkers() == EMPTY {
+            // Not in check, a piece not pinned to its king may go to any square it attacks
+            // that its own side does not occupy: moving it cannot expose the king, and the
+            // enemy king is never attacked with us to move. Pawns (pushes, en passant) and
+            // the king (attacked squares, castling) are left to the generator.
+            let own = *self.board.color_combined(self.board.side_to_move());
+            let occ = *self.board.combined();
+            let pieces = |p: chess::Piece| *self.board.pieces(p) & own & !*self.board.pinned();
+            let movable = |attacks: BitBoard| attacks & !own != EMPTY;
+            if pieces(chess::Piece::Knight).any(|s| movable(chess::get_knight_moves(s)))
+                || (pieces(chess::Piece::Bishop) | pieces(chess::Piece::Queen))
+                    .any(|s| movable(chess::get_bishop_moves(s, occ)))
+                || (pieces(chess::Piece::Rook) | pieces(chess::Piece::Queen))
+                    .any(|s| movable(chess::get_rook_moves(s, occ)))
+            {
+                return true;
+            }
+        }
+        legal_count(&self.board) > 0
+    }
+
+    /// The squares other than `m.from` from which a piece like the one moving in `m` (not
+    /// a pawn) could legally go to `m.to`: the pieces SAN must disambiguate from. Found from
+    /// the attacks on `m.to` (a piece reaches `to` exactly when one like it on `to` would
+    /// attack its square), each then checked for legality.
+    pub(crate) fn rivals(&self, m: Move) -> impl Iterator<Item = Square> + '_ {
+        let piece = self
+            .piece_at(m.from)
+            .unwrap_or(Piece::new(self.side_to_move(), Role::Pawn));
+        let same = *self.board.pieces(role_to(piece.role))
+            & *self.board.color_combined(color_to(piece.color))
+            & !bb(m.from);
+        let reach = if piece.role == Role::Pawn {
+            EMPTY
+        } else {
+            attacks(piece, m.to, *self.board.combined())
+        };
+        (reach & same)
+            .map(square_from)
+            .filter(move |&from| self.is_legal(Move::new(from, m.to, None)))
     }
 
     /// All legal moves, in the chess crate's generation order.
@@ -732,7 +776,36 @@ impl Position {
 
     /// Can the piece on `from` make any legal move? (Touch-move: "must move this piece".)
     pub fn can_move_from(&self, from: Square) -> bool {
+        let Some(piece) = self
+            .piece_at(from)
+            .filter(|p| p.color == self.side_to_move())
+        else {
+            return false;
+        };
         let src = square_to(from);
+        if *self.board.checkers() == EMPTY && *self.board.pinned() & bb(from) == EMPTY {
+            // Not in check and not pinned: any square the piece reaches by its own rules
+            // is a legal move (as in `has_legal_move`); a pawn's step forward to an empty
+            // square or capture of an enemy piece too. King moves, en passant and the rest
+            // are left to the generator.
+            let own = *self.board.color_combined(self.board.side_to_move());
+            let theirs = *self.board.combined() & !own;
+            let reach = match piece.role {
+                Role::Pawn => {
+                    let step = if piece.color == Color::White { 1 } else { -1 };
+                    let push = from
+                        .offset(0, step)
+                        .filter(|&to| self.piece_at(to).is_none())
+                        .map_or(EMPTY, bb);
+                    push | (chess::get_pawn_attacks(src, color_to(piece.color), theirs))
+                }
+                Role::King => EMPTY,
+                _ => attacks(piece, from, *self.board.combined()) & !own,
+            };
+            if reach != EMPTY {
+                return true;
+            }
+        }
         legal_gen(&self.board, !EMPTY).any(|m| m.get_source() == src)
     }
 
@@ -1372,6 +1445,70 @@ mod tests {
                 assert_eq!(buf, format!("x{fen}"));
             }
         }
+    }
+
+    /// Positions up to two plies from starts with pins, checks, en passant, castling and
+    /// promotions: the fast queries' proving ground against the move generator.
+    fn tricky_positions() -> Vec<Position> {
+        let starts = [
+            START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/8/8/k2p3R/8/4P3/4K3 w - - 0 1",
+            "rnbqk1nr/bb3p1p/1q2r3/2pPp3/3P4/7P/1PP1NpPP/R1BQKBNR w KQkq c6 0 1",
+            "7k/8/5K2/6Q1/8/8/8/8 w - - 0 1",
+            "4k3/4r3/8/8/4B3/8/4N3/4K3 w - - 0 1",
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",
+        ];
+        let mut out = Vec::new();
+        for fen in starts {
+            let p = pos(fen);
+            out.push(p);
+            for m in p.legal_moves() {
+                let q = p.apply(m);
+                out.push(q);
+                out.extend(q.legal_moves().map(|r| q.apply(r)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fast_queries_agree_with_the_move_generator() {
+        let (mut mates, mut stalemates) = (0, 0);
+        for p in tricky_positions() {
+            let count = p.legal_move_count();
+            assert_eq!(p.has_legal_move(), count > 0, "{p:?}");
+            match p.status() {
+                Status::Checkmate => mates += 1,
+                Status::Stalemate => stalemates += 1,
+                Status::Ongoing => assert!(count > 0),
+            }
+            for sq in Square::all() {
+                let moves = p.legal_moves_from(sq);
+                assert_eq!(p.can_move_from(sq), !moves.is_empty(), "{sq} in {p:?}");
+            }
+            for m in p.legal_moves() {
+                if p.piece_at(m.from).is_some_and(|x| x.role != Role::Pawn) {
+                    let mut ours: Vec<Square> = p.rivals(m).collect();
+                    let mut generated: Vec<Square> = p
+                        .legal_moves_to(m.to)
+                        .into_iter()
+                        .filter(|o| o.from != m.from && p.piece_at(o.from) == p.piece_at(m.from))
+                        .map(|o| o.from)
+                        .collect();
+                    ours.sort();
+                    generated.sort();
+                    assert_eq!(ours, generated, "{m} in {p:?}");
+                }
+            }
+        }
+        assert!(
+            mates > 0 && stalemates > 0,
+            "{mates} mates, {stalemates} stalemates"
+        );
     }
 
     #[test]

@@ -79,18 +79,16 @@ impl Position {
         } else {
             san.push(piece.san_char().unwrap_or('?'));
             // Disambiguate among the other legal moves of the same kind of piece to `to`.
-            let rivals: Vec<Square> = self
-                .legal_moves_to(m.to)
-                .into_iter()
-                .filter(|o| {
-                    o.from != m.from && self.piece_at(o.from).map(|p| p.role) == Some(piece)
-                })
-                .map(|o| o.from)
-                .collect();
-            if !rivals.is_empty() {
-                if rivals.iter().all(|s| s.file() != m.from.file()) {
+            let (mut any, mut same_file, mut same_rank) = (false, false, false);
+            for from in self.rivals(m) {
+                any = true;
+                same_file |= from.file() == m.from.file();
+                same_rank |= from.rank() == m.from.rank();
+            }
+            if any {
+                if !same_file {
                     san.push(m.from.file().char());
-                } else if rivals.iter().all(|s| s.rank() != m.from.rank()) {
+                } else if !same_rank {
                     san.push(m.from.rank().char());
                 } else {
                     push_square(&mut san, m.from);
@@ -103,11 +101,7 @@ impl Position {
         }
         let after = self.apply(m);
         if after.is_check() {
-            san.push(if after.legal_move_count() == 0 {
-                '#'
-            } else {
-                '+'
-            });
+            san.push(if !after.has_legal_move() { '#' } else { '+' });
         }
         (san, after)
     }

@@ -25,15 +25,12 @@ impl Tracker {
         out: &mut Vec<ArbiterEvent>,
     ) {
         let before = *self.game.position();
-        let Ok((san, after)) = before.san_and_play(m) else {
+        let Ok(san) = self.game.play_with_san(m) else {
             // Not legal here: nothing to record (callers only pass legal moves).
             self.touches = rest;
             return;
         };
-        if self.game.play(m).is_err() {
-            self.touches = rest;
-            return;
-        }
+        let after = *self.game.position();
         let mover = before.side_to_move();
         let ply = before.plies() + 1;
         self.emit(
