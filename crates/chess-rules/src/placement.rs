@@ -2,13 +2,53 @@
 //! It is what a board dump shows, and what the tracker compares with positions.
 
 use std::fmt;
-use std::ops::{Index, IndexMut};
+use std::ops::Index;
 
 use crate::types::{Color, File, Piece, Rank, Role, Square};
 
 /// The piece (or nothing) on every square.
+///
+/// Stored as one byte a square (0 empty, else [`piece_code`]) rather than
+/// `[Option<Piece>; 64]`: equality is then a 64-byte compare and a diff compares a rank in
+/// one word. The tracker compares placements after every field update.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Placement([Option<Piece>; 64]);
+pub struct Placement([u8; 64]);
+
+/// The byte a square holds for `piece` (1..=12; 0 is an empty square).
+const fn piece_code(piece: Option<Piece>) -> u8 {
+    match piece {
+        None => 0,
+        Some(p) => 1 + p.color as u8 * 6 + p.role as u8,
+    }
+}
+
+/// The piece of each square byte, the inverse of [`piece_code`].
+static PIECE_OF_CODE: [Option<Piece>; 13] = {
+    let mut table = [None; 13];
+    let colors = [Color::White, Color::Black];
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let mut c = 0;
+    while c < 2 {
+        let mut r = 0;
+        while r < 6 {
+            let piece = Piece::new(colors[c], roles[r]);
+            table[piece_code(Some(piece)) as usize] = Some(piece);
+            r += 1;
+        }
+        c += 1;
+    }
+    table
+};
+
+/// FEN letters by square byte.
+const FEN_LETTERS: [u8; 13] = *b" PNBRQKpnbrqk";
 
 /// One square where two placements differ: what stands there in `from` and in `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +71,7 @@ pub enum PlacementError {
 
 impl Placement {
     /// No piece anywhere.
-    pub const EMPTY: Placement = Placement([None; 64]);
+    pub const EMPTY: Placement = Placement([0; 64]);
 
     /// The standard starting placement.
     pub fn start() -> Placement {
@@ -43,11 +83,11 @@ impl Placement {
     }
 
     pub fn get(&self, sq: Square) -> Option<Piece> {
-        self.0[usize::from(sq.index())]
+        PIECE_OF_CODE[usize::from(self.0[usize::from(sq.index())])]
     }
 
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
-        self.0[usize::from(sq.index())] = piece;
+        self.0[usize::from(sq.index())] = piece_code(piece);
     }
 
     /// Every occupied square and its piece, a1 first.
@@ -73,24 +113,12 @@ impl Placement {
 
     /// The squares where `self` and `other` differ, a1 first.
     pub fn diff<'a>(&'a self, other: &'a Placement) -> impl Iterator<Item = SquareDiff> + 'a {
-        // Whole ranks compare at once; only ranks that differ are walked square by square
-        // (the tracker diffs placements that differ in a few squares, very often).
-        (0u8..8)
-            .filter(move |&r| {
-                let range = usize::from(r) * 8..usize::from(r) * 8 + 8;
-                self.0[range.clone()] != other.0[range]
-            })
-            .flat_map(move |r| {
-                (r * 8..r * 8 + 8).filter_map(move |i| {
-                    let square = Square::from_index_masked(i);
-                    let (before, after) = (self.get(square), other.get(square));
-                    (before != after).then_some(SquareDiff {
-                        square,
-                        before,
-                        after,
-                    })
-                })
-            })
+        Diff {
+            a: self,
+            b: other,
+            rank: 0,
+            bits: 0,
+        }
     }
 
     /// The placement turned 180 degrees (what a board turned round reports).
@@ -165,18 +193,17 @@ impl Placement {
         let mut n = 0;
         for rank in (0..8usize).rev() {
             let mut empty = 0u8;
-            for square in &self.0[rank * 8..rank * 8 + 8] {
-                match square {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            buf[n] = b'0' + empty;
-                            n += 1;
-                            empty = 0;
-                        }
-                        buf[n] = FEN_LETTERS[p.color as usize][p.role as usize];
+            for &code in &self.0[rank * 8..rank * 8 + 8] {
+                if code == 0 {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        buf[n] = b'0' + empty;
                         n += 1;
+                        empty = 0;
                     }
+                    buf[n] = FEN_LETTERS[usize::from(code)];
+                    n += 1;
                 }
             }
             if empty > 0 {
@@ -192,8 +219,51 @@ impl Placement {
     }
 }
 
-/// FEN letters by colour and role (in `Role` order).
-const FEN_LETTERS: [[u8; 6]; 2] = [*b"PNBRQK", *b"pnbrqk"];
+/// The squares where two placements differ: whole ranks compare as one word, and only
+/// the differing bytes of a rank are visited (the tracker diffs placements that differ in
+/// a few squares, very often).
+struct Diff<'a> {
+    a: &'a Placement,
+    b: &'a Placement,
+    /// The next rank to compare.
+    rank: usize,
+    /// The lowest bit of each differing byte of the rank before `rank` not yet visited.
+    bits: u64,
+}
+
+impl Iterator for Diff<'_> {
+    type Item = SquareDiff;
+
+    fn next(&mut self) -> Option<SquareDiff> {
+        while self.bits == 0 {
+            if self.rank == 8 {
+                return None;
+            }
+            let word = |p: &Placement| {
+                let mut bytes = [0u8; 8];
+                bytes.copy_from_slice(&p.0[self.rank * 8..self.rank * 8 + 8]);
+                u64::from_le_bytes(bytes)
+            };
+            let x = word(self.a) ^ word(self.b);
+            // Fold each byte onto its lowest bit (shifts of 0 to 7 never cross into the
+            // byte below): one bit for each differing square.
+            let y = x | (x >> 4);
+            let y = y | (y >> 2);
+            let y = y | (y >> 1);
+            self.bits = y & 0x0101_0101_0101_0101;
+            self.rank += 1;
+        }
+        let byte = (self.bits.trailing_zeros() / 8) as usize;
+        self.bits &= self.bits - 1;
+        let i = (self.rank - 1) * 8 + byte;
+        let square = Square::from_index_masked(i as u8);
+        Some(SquareDiff {
+            square,
+            before: self.a.get(square),
+            after: self.b.get(square),
+        })
+    }
+}
 
 impl Default for Placement {
     fn default() -> Placement {
@@ -204,13 +274,7 @@ impl Default for Placement {
 impl Index<Square> for Placement {
     type Output = Option<Piece>;
     fn index(&self, sq: Square) -> &Option<Piece> {
-        &self.0[usize::from(sq.index())]
-    }
-}
-
-impl IndexMut<Square> for Placement {
-    fn index_mut(&mut self, sq: Square) -> &mut Option<Piece> {
-        &mut self.0[usize::from(sq.index())]
+        &PIECE_OF_CODE[usize::from(self.0[usize::from(sq.index())])]
     }
 }
 
@@ -264,6 +328,46 @@ mod tests {
             Placement::from_fen_field("8/8/8/8/8/8/8/7x"),
             Err(PlacementError::BadChar { ch: 'x', .. })
         ));
+    }
+
+    #[test]
+    fn diff_finds_exactly_the_differing_squares() {
+        let pieces: Vec<Option<Piece>> = std::iter::once(None)
+            .chain(
+                Color::ALL
+                    .into_iter()
+                    .flat_map(|c| Role::ALL.into_iter().map(move |r| Some(Piece::new(c, r)))),
+            )
+            .collect();
+        let bases = [
+            Placement::start(),
+            Placement::EMPTY,
+            Placement::from_fen_field("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R")
+                .unwrap(),
+        ];
+        for base in bases {
+            for (n, sq) in Square::all().enumerate() {
+                let mut other = base;
+                // One square changed to every piece, and a second one further on.
+                for (k, &p) in pieces.iter().enumerate() {
+                    other.set(sq, p);
+                    if let Some(far) = Square::from_index(((n + 7 * k + 13) % 64) as u8) {
+                        other.set(far, pieces[(k + 5) % pieces.len()]);
+                    }
+                    let naive: Vec<SquareDiff> = Square::all()
+                        .filter(|&s| base.get(s) != other.get(s))
+                        .map(|s| SquareDiff {
+                            square: s,
+                            before: base.get(s),
+                            after: other.get(s),
+                        })
+                        .collect();
+                    assert_eq!(base.diff(&other).collect::<Vec<_>>(), naive);
+                    assert_eq!(base == other, naive.is_empty());
+                    assert_eq!(other[sq], other.get(sq));
+                }
+            }
+        }
     }
 
     #[test]
