@@ -293,8 +293,13 @@ impl Game {
     /// The indices (into `positions()`) before `last` where the position `key` stood,
     /// oldest first. Only positions with the same side to move since the last pawn move or
     /// capture (`halfmove_clock` plies back) can be the same.
-    fn occurrences(&self, key: &RepetitionKey, last: usize, halfmove_clock: u32) -> Vec<usize> {
-        let hash = key.zobrist();
+    fn occurrences(
+        &self,
+        key: &RepetitionKey,
+        hash: u64,
+        last: usize,
+        halfmove_clock: u32,
+    ) -> Vec<usize> {
         let mut found: Vec<usize> = self
             .candidates(last, halfmove_clock)
             .filter(|&i| self.hashes[i] == hash && self.keys[i] == *key)
@@ -314,7 +319,8 @@ impl Game {
     /// The game plies after which the current position stood, oldest first, including now.
     pub fn repetitions(&self) -> Vec<u32> {
         let last = self.positions.len() - 1;
-        let mut idx = self.occurrences(&self.keys[last], last, self.position().halfmove_clock());
+        let clock = self.position().halfmove_clock();
+        let mut idx = self.occurrences(&self.keys[last], self.hashes[last], last, clock);
         idx.push(last);
         idx.into_iter().map(|i| self.ply_of(i)).collect()
     }
@@ -332,8 +338,10 @@ impl Game {
     /// A threefold claim the side to move could make now (the current position stands
     /// for at least the third time).
     pub fn threefold_claim(&self) -> Option<DrawClaim> {
-        let plies = self.repetitions();
-        (plies.len() >= 3).then_some(DrawClaim::Threefold { plies })
+        // Counted first: the plies are only listed (allocated) for a claim.
+        (self.repetition_count() >= 3).then(|| DrawClaim::Threefold {
+            plies: self.repetitions(),
+        })
     }
 
     /// A threefold claim the side to move could make by writing down `m` (the position
@@ -341,7 +349,8 @@ impl Game {
     pub fn threefold_claim_after(&self, m: Move) -> Option<DrawClaim> {
         let next = self.position().play(m).ok()?;
         let last = self.positions.len();
-        let mut idx = self.occurrences(&next.repetition_key(), last, next.halfmove_clock());
+        let key = next.repetition_key();
+        let mut idx = self.occurrences(&key, key.zobrist(), last, next.halfmove_clock());
         idx.push(last);
         (idx.len() >= 3).then(|| DrawClaim::Threefold {
             plies: idx.into_iter().map(|i| self.ply_of(i)).collect(),

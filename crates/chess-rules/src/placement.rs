@@ -90,6 +90,11 @@ impl Placement {
         self.0[usize::from(sq.index())] = piece_code(piece);
     }
 
+    /// The square bytes, a1 first (0 empty, 1..=12 a piece): for hashing.
+    pub(crate) fn codes(&self) -> &[u8; 64] {
+        &self.0
+    }
+
     /// Every occupied square and its piece, a1 first.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
         Square::all().filter_map(move |sq| self.get(sq).map(|p| (sq, p)))

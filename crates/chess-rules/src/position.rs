@@ -287,8 +287,11 @@ impl RepetitionKey {
     /// first (and the keys only when they match) never misses a repetition.
     pub fn zobrist(&self) -> u64 {
         let mut h = 0;
-        for (sq, p) in self.placement.pieces() {
-            h ^= ZOBRIST[zobrist_piece_index(p, sq)];
+        for (i, &code) in self.placement.codes().iter().enumerate() {
+            if code != 0 {
+                // Code 1..=12 is a piece: its 64 keys start at (code - 1) * 64.
+                h ^= ZOBRIST[(usize::from(code) - 1) * 64 + i];
+            }
         }
         if self.side_to_move == Color::Black {
             h ^= ZOBRIST[ZOBRIST_BLACK];
@@ -307,11 +310,6 @@ const ZOBRIST_BLACK: usize = 12 * 64;
 const ZOBRIST_CASTLING: usize = ZOBRIST_BLACK + 1;
 const ZOBRIST_EP: usize = ZOBRIST_CASTLING + 16;
 const ZOBRIST_LEN: usize = ZOBRIST_EP + 8;
-
-fn zobrist_piece_index(p: Piece, sq: Square) -> usize {
-    let piece = p.role as usize * 2 + p.color as usize;
-    piece * 64 + usize::from(sq.index())
-}
 
 /// Fixed pseudo-random keys (splitmix64 from a constant seed), made at compile time.
 static ZOBRIST: [u64; ZOBRIST_LEN] = {

@@ -120,9 +120,25 @@ fn captures(base: &Position, m: Move, square: Square) -> bool {
 
 /// Can the piece on `from` capture the piece on `victim` legally?
 fn can_capture_with(base: &Position, from: Square, victim: Square) -> bool {
-    base.legal_moves_from(from)
-        .into_iter()
-        .any(|m| captures(base, m, victim))
+    // A capture of `victim` lands on its square (with any promotion piece), or, en
+    // passant, behind it: only those moves need asking, not every move of the piece.
+    let ep = base.legal_en_passant().filter(|&target| {
+        base.piece_at(victim).is_some_and(|p| p.role == Role::Pawn)
+            && target.file() == victim.file()
+    });
+    std::iter::once(victim)
+        .chain(ep)
+        .flat_map(|to| {
+            [
+                None,
+                Some(Role::Queen),
+                Some(Role::Rook),
+                Some(Role::Bishop),
+                Some(Role::Knight),
+            ]
+            .map(|promotion| Move::new(from, to, promotion))
+        })
+        .any(|m| base.is_legal(m) && captures(base, m, victim))
 }
 
 /// The castling side whose rook stands on `rook` for the side to move, if the rook is on
@@ -339,6 +355,40 @@ mod tests {
     fn kept(p: &Position, log: &[Touch], m: &str) -> bool {
         let b = obligation(p, &touched_pieces(p, log, None), castling_intent(p, log)).unwrap();
         b.kept_by(p, m.parse().unwrap())
+    }
+
+    #[test]
+    fn can_capture_with_agrees_with_every_move_of_the_piece() {
+        let mut found = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "k4r2/4P3/8/8/8/8/8/K7 w - - 0 1",
+            "8/8/8/4k3/4p3/8/3P4/4K3 w - - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "8/8/8/8/k2p3R/8/4P3/4K3 w - - 0 1",
+        ] {
+            let start = pos(fen);
+            let mut positions = vec![start];
+            positions.extend(start.legal_moves().filter_map(|m| start.play(m).ok()));
+            for p in positions {
+                for from in Square::all() {
+                    for victim in Square::all() {
+                        let generated = p
+                            .legal_moves_from(from)
+                            .into_iter()
+                            .any(|m| captures(&p, m, victim));
+                        assert_eq!(
+                            can_capture_with(&p, from, victim),
+                            generated,
+                            "{from}x{victim} in {}",
+                            p.fen()
+                        );
+                        found += usize::from(generated);
+                    }
+                }
+            }
+        }
+        assert!(found > 100, "only {found} captures");
     }
 
     #[test]
