@@ -3,7 +3,7 @@
 //! take Nd5 off, put N on f6; add 1:00 to White: 2:31 -> 3:31".
 
 use chess_rules::{Attempt, Color, IllegalCategory, Piece, RestoreStep, Role};
-use touch_tracker::events::{IllegalMoveEvent, TouchMoveEvent};
+use touch_tracker::events::{IllegalMoveEvent, RecoveryUncertainEvent, TouchMoveEvent};
 use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EventKind, Obligation};
 
 /// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
@@ -151,6 +151,16 @@ fn touch(t: &TouchMoveEvent) -> String {
     )
 }
 
+/// The moves rebuilt after a disconnection, and what else could have been played.
+fn uncertain(r: &RecoveryUncertainEvent) -> String {
+    format!(
+        "the moves made while the board could not be read are uncertain: recorded {}; \
+         the board shows the same squares after {}; check the scoresheets",
+        r.recorded_san,
+        r.alternatives_san.join(", or after ")
+    )
+}
+
 /// One line for a ruling or alert (`None` for moves, board status and other routine
 /// events). Prefixed with the board and the move it concerns.
 pub fn ruling(e: &ArbiterEvent) -> Option<String> {
@@ -201,6 +211,7 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
             side(s.color),
             s.fen
         ),
+        EventKind::RecoveryUncertain(r) => format!("{}{}", prefix(r.ply), uncertain(r)),
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
             "board {}: the board shows a position no legal moves explain; check it",
             e.board
@@ -219,6 +230,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
             side(t.color),
             t.evidence
         ),
+        EventKind::RecoveryUncertain(r) => uncertain(r),
         EventKind::DrawClaimable(_) | EventKind::IllegalMoveStands(_) => {
             let line = ruling(e)?;
             // Drop "board N, move M, " / "board N: ".
@@ -246,6 +258,29 @@ mod tests {
         assert_eq!(move_number(1), 1);
         assert_eq!(move_number(27), 14);
         assert_eq!(move_number(28), 14);
+    }
+
+    #[test]
+    fn uncertain_lost_moves_name_every_line() {
+        let line = |l: &[&str]| l.iter().map(|u| u.parse().unwrap()).collect();
+        let e = ArbiterEvent {
+            t_ms: 1,
+            board: "1".into(),
+            kind: EventKind::RecoveryUncertain(RecoveryUncertainEvent {
+                ply: 15,
+                recorded: line(&["f3d4", "h6g5", "d4f5"]),
+                recorded_san: "8. Nd4 Qg5 9. Nf5".into(),
+                alternatives: vec![line(&["f3h4", "h6g5", "h4f5"])],
+                alternatives_san: vec!["8. Nh4 Qg5 9. Nf5".into()],
+            }),
+        };
+        let text = ruling(&e).unwrap();
+        assert!(text.starts_with("board 1, move 8, "), "{text}");
+        assert!(
+            text.contains("recorded 8. Nd4 Qg5 9. Nf5; the board shows the same squares after 8. Nh4 Qg5 9. Nf5; check the scoresheets"),
+            "{text}"
+        );
+        assert!(comment(&e).unwrap().starts_with("the moves made while"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! common fields are `t_ms`, `board` and `kind`; each kind carries the fields the table
 //! requires (their names and values are a contract) plus a few extensions (`touches` and
 //! `pressed` on moves, `clock_before`/`clock_after`, `explanation` and `ply` on illegal
-//! moves, new kinds `new_game` and `illegal_move_stands`).
+//! moves, new kinds `new_game`, `illegal_move_stands` and `recovery_uncertain`).
 
 use chess_rules::{
     Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Obligation, Piece, RestoreStep,
@@ -61,6 +61,9 @@ pub enum EventKind {
     /// Partial supervision: the opponent moved before the illegal move was corrected, so
     /// it stands and its penalty is void.
     IllegalMoveStands(IllegalMoveStandsEvent),
+    /// The moves rebuilt after lost events could have been played otherwise: the record
+    /// is one possibility, the arbiter must check it against the scoresheets.
+    RecoveryUncertain(RecoveryUncertainEvent),
 }
 
 impl EventKind {
@@ -77,6 +80,7 @@ impl EventKind {
             EventKind::BoardStatus(_) => "board_status",
             EventKind::NewGame { .. } => "new_game",
             EventKind::IllegalMoveStands(_) => "illegal_move_stands",
+            EventKind::RecoveryUncertain(_) => "recovery_uncertain",
         }
     }
 }
@@ -302,6 +306,23 @@ pub struct IllegalMoveStandsEvent {
     /// The penalty that no longer applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voided_penalty: Option<Penalty>,
+}
+
+/// `kind: recovery_uncertain`: after lost events (a pulled cable, a restart) the board
+/// showed squares that more than one series of moves explains equally well.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveryUncertainEvent {
+    /// The ply of the first rebuilt move.
+    pub ply: u32,
+    /// The line recorded (its moves carry `recovered: true`; its last move is recorded
+    /// when it is completed).
+    pub recorded: Vec<Move>,
+    /// The same line in SAN with move numbers (`8. Nd4 Qg5 9. Nf5`).
+    pub recorded_san: String,
+    /// Other lines that leave the same squares.
+    pub alternatives: Vec<Vec<Move>>,
+    /// The same, in SAN.
+    pub alternatives_san: Vec<String>,
 }
 
 fn is_false(b: &bool) -> bool {

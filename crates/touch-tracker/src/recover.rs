@@ -2,31 +2,88 @@
 //! plus one move does not explain (events were lost: a cable pull, a dropped frame), look
 //! a few plies ahead for the moves that got lost.
 
-use chess_rules::{Move, Placement, Position};
+use chess_rules::{Color, Move, Placement, Position};
 
 /// The most plies the search looks ahead.
 pub const MAX_PLIES: usize = 4;
 
+/// The most lines [`lost_moves`] returns: enough to say what else could have happened.
+pub const MAX_LINES: usize = 4;
+
+/// What the search found: the shortest series of legal moves that explains the board,
+/// and any other series just as short that explains it as well. A board shows squares, not
+/// history: Nf3-h4-f5 and Nf3-d4-f5 leave the same squares, and so do two independent
+/// moves played in either order. Only the first line is recorded; when there are others
+/// the arbiter must be told the record is uncertain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LostMoves {
+    /// The line recorded (the first found).
+    pub line: Vec<Move>,
+    /// Other lines of the same length that lead to the same placement (at most
+    /// [`MAX_LINES`] - 1).
+    pub others: Vec<Vec<Move>>,
+}
+
 /// The shortest series of at most `max_plies` legal moves from `from` that ends on the
-/// placement `target`, if there is one. Pruned by the squares that differ: a move's piece
-/// must stand on a square whose contents still have to change, and no ply can fix more
-/// than four squares.
-pub fn lost_moves(from: &Position, target: &Placement, max_plies: usize) -> Option<Vec<Move>> {
+/// placement `target`, if there is one, with the other series of that length that do too.
+/// Pruned by the squares that differ: a move's piece must stand on a square whose contents
+/// still have to change, and no ply can fix more than four squares.
+pub fn lost_moves(from: &Position, target: &Placement, max_plies: usize) -> Option<LostMoves> {
     let mut line = Vec::with_capacity(max_plies);
+    let mut found = Vec::new();
     (1..=max_plies).find_map(|depth| {
         line.clear();
-        search(from, target, depth, &mut line).then(|| line.clone())
+        search(from, target, depth, &mut line, &mut found);
+        let mut lines = std::mem::take(&mut found).into_iter();
+        lines.next().map(|line| LostMoves {
+            line,
+            others: lines.collect(),
+        })
     })
+}
+
+/// A line in SAN with move numbers, as on a scoresheet: `8. Nd4 Qg5 9. Nf5`, or
+/// `8... Qg5 9. Nf5` when Black plays first. Stops at the first move that is not legal.
+pub fn san_line(from: &Position, line: &[Move]) -> String {
+    let mut out = String::new();
+    let mut pos = *from;
+    for (i, &m) in line.iter().enumerate() {
+        let Ok((san, next)) = pos.san_and_play(m) else {
+            break;
+        };
+        let n = pos.fullmove_number();
+        match pos.side_to_move() {
+            Color::White => out.push_str(&format!("{n}. ")),
+            Color::Black if i == 0 => out.push_str(&format!("{n}... ")),
+            Color::Black => {}
+        }
+        out.push_str(&san);
+        out.push(' ');
+        pos = next;
+    }
+    out.truncate(out.trim_end().len());
+    out
 }
 
 fn differing(a: &Placement, b: &Placement) -> usize {
     a.diff(b).count()
 }
 
-fn search(pos: &Position, target: &Placement, depth: usize, line: &mut Vec<Move>) -> bool {
+/// Collects the lines of exactly `depth` plies that end on `target` into `found`, up to
+/// [`MAX_LINES`]; returns true when that many are found (stop searching).
+fn search(
+    pos: &Position,
+    target: &Placement,
+    depth: usize,
+    line: &mut Vec<Move>,
+    found: &mut Vec<Vec<Move>>,
+) -> bool {
     let diff = differing(pos.placement(), target);
     if depth == 0 {
-        return diff == 0;
+        if diff == 0 {
+            found.push(line.clone());
+        }
+        return found.len() >= MAX_LINES;
     }
     if diff > 4 * depth {
         return false;
@@ -38,10 +95,11 @@ fn search(pos: &Position, target: &Placement, depth: usize, line: &mut Vec<Move>
         }
         let Ok(next) = pos.play(m) else { continue };
         line.push(m);
-        if search(&next, target, depth - 1, line) {
+        let full = search(&next, target, depth - 1, line, found);
+        line.pop();
+        if full {
             return true;
         }
-        line.pop();
     }
     false
 }
@@ -61,7 +119,7 @@ mod tests {
         for m in &moves {
             p = p.play(*m).unwrap();
         }
-        let found = lost_moves(&start, p.placement(), MAX_PLIES).unwrap();
+        let found = lost_moves(&start, p.placement(), MAX_PLIES).unwrap().line;
         // Same placement, and legal in turn (the order may differ where moves commute).
         let mut q = start;
         for m in &found {
@@ -69,6 +127,10 @@ mod tests {
         }
         assert_eq!(q.placement(), p.placement());
         assert_eq!(found.len(), 4);
+        // e4, c5 and Nf3, d6 commute: the same squares by another order.
+        let all = lost_moves(&start, p.placement(), MAX_PLIES).unwrap();
+        assert!(!all.others.is_empty());
+        assert!(all.others.iter().all(|l| l.len() == 4 && *l != all.line));
         // A placement no series explains.
         let mut odd = *start.placement();
         odd.set("e4".parse().unwrap(), odd.get("d1".parse().unwrap()));
@@ -77,5 +139,40 @@ mod tests {
         assert_eq!(lost_moves(&start, &odd, MAX_PLIES), None);
         // Nothing to find.
         assert_eq!(lost_moves(&start, start.placement(), 2), None);
+    }
+
+    #[test]
+    fn a_knight_route_is_ambiguous_a_single_move_is_not() {
+        // White to move (the fault campaign's board 1, ply 15): the knight from f3
+        // reaches f5 by h4 or by d4 around one black move: two lines, the same squares.
+        let from =
+            Position::from_fen("rnb1kb1r/p1pp1ppp/7q/1B5n/4Pp2/3P1N2/PPP3PP/RNBQ1K1R w kq - 1 8")
+                .unwrap();
+        let mut played = from;
+        for u in ["f3h4", "h6g5", "h4f5"] {
+            played = played.play(u.parse().unwrap()).unwrap();
+        }
+        let found = lost_moves(&from, played.placement(), MAX_PLIES).unwrap();
+        let mut lines: Vec<Vec<String>> = std::iter::once(&found.line)
+            .chain(&found.others)
+            .map(|l| l.iter().map(|m| m.to_string()).collect())
+            .collect();
+        lines.sort();
+        assert_eq!(
+            lines,
+            [["f3d4", "h6g5", "d4f5"], ["f3h4", "h6g5", "h4f5"]],
+            "{found:?}"
+        );
+        let line: Vec<Move> = ["f3h4", "h6g5", "h4f5"]
+            .iter()
+            .map(|u| u.parse().unwrap())
+            .collect();
+        assert_eq!(san_line(&from, &line), "8. Nh4 Qg5 9. Nf5");
+        let after = from.play(line[0]).unwrap();
+        assert_eq!(san_line(&after, &line[1..]), "8... Qg5 9. Nf5");
+        // One lost move: nothing else explains it.
+        let one = from.play("f3h4".parse().unwrap()).unwrap();
+        let found = lost_moves(&from, one.placement(), MAX_PLIES).unwrap();
+        assert!(found.others.is_empty(), "{found:?}");
     }
 }

@@ -611,6 +611,16 @@ fn the_reconnect_search_finds_lost_moves() {
     assert_eq!(m.len(), 2);
     assert!(m.iter().all(|m| m.recovered));
     assert_eq!(m[0].ply, 2);
+    // ...c5 and ...d6 could have come in either order: the arbiter is told.
+    let r = one!(&ev, RecoveryUncertain);
+    let uci = |l: &[chess_rules::Move]| l.iter().map(|m| m.uci()).collect::<Vec<String>>();
+    assert_eq!(
+        (r.ply, uci(&r.recorded)),
+        (2, vec!["c7c5".into(), "g1f3".into(), "d7d6".into()])
+    );
+    assert_eq!(r.recorded_san, "1... c5 2. Nf3 d6");
+    assert_eq!(r.alternatives_san, ["1... d6 2. Nf3 c5"]);
+    assert_eq!(uci(&r.alternatives[0]), ["d7d6", "g1f3", "c7c5"]);
     b.play("d2d4");
     b.press(Color::White);
     let ev = b.events();

@@ -368,6 +368,14 @@ impl Alerts {
                 let at = self.add(e, Urgency::Suspicion, "Two-handed move suspected".into());
                 out.push(Change::Alert(self.alerts[at].clone()));
             }
+            EventKind::RecoveryUncertain(_) => {
+                let at = self.add(
+                    e,
+                    Urgency::Suspicion,
+                    "Moves uncertain after a disconnection".into(),
+                );
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
             EventKind::BoardStatus(s) => {
                 let opened = match s.status {
                     BoardStatus::Disconnected => Some("Board disconnected"),

@@ -93,6 +93,7 @@ pub fn ply_of(kind: &EventKind) -> Option<u32> {
         EventKind::IllegalMove(i) => Some(i.ply),
         EventKind::TouchMove(t) => Some(t.ply),
         EventKind::TwoHandedSuspected(t) => Some(t.ply),
+        EventKind::RecoveryUncertain(r) => Some(r.ply),
         EventKind::DrawClaimable(d) => Some(d.ply),
         EventKind::GameOver(g) => Some(g.plies),
         _ => None,

@@ -27,7 +27,7 @@ use crate::clock::{ClockWatch, SideSource};
 use crate::config::{TimeCategory, TrackerConfig};
 use crate::events::{
     ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EventKind, IllegalMoveEvent, Penalty,
-    Touch, TouchAction,
+    RecoveryUncertainEvent, Touch, TouchAction,
 };
 use crate::recover;
 
@@ -778,8 +778,26 @@ impl Tracker {
                 .all(|d| d.after.is_none())
         };
         if search && self.base_diff <= 4 * recover::MAX_PLIES && !only_lifted() {
-            if let Some(line) = recover::lost_moves(&base, &self.placement, recover::MAX_PLIES) {
+            if let Some(found) = recover::lost_moves(&base, &self.placement, recover::MAX_PLIES) {
                 self.in_sync(t, out);
+                if !found.others.is_empty() {
+                    self.emit(
+                        out,
+                        t,
+                        EventKind::RecoveryUncertain(RecoveryUncertainEvent {
+                            ply: base.plies() + 1,
+                            recorded_san: recover::san_line(&base, &found.line),
+                            alternatives_san: found
+                                .others
+                                .iter()
+                                .map(|l| recover::san_line(&base, l))
+                                .collect(),
+                            recorded: found.line.clone(),
+                            alternatives: found.others,
+                        }),
+                    );
+                }
+                let line = found.line;
                 // A press pending from before the loss completed the first lost move, if
                 // its player pressed.
                 let mut press = self
