@@ -185,8 +185,8 @@ pub enum DrawClaim {
 #[derive(Debug, Clone)]
 pub struct Game {
     positions: Vec<Position>,
-    keys: Vec<RepetitionKey>,
-    /// `keys[i].zobrist()`: compared before the keys themselves.
+    /// The Zobrist hash of each position's repetition key: compared before the keys
+    /// themselves (which are rebuilt from `positions` only on a hash match).
     hashes: Vec<u64>,
     moves: Vec<Move>,
 }
@@ -205,10 +205,8 @@ pub const SEVENTY_FIVE_MOVES_PLIES: u32 = 150;
 impl Game {
     /// A game starting from `start`.
     pub fn new(start: Position) -> Game {
-        let key = start.repetition_key();
         Game {
-            hashes: vec![key.zobrist()],
-            keys: vec![key],
+            hashes: vec![start.repetition_hash()],
             positions: vec![start],
             moves: Vec::new(),
         }
@@ -264,9 +262,7 @@ impl Game {
     }
 
     pub(crate) fn push(&mut self, m: Move, next: Position) {
-        let key = next.repetition_key();
-        self.hashes.push(key.zobrist());
-        self.keys.push(key);
+        self.hashes.push(next.repetition_hash());
         self.positions.push(next);
         self.moves.push(m);
     }
@@ -276,7 +272,6 @@ impl Game {
     pub fn pop(&mut self) -> Option<Move> {
         let m = self.moves.pop()?;
         self.positions.pop();
-        self.keys.pop();
         self.hashes.pop();
         Some(m)
     }
@@ -302,10 +297,15 @@ impl Game {
     ) -> Vec<usize> {
         let mut found: Vec<usize> = self
             .candidates(last, halfmove_clock)
-            .filter(|&i| self.hashes[i] == hash && self.keys[i] == *key)
+            .filter(|&i| self.hashes[i] == hash && self.key(i) == *key)
             .collect();
         found.reverse();
         found
+    }
+
+    /// The repetition key of `positions()[i]`.
+    fn key(&self, i: usize) -> RepetitionKey {
+        self.positions[i].repetition_key()
     }
 
     /// The indices before `last` that can hold the same position as `last` by the
@@ -320,7 +320,7 @@ impl Game {
     pub fn repetitions(&self) -> Vec<u32> {
         let last = self.positions.len() - 1;
         let clock = self.position().halfmove_clock();
-        let mut idx = self.occurrences(&self.keys[last], self.hashes[last], last, clock);
+        let mut idx = self.occurrences(&self.key(last), self.hashes[last], last, clock);
         idx.push(last);
         idx.into_iter().map(|i| self.ply_of(i)).collect()
     }
@@ -328,9 +328,13 @@ impl Game {
     /// How many times the current position has stood (1 the first time).
     pub fn repetition_count(&self) -> usize {
         let last = self.positions.len() - 1;
-        let (key, hash) = (&self.keys[last], self.hashes[last]);
+        let hash = self.hashes[last];
+        // The key is built only if a hash matches (rarely: most positions are new).
+        let mut key = None;
         self.candidates(last, self.position().halfmove_clock())
-            .filter(|&i| self.hashes[i] == hash && self.keys[i] == *key)
+            .filter(|&i| {
+                self.hashes[i] == hash && self.key(i) == *key.get_or_insert_with(|| self.key(last))
+            })
             .count()
             + 1
     }
@@ -502,14 +506,16 @@ mod tests {
                     .collect();
                 assert_eq!(g.threefold_claims_by_move(), brute, "{:?}", g.position());
                 claims += brute.len();
-                let last = g.keys.len() - 1;
-                let plain = g.keys.iter().filter(|k| **k == g.keys[last]).count();
+                let keys: Vec<RepetitionKey> =
+                    g.positions().iter().map(Position::repetition_key).collect();
+                let last = keys.len() - 1;
+                let plain = keys.iter().filter(|k| **k == keys[last]).count();
                 let since = g.position().halfmove_clock() as usize;
-                let window = g.keys[last.saturating_sub(since)..]
+                let window = keys[last.saturating_sub(since)..]
                     .iter()
                     .rev()
                     .step_by(2)
-                    .filter(|k| **k == g.keys[last])
+                    .filter(|k| **k == keys[last])
                     .count();
                 assert_eq!(g.repetition_count(), window);
                 assert!(window <= plain);

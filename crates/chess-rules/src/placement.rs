@@ -198,7 +198,18 @@ impl Placement {
         let mut n = 0;
         for rank in (0..8usize).rev() {
             let mut empty = 0u8;
-            for &code in &self.0[rank * 8..rank * 8 + 8] {
+            let squares = &self.0[rank * 8..rank * 8 + 8];
+            if squares == [0; 8] {
+                // An empty rank (several in most positions) in one compare.
+                buf[n] = b'8';
+                n += 1;
+                if rank > 0 {
+                    buf[n] = b'/';
+                    n += 1;
+                }
+                continue;
+            }
+            for &code in squares {
                 if code == 0 {
                     empty += 1;
                 } else {

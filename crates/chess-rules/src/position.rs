@@ -286,22 +286,36 @@ impl RepetitionKey {
     /// A 64-bit Zobrist hash of the key: equal keys have equal hashes, so comparing hashes
     /// first (and the keys only when they match) never misses a repetition.
     pub fn zobrist(&self) -> u64 {
-        let mut h = 0;
-        for (i, &code) in self.placement.codes().iter().enumerate() {
-            if code != 0 {
-                // Code 1..=12 is a piece: its 64 keys start at (code - 1) * 64.
-                h ^= ZOBRIST[(usize::from(code) - 1) * 64 + i];
-            }
-        }
-        if self.side_to_move == Color::Black {
-            h ^= ZOBRIST[ZOBRIST_BLACK];
-        }
-        h ^= ZOBRIST[ZOBRIST_CASTLING + usize::from(self.castling.0)];
-        if let Some(ep) = self.en_passant {
-            h ^= ZOBRIST[ZOBRIST_EP + usize::from(ep.file().index())];
-        }
-        h
+        zobrist(
+            &self.placement,
+            self.side_to_move,
+            self.castling,
+            self.en_passant,
+        )
     }
+}
+
+fn zobrist(
+    placement: &Placement,
+    side_to_move: Color,
+    castling: CastlingRights,
+    en_passant: Option<Square>,
+) -> u64 {
+    let mut h = 0;
+    for (i, &code) in placement.codes().iter().enumerate() {
+        if code != 0 {
+            // Code 1..=12 is a piece: its 64 keys start at (code - 1) * 64.
+            h ^= ZOBRIST[(usize::from(code) - 1) * 64 + i];
+        }
+    }
+    if side_to_move == Color::Black {
+        h ^= ZOBRIST[ZOBRIST_BLACK];
+    }
+    h ^= ZOBRIST[ZOBRIST_CASTLING + usize::from(castling.0)];
+    if let Some(ep) = en_passant {
+        h ^= ZOBRIST[ZOBRIST_EP + usize::from(ep.file().index())];
+    }
+    h
 }
 
 /// Layout of [`ZOBRIST`]: 12 pieces x 64 squares, then Black to move, the 16 castling
@@ -662,6 +676,17 @@ impl Position {
             castling: self.castling(),
             en_passant: self.legal_en_passant(),
         }
+    }
+
+    /// The Zobrist hash of [`Position::repetition_key`] (`repetition_key().zobrist()`),
+    /// without building the key.
+    pub fn repetition_hash(&self) -> u64 {
+        zobrist(
+            &self.placement,
+            self.side_to_move(),
+            self.castling(),
+            self.legal_en_passant(),
+        )
     }
 
     /// The square of `color`'s king.
@@ -1479,6 +1504,7 @@ mod tests {
         for p in tricky_positions() {
             let count = p.legal_move_count();
             assert_eq!(p.has_legal_move(), count > 0, "{p:?}");
+            assert_eq!(p.repetition_hash(), p.repetition_key().zobrist());
             match p.status() {
                 Status::Checkmate => mates += 1,
                 Status::Stalemate => stalemates += 1,
