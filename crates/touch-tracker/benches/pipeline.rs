@@ -75,26 +75,29 @@ fn timed(rounds: usize, mut f: impl FnMut() -> usize) -> (Timing, usize) {
 
 /// Feeds a stream to a fresh tracker as the daemon does (timers and analysis answers
 /// included); `each` sees every board event (`None` for a timer firing) with the time its
-/// handling took and what it emitted.
+/// handling took (when `clocked`; else 0: reading the clock twice an event costs a
+/// tenth of the tracker's own time, which the throughput stage must not count) and what
+/// it emitted.
 fn track(
     s: &Stream,
     out: &mut Vec<ArbiterEvent>,
+    clocked: bool,
     mut each: impl FnMut(Option<&TimedEvent>, u64, &[ArbiterEvent]),
 ) {
+    let now = || clocked.then(Instant::now);
+    let ns = |t0: Option<Instant>| t0.map_or(0, |t0| t0.elapsed().as_nanos() as u64);
     let mut t = Tracker::new(s.config.clone());
     for e in &s.events {
         while let Some(d) = t.poll_timeout().filter(|d| *d <= e.t_ms) {
             let before = out.len();
-            let t0 = Instant::now();
+            let t0 = now();
             t.handle_timeout(d, out);
-            let ns = t0.elapsed().as_nanos() as u64;
-            each(None, ns, &out[before..]);
+            each(None, ns(t0), &out[before..]);
         }
         let before = out.len();
-        let t0 = Instant::now();
+        let t0 = now();
         t.handle(e, out);
-        let ns = t0.elapsed().as_nanos() as u64;
-        each(Some(e), ns, &out[before..]);
+        each(Some(e), ns(t0), &out[before..]);
         while let Some(req) = t.poll_analysis() {
             t.analysis_done(req.id, CanMate::Yes, out);
         }
@@ -194,7 +197,7 @@ fn main() {
     let (t, emitted) = timed(rounds, || {
         let mut n = 0;
         for s in &streams {
-            track(s, &mut out, |_, _, o| n += o.len());
+            track(s, &mut out, false, |_, _, o| n += o.len());
         }
         n
     });
@@ -215,7 +218,7 @@ fn main() {
     let mut lines = String::new();
     let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
     for s in &streams {
-        track(s, &mut out, |_, _, o| {
+        track(s, &mut out, false, |_, _, o| {
             for a in o {
                 let line = serde_json::to_string(a).unwrap_or_default();
                 for b in line.bytes().chain([b'\n']) {
@@ -242,7 +245,7 @@ fn main() {
     let (mut illegal_ns, mut illegal_wait_ms) = (Vec::new(), Vec::new());
     for s in &streams {
         let (mut running, mut press_at) = (None, None);
-        track(s, &mut out, |e, ns, o| {
+        track(s, &mut out, true, |e, ns, o| {
             let mut pressed_now = false;
             match e.map(|e| &e.event) {
                 Some(BoardEvent::Field(_)) => field_ns.push(ns),
