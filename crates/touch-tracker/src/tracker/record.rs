@@ -30,7 +30,6 @@ impl Tracker {
             self.touches = rest;
             return;
         };
-        let after = *self.game.position();
         let mover = before.side_to_move();
         let ply = before.plies() + 1;
         self.emit(
@@ -41,7 +40,7 @@ impl Tracker {
                 color: mover,
                 uci: m,
                 san,
-                fen: after.fen(),
+                fen: self.game.position().fen(),
                 clock_ms: how.clock,
                 pressed: how.pressed,
                 replaces: how.replaces,
@@ -86,6 +85,8 @@ impl Tracker {
                     }),
                 );
                 if self.cfg.penalises(IllegalCategory::TwoHanded) && how.pressed {
+                    // The position after the move, copied only for this rare ruling.
+                    let after = *self.game.position();
                     self.two_handed_ruling(t, &before, &after, m, how.clock, out);
                 }
             }
