@@ -25,20 +25,11 @@ const fn piece_code(piece: Option<Piece>) -> u8 {
 /// The piece of each square byte, the inverse of [`piece_code`].
 static PIECE_OF_CODE: [Option<Piece>; 13] = {
     let mut table = [None; 13];
-    let colors = [Color::White, Color::Black];
-    let roles = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-    ];
     let mut c = 0;
-    while c < 2 {
+    while c < Color::ALL.len() {
         let mut r = 0;
-        while r < 6 {
-            let piece = Piece::new(colors[c], roles[r]);
+        while r < Role::ALL.len() {
+            let piece = Piece::new(Color::ALL[c], Role::ALL[r]);
             table[piece_code(Some(piece)) as usize] = Some(piece);
             r += 1;
         }
