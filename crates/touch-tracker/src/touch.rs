@@ -253,6 +253,16 @@ pub fn two_handed_evidence(
     played: Move,
     window_ms: u64,
 ) -> Option<String> {
+    // Most moves are none of the three: no evidence, without describing the move. (A
+    // capture lands on a piece, or is a pawn's diagonal step: en passant.)
+    let pawn = base
+        .piece_at(played.from)
+        .is_some_and(|p| p.role == Role::Pawn);
+    let capture =
+        base.piece_at(played.to).is_some() || (pawn && played.from.file() != played.to.file());
+    if !capture && played.promotion.is_none() && base.castle_side(played).is_none() {
+        return None;
+    }
     let info = base.move_info(played)?;
     let color = info.piece.color;
     if let Some((_, rook_from, _)) = info.castling {
