@@ -8,30 +8,49 @@
 //! # Durability (fsync policy)
 //! Every record is written to the file (one `write(2)`) before the tracker sees it, so a
 //! crash of the daemon alone (`kill -9`, a panic, OOM) loses nothing: the kernel has it.
-//! Against a power cut, records are made durable with `fdatasync`:
-//! - **at once** for the records a ruling hangs on: clock presses (the running side
-//!   changed), board dumps, (dis)connections, timer firings and analysis answers;
-//! - **within `timing.journal_sync_ms`** (150 ms by default) for the rest (field updates
-//!   and clock ticks), batched into one `fdatasync`.
+//! Against a power cut, records are made durable with `fdatasync`, by how much a ruling
+//! hangs on them ([`Durability`]):
+//! - **before the tracker acts on them** ([`Durability::Now`]): clock presses and every
+//!   other change of the clock's state (start, stop, a flag), board dumps,
+//!   (dis)connections, timer firings, and analysis answers that rule (a position where a
+//!   side cannot mate, or an undetermined one);
+//! - **within `timing.journal_sync_ms`** (150 ms by default, [`Durability::Soon`]): field
+//!   updates (lifts and placements) and everything else the board sends;
+//! - **with the journal's next sync**, whenever that comes ([`Durability::Later`]):
+//!   clock ticks that change nothing but the displayed times (the clock keeps the time
+//!   itself and its next frame says it again), and "yes, this side can still mate"
+//!   answers (the question is asked again after a restart when its answer is missing).
 //!
-//! So a power cut loses at most the last 150 ms of lifts and placements, never a press
-//! or a ruling, and the board's dump after the restart shows where the pieces are anyway.
+//! So a power cut loses at most the last 150 ms of lifts and placements, the clock ticks
+//! since the board's last press, and answers that ruled nothing; never a press or a
+//! ruling, and the board's dump after the restart shows where the pieces are anyway.
 //! A per-record `fdatasync` would cost a flash write per lift (tens per move, hundreds per
 //! second in a 50-board hall), which wears out a Raspberry Pi's SD card and can take tens
 //! of ms each on it; batching keeps it to a few writes a second.
+//!
+//! The `fdatasync`s run on a few threads of one [`Syncer`] shared by every journal (group
+//! commit): the board's task never blocks on one. A [`Durability::Now`] record wakes a
+//! syncer thread at once and the task awaits [`Journal::durable`] (without holding a
+//! thread) before it feeds the record to the tracker; the others are synced when their
+//! window closes, together with whatever else the journal holds by then.
 //!
 //! A record cut short by the power cut (the last line, without its newline) is dropped on
 //! reading and the file truncated before it; damage anywhere else is an error naming the
 //! line.
 
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use chess_rules::CanMate;
 use dgt_protocol::TimedEvent;
 use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
 
 /// The journal format's version.
 pub const VERSION: u32 = 1;
@@ -73,6 +92,17 @@ impl Record {
     }
 }
 
+/// How soon a record must reach the disk (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Before the tracker acts on it: the caller awaits [`Journal::durable`].
+    Now,
+    /// Within the journal's sync window.
+    Soon,
+    /// With the journal's next sync, whenever that comes.
+    Later,
+}
+
 /// A journal that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
@@ -105,12 +135,17 @@ pub enum JournalError {
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
-    file: File,
     sync_within: Duration,
-    /// Written but not yet fdatasynced since then.
-    unsynced_since: Option<Instant>,
-    /// Records written (this run), for tests and logs.
+    /// The file, shared with the syncer, and this journal's place in its queues.
+    entry: Arc<Entry>,
+    syncer: Syncer,
+    /// How many records the syncer has made durable (or tried to), from `entry`.
+    synced: watch::Receiver<u64>,
+    /// Records written (this run), for tests and logs; also the number the syncer
+    /// compares with.
     written: u64,
+    /// Records up to this number must be durable before the tracker sees the next one.
+    durable_upto: u64,
     /// The line being written, kept to spare an allocation per record.
     line: Vec<u8>,
 }
@@ -126,8 +161,8 @@ pub struct Opened {
 }
 
 impl Journal {
-    /// Opens (or creates) the journal of `board` in `round`. A new journal's epoch is
-    /// `now_unix_ms`.
+    /// Opens (or creates) the journal of `board` in `round`, synced by `syncer`. A new
+    /// journal's epoch is `now_unix_ms`.
     pub fn open(
         path: &Path,
         board: &str,
@@ -135,6 +170,7 @@ impl Journal {
         rules: &str,
         now_unix_ms: u64,
         sync_within: Duration,
+        syncer: &Syncer,
     ) -> Result<Opened, JournalError> {
         let io_err = |source| JournalError::Io {
             path: path.to_owned(),
@@ -187,13 +223,25 @@ impl Journal {
                 h
             }
         };
+        let (synced_tx, synced) = watch::channel(0);
+        let entry = Arc::new(Entry {
+            file,
+            path: path.to_owned(),
+            written: AtomicU64::new(0),
+            synced: synced_tx,
+            queued_now: AtomicBool::new(false),
+            queued_soon: AtomicBool::new(false),
+            failing: AtomicBool::new(false),
+        });
         Ok(Opened {
             journal: Journal {
                 path: path.to_owned(),
-                file,
                 sync_within,
-                unsynced_since: None,
+                entry,
+                syncer: syncer.clone(),
+                synced,
                 written: 0,
+                durable_upto: 0,
                 line: Vec::new(),
             },
             header,
@@ -206,43 +254,271 @@ impl Journal {
         &self.path
     }
 
-    /// Appends a record (one write). `urgent` records are fdatasynced at once; others
-    /// within the sync window (see [`Journal::sync_due`]).
-    pub fn append(&mut self, record: &Record, urgent: bool) -> io::Result<()> {
+    /// Appends a record (one `write(2)`, which does not block on the disk) and has it
+    /// synced as `durability` says. After a [`Durability::Now`] record, await
+    /// [`Journal::durable`] before acting on it.
+    pub fn append(&mut self, record: &Record, durability: Durability) -> io::Result<()> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, record).map_err(io::Error::other)?;
         self.line.push(b'\n');
-        self.file.write_all(&self.line)?;
+        (&self.entry.file).write_all(&self.line)?;
         self.written += 1;
-        if self.syncs_at_once(urgent) {
-            self.sync()
+        self.entry
+            .written
+            .store(self.written, AtomicOrdering::Release);
+        // A zero window means every record reaches the disk before it is acted on.
+        let durability = if self.sync_within.is_zero() {
+            Durability::Now
         } else {
-            self.unsynced_since.get_or_insert_with(Instant::now);
-            Ok(())
+            durability
+        };
+        match durability {
+            Durability::Now => {
+                self.durable_upto = self.written;
+                self.syncer.0.shared.now(&self.entry);
+            }
+            Durability::Soon => self.syncer.0.shared.soon(&self.entry, self.sync_within),
+            Durability::Later => {}
         }
+        Ok(())
     }
 
-    /// Whether [`Journal::append`] of a record this urgent waits for an `fdatasync`
-    /// (else it is one `write(2)` to the page cache, which does not block).
-    pub fn syncs_at_once(&self, urgent: bool) -> bool {
-        urgent || self.sync_within.is_zero()
+    /// Waits until every [`Durability::Now`] record appended so far has been synced (or
+    /// its sync has failed, which the syncer logs). Holds no thread while it waits.
+    pub async fn durable(&mut self) {
+        let upto = self.durable_upto;
+        if *self.synced.borrow() >= upto {
+            return;
+        }
+        // The sender lives in `entry`, which this journal holds: it cannot close.
+        let _ = self.synced.wait_for(|s| *s >= upto).await;
     }
 
-    /// When the batched fdatasync is due, if records wait for one.
-    pub fn sync_due(&self) -> Option<Instant> {
-        self.unsynced_since.map(|t| t + self.sync_within)
+    /// Whether records wait for a sync (the syncer's, or the last one at shutdown).
+    pub fn unsynced(&self) -> bool {
+        *self.synced.borrow() < self.written
     }
 
-    /// Makes everything written durable.
+    /// Makes everything written durable now, on this thread (at shutdown).
     pub fn sync(&mut self) -> io::Result<()> {
-        self.file.sync_data()?;
-        self.unsynced_since = None;
+        let written = self.written;
+        self.entry.file.sync_data()?;
+        self.entry.synced.send_if_modified(|s| raise(s, written));
         Ok(())
     }
 
     /// Records written since it was opened.
     pub fn written(&self) -> u64 {
         self.written
+    }
+}
+
+/// Raises a counter to `to`; true if it changed.
+fn raise(counter: &mut u64, to: u64) -> bool {
+    let raised = to > *counter;
+    if raised {
+        *counter = to;
+    }
+    raised
+}
+
+/// Group commit: a few threads that `fdatasync` every journal that asks, so that board
+/// tasks never block on the disk and records that gather while a sync runs share the
+/// next one. Cheap to clone; the threads stop when the last clone (every journal holds
+/// one) is dropped.
+#[derive(Debug, Clone)]
+pub struct Syncer(Arc<SyncerOwner>);
+
+#[derive(Debug)]
+struct SyncerOwner {
+    shared: Arc<Shared>,
+}
+
+impl Drop for SyncerOwner {
+    fn drop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.wake.notify_all();
+    }
+}
+
+/// One journal as the syncer sees it.
+#[derive(Debug)]
+struct Entry {
+    /// The journal's file: the board's task appends, the syncer syncs.
+    file: File,
+    path: PathBuf,
+    /// Records written so far (the journal sets it after each `write(2)`).
+    written: AtomicU64,
+    /// Records synced (or whose sync failed) so far.
+    synced: watch::Sender<u64>,
+    /// In the queue of urgent syncs (changed under the queue's lock).
+    queued_now: AtomicBool,
+    /// In the queue of timed syncs (changed under the queue's lock).
+    queued_soon: AtomicBool,
+    /// The last sync failed (logged once until one succeeds).
+    failing: AtomicBool,
+}
+
+impl Entry {
+    /// Syncs what has been written, unless an earlier sync covered it.
+    fn sync(&self) {
+        let written = self.written.load(AtomicOrdering::Acquire);
+        if *self.synced.borrow() >= written {
+            return;
+        }
+        match self.file.sync_data() {
+            Ok(()) => {
+                if self.failing.swap(false, AtomicOrdering::Relaxed) {
+                    tracing::info!("journal {}: synced again", self.path.display());
+                }
+            }
+            Err(e) => {
+                if !self.failing.swap(true, AtomicOrdering::Relaxed) {
+                    tracing::error!(
+                        "cannot sync the journal {}: {e}; the game goes on but its last \
+                         records would not survive a power cut",
+                        self.path.display()
+                    );
+                }
+            }
+        }
+        // Also after a failure: nobody waits for a sync that will not come.
+        self.synced.send_if_modified(|s| raise(s, written));
+    }
+}
+
+/// A timed sync, ordered so that the earliest is the heap's top.
+#[derive(Debug)]
+struct Timed {
+    at: Instant,
+    entry: Arc<Entry>,
+}
+
+impl PartialEq for Timed {
+    fn eq(&self, other: &Timed) -> bool {
+        self.at == other.at
+    }
+}
+impl Eq for Timed {}
+impl PartialOrd for Timed {
+    fn partial_cmp(&self, other: &Timed) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Timed {
+    fn cmp(&self, other: &Timed) -> Ordering {
+        other.at.cmp(&self.at)
+    }
+}
+
+#[derive(Debug, Default)]
+struct Queues {
+    now: VecDeque<Arc<Entry>>,
+    soon: BinaryHeap<Timed>,
+    /// Threads waiting for work (only then is a wake-up worth a syscall).
+    idle: usize,
+    stop: bool,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    queues: Mutex<Queues>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queues> {
+        // The queues stay consistent whatever panicked while holding the lock.
+        self.queues.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues an urgent sync of `entry`.
+    fn now(&self, entry: &Arc<Entry>) {
+        let mut q = self.lock();
+        if entry.queued_now.swap(true, AtomicOrdering::Relaxed) {
+            return; // Not synced yet: that sync will cover this record too.
+        }
+        q.now.push_back(Arc::clone(entry));
+        if q.idle > 0 {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Queues a sync of `entry` within `window`, unless one is queued already.
+    fn soon(&self, entry: &Arc<Entry>, window: Duration) {
+        let mut q = self.lock();
+        if entry.queued_soon.swap(true, AtomicOrdering::Relaxed) {
+            return; // An earlier deadline covers this record.
+        }
+        let at = Instant::now() + window;
+        let earliest = q.soon.peek().is_none_or(|t| at < t.at);
+        q.soon.push(Timed {
+            at,
+            entry: Arc::clone(entry),
+        });
+        if earliest && q.idle > 0 {
+            // A waiting thread's timeout was set for a later deadline (or none).
+            self.wake.notify_one();
+        }
+    }
+
+    /// A syncer thread: urgent syncs first, then timed ones as they fall due.
+    fn work(&self) {
+        let mut q = self.lock();
+        loop {
+            if q.stop {
+                return;
+            }
+            let now = Instant::now();
+            let job = if let Some(e) = q.now.pop_front() {
+                e.queued_now.store(false, AtomicOrdering::Relaxed);
+                Some(e)
+            } else if q.soon.peek().is_some_and(|t| t.at <= now) {
+                q.soon.pop().map(|t| {
+                    t.entry.queued_soon.store(false, AtomicOrdering::Relaxed);
+                    t.entry
+                })
+            } else {
+                None
+            };
+            match job {
+                Some(entry) => {
+                    drop(q);
+                    entry.sync();
+                    q = self.lock();
+                }
+                None => {
+                    let next = q.soon.peek().map(|t| t.at);
+                    q.idle += 1;
+                    q = match next {
+                        Some(at) => {
+                            self.wake
+                                .wait_timeout(q, at.saturating_duration_since(now))
+                                .unwrap_or_else(|p| p.into_inner())
+                                .0
+                        }
+                        None => self.wake.wait(q).unwrap_or_else(|p| p.into_inner()),
+                    };
+                    q.idle -= 1;
+                }
+            }
+        }
+    }
+}
+
+impl Syncer {
+    /// Starts `threads` syncer threads (at least one). Several let the file system
+    /// commit concurrent syncs together.
+    pub fn start(threads: usize) -> io::Result<Syncer> {
+        let shared = Arc::new(Shared::default());
+        for i in 0..threads.max(1) {
+            let s = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name(format!("journal-sync-{i}"))
+                .stack_size(256 * 1024)
+                .spawn(move || s.work())?;
+        }
+        Ok(Syncer(Arc::new(SyncerOwner { shared })))
     }
 }
 
@@ -353,19 +629,25 @@ mod tests {
 
     const SYNC: Duration = Duration::from_millis(150);
 
-    #[test]
-    fn records_come_back_in_order_and_the_epoch_is_kept() {
+    fn syncer() -> Syncer {
+        Syncer::start(2).unwrap()
+    }
+
+    #[tokio::test]
+    async fn records_come_back_in_order_and_the_epoch_is_kept() {
+        let syncer = syncer();
         let path = temp("a.jsonl");
-        let mut o = Journal::open(&path, "3", 1, "r", 1000, SYNC).unwrap();
+        let mut o = Journal::open(&path, "3", 1, "r", 1000, SYNC, &syncer).unwrap();
         assert!(o.records.is_empty());
-        o.journal.append(&event(5), false).unwrap();
-        assert!(o.journal.sync_due().is_some());
+        o.journal.append(&event(5), Durability::Later).unwrap();
+        assert!(o.journal.unsynced());
         o.journal
-            .append(&Record::Timeout { t_ms: 9 }, true)
+            .append(&Record::Timeout { t_ms: 9 }, Durability::Now)
             .unwrap();
+        o.journal.durable().await;
         assert!(
-            o.journal.sync_due().is_none(),
-            "urgent records sync at once"
+            !o.journal.unsynced(),
+            "an urgent sync covers the records before it"
         );
         o.journal
             .append(
@@ -373,11 +655,12 @@ mod tests {
                     id: 2,
                     answer: CanMate::No,
                 },
-                true,
+                Durability::Soon,
             )
             .unwrap();
+        assert!(o.journal.unsynced());
         drop(o);
-        let o = Journal::open(&path, "3", 1, "r", 99_999, SYNC).unwrap();
+        let o = Journal::open(&path, "3", 1, "r", 99_999, SYNC, &syncer).unwrap();
         assert_eq!(o.header.epoch_unix_ms, 1000);
         assert_eq!(
             o.records,
@@ -396,36 +679,76 @@ mod tests {
 
     #[test]
     fn a_torn_last_record_is_dropped_and_cut_off() {
+        let syncer = syncer();
         let path = temp("b.jsonl");
-        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
-        o.journal.append(&event(1), false).unwrap();
-        o.journal.append(&event(2), false).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        o.journal.append(&event(1), Durability::Soon).unwrap();
+        o.journal.append(&event(2), Durability::Soon).unwrap();
         drop(o);
         let full = std::fs::read(&path).unwrap();
         // Cut the last record in the middle, as a power cut may.
         std::fs::write(&path, &full[..full.len() - 10]).unwrap();
-        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
         assert_eq!(o.records, vec![event(1)]);
         assert!(o.repaired.is_some());
-        o.journal.append(&event(3), false).unwrap();
+        o.journal.append(&event(3), Durability::Soon).unwrap();
         drop(o);
-        let o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
         assert_eq!(o.records, vec![event(1), event(3)]);
     }
 
     #[test]
     fn damage_in_the_middle_and_a_wrong_board_are_errors() {
+        let syncer = syncer();
         let path = temp("c.jsonl");
-        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap();
-        o.journal.append(&event(1), false).unwrap();
-        o.journal.append(&event(2), false).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        o.journal.append(&event(1), Durability::Soon).unwrap();
+        o.journal.append(&event(2), Durability::Soon).unwrap();
         drop(o);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, text.replacen("\"t_ms\":1", "\"t_ms\":x", 1)).unwrap();
-        let e = Journal::open(&path, "1", 2, "r", 0, SYNC).unwrap_err();
+        let e = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
         std::fs::write(&path, text).unwrap();
-        let e = Journal::open(&path, "2", 2, "r", 0, SYNC).unwrap_err();
+        let e = Journal::open(&path, "2", 2, "r", 0, SYNC, &syncer).unwrap_err();
         assert!(e.to_string().contains("belongs to board 1 round 2"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn timed_syncs_come_within_the_window_and_ride_alongs_with_the_next_sync() {
+        let syncer = syncer();
+        let path = temp("d.jsonl");
+        let window = Duration::from_millis(20);
+        let mut o = Journal::open(&path, "1", 2, "r", 0, window, &syncer).unwrap();
+        o.journal.append(&event(1), Durability::Later).unwrap();
+        o.journal.append(&event(2), Durability::Soon).unwrap();
+        let waited = tokio::time::timeout(
+            Duration::from_secs(5),
+            o.journal.synced.wait_for(|s| *s >= 2),
+        )
+        .await
+        .is_ok();
+        assert!(waited, "the window's sync never came");
+        o.journal.append(&event(3), Durability::Later).unwrap();
+        // Nothing syncs a ride-along on its own...
+        tokio::time::sleep(window * 3).await;
+        assert!(o.journal.unsynced());
+        // ... the next sync takes it along.
+        o.journal
+            .append(&Record::Timeout { t_ms: 4 }, Durability::Now)
+            .unwrap();
+        o.journal.durable().await;
+        assert!(!o.journal.unsynced());
+        assert_eq!(*o.journal.synced.borrow(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_zero_window_syncs_every_record_before_it_is_acted_on() {
+        let syncer = syncer();
+        let path = temp("e.jsonl");
+        let mut o = Journal::open(&path, "1", 2, "r", 0, Duration::ZERO, &syncer).unwrap();
+        o.journal.append(&event(1), Durability::Later).unwrap();
+        o.journal.durable().await;
+        assert!(!o.journal.unsynced());
     }
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chess_rules::CanMate;
-use dgt_protocol::{BoardEvent, ClockSide, TimedEvent};
+use dgt_protocol::{BoardEvent, ClockTime, Hms, TimedEvent};
 use dgt_serial::{spawn_board, BoardSpec, DriverOptions, PortSpec};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
@@ -26,7 +26,7 @@ use touch_tracker::{ArbiterEvent, Tracker};
 use crate::config::{BoardConfig, BoardPort, Config};
 use crate::http;
 use crate::hub::{Hub, HubEvent};
-use crate::journal::{Journal, JournalError, Record};
+use crate::journal::{Durability, Journal, JournalError, Record, Syncer};
 use crate::paths::Paths;
 use crate::sinks::{self, jsonl::JsonlSink, livechess::LiveChessSink, pgn::PgnSink, Sink};
 
@@ -41,6 +41,8 @@ pub enum DaemonError {
     },
     #[error(transparent)]
     Journal(#[from] JournalError),
+    #[error("cannot start the journals' sync threads: {0}")]
+    Syncer(#[source] std::io::Error),
     #[error("board {board}: {source}")]
     Board {
         board: u32,
@@ -144,9 +146,10 @@ impl Daemon {
         })?;
 
         // Resume every board from its journal before anything is published live.
+        let syncer = Syncer::start(SYNC_THREADS).map_err(DaemonError::Syncer)?;
         let mut resumed = Vec::with_capacity(config.boards.len());
         for b in &config.boards {
-            resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix)?);
+            resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer).await?);
         }
 
         let (stop_sinks, stop_rx) = watch::channel(false);
@@ -312,6 +315,10 @@ fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
     )
 }
 
+/// Threads syncing the journals: a few, so that the file system can commit concurrent
+/// syncs together, while one board's press never waits behind many others.
+const SYNC_THREADS: usize = 4;
+
 /// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
 fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
@@ -334,7 +341,8 @@ struct BoardTask {
     answers_tx: mpsc::Sender<(u64, CanMate)>,
     answers: mpsc::Receiver<(u64, CanMate)>,
     budget: Duration,
-    running: Option<Option<ClockSide>>,
+    /// The clock's last state but its times (see [`BoardTask::durability`]).
+    clock_state: Option<ClockTime>,
     /// Analyses asked for and not answered yet.
     in_flight: usize,
     replayed: u64,
@@ -344,12 +352,13 @@ struct BoardTask {
 impl BoardTask {
     /// Opens the board's journal and replays it: the tracker is rebuilt and the events it
     /// emitted are published again (marked as replayed, with their original `seq`).
-    fn resume(
+    async fn resume(
         config: &Config,
         b: &BoardConfig,
         paths: &Paths,
         hub: &Arc<Hub>,
         now_unix: u64,
+        syncer: &Syncer,
     ) -> Result<BoardTask, DaemonError> {
         let round = config.event.round;
         let tracker_config = config.tracker_config(b);
@@ -361,6 +370,7 @@ impl BoardTask {
             &rules,
             now_unix,
             Duration::from_millis(config.timing.journal_sync_ms),
+            syncer,
         )?;
         if !opened.header.rules.is_empty() && opened.header.rules != rules {
             tracing::warn!(
@@ -391,7 +401,7 @@ impl BoardTask {
             answers_tx,
             answers,
             budget: Duration::from_millis(config.timing.analysis_budget_ms),
-            running: None,
+            clock_state: None,
             in_flight: 0,
             replayed: 0,
             journal_failed: false,
@@ -441,8 +451,9 @@ impl BoardTask {
                             reason: "the daemon restarted".into(),
                         },
                     }),
-                    true,
-                );
+                    Durability::Now,
+                )
+                .await;
             }
         }
         for req in unanswered.into_values() {
@@ -477,16 +488,16 @@ impl BoardTask {
     }
 
     /// An event from the driver, moved to the board's time.
-    fn on_event(&mut self, mut ev: TimedEvent) {
+    async fn on_event(&mut self, mut ev: TimedEvent) {
         ev.t_ms += self.offset;
-        let urgent = self.urgent(&ev.event);
-        self.input(Record::Event(ev), urgent);
+        let durability = self.durability(&ev.event);
+        self.input(Record::Event(ev), durability).await;
     }
 
     /// The tracker's deadline has come by the wall clock: rules the timeout once what the
     /// board sent before it has been read (see [`timeout_gate`]); otherwise holds it,
     /// asks the driver to read the line, and waits (`held`).
-    fn timeout_if_read(
+    async fn timeout_if_read(
         &mut self,
         handle: &mut dgt_serial::BoardHandle,
         held: &mut Option<u64>,
@@ -494,7 +505,7 @@ impl BoardTask {
     ) {
         // Events already delivered were sent before now: the tracker sees them first.
         while let Ok(ev) = handle.events.try_recv() {
-            self.on_event(ev);
+            self.on_event(ev).await;
         }
         let Some(deadline) = self.tracker.poll_timeout() else {
             *held = None;
@@ -521,22 +532,17 @@ impl BoardTask {
                     );
                 }
                 *held = None;
-                self.input(Record::Timeout { t_ms: deadline }, true);
+                self.input(Record::Timeout { t_ms: deadline }, Durability::Now)
+                    .await;
             }
         }
     }
 
-    /// Journals an input, feeds it to the tracker, publishes what it decides.
-    fn input(&mut self, rec: Record, urgent: bool) {
-        // Only an append that waits for its fdatasync needs `block_in_place`: handing the
-        // worker's core over for a plain write to the page cache cost more than the write
-        // (thread hand-offs, hundreds of threads at 1,000 boards; docs/performance.md).
-        let written = if self.journal.syncs_at_once(urgent) {
-            blocking(|| self.journal.append(&rec, urgent))
-        } else {
-            self.journal.append(&rec, urgent)
-        };
-        match written {
+    /// Journals an input, feeds it to the tracker, publishes what it decides. An input
+    /// the tracker rules on is durable before the tracker sees it; the task awaits its
+    /// sync on the journal's syncer threads, holding no thread of its own.
+    async fn input(&mut self, rec: Record, durability: Durability) {
+        match self.journal.append(&rec, durability) {
             Ok(()) => self.journal_failed = false,
             Err(e) if !self.journal_failed => {
                 self.journal_failed = true;
@@ -548,6 +554,7 @@ impl BoardTask {
             }
             Err(_) => {}
         }
+        self.journal.durable().await;
         let mut out = Vec::new();
         self.apply(&rec, &mut out);
         while let Some(req) = self.tracker.poll_analysis() {
@@ -574,24 +581,50 @@ impl BoardTask {
         });
     }
 
-    /// Whether a board event must reach the disk at once (see [`crate::journal`]).
-    fn urgent(&mut self, e: &BoardEvent) -> bool {
+    /// How soon a board event must reach the disk (see [`crate::journal`]): a change of
+    /// the clock's state (a press, start or stop, a flag) before the tracker sees it; a
+    /// clock tick that changes only the displayed times with the journal's next sync.
+    fn durability(&mut self, e: &BoardEvent) -> Durability {
         match e {
             BoardEvent::Clock(c) => {
-                let running = Some(c.running_side());
-                let pressed = self.running != running;
-                self.running = running;
-                pressed
+                let state = ClockTime {
+                    left: dgt_protocol::SideTime {
+                        time: Hms::default(),
+                        ..c.left
+                    },
+                    right: dgt_protocol::SideTime {
+                        time: Hms::default(),
+                        ..c.right
+                    },
+                    ..*c
+                };
+                let changed = self.clock_state != Some(state);
+                self.clock_state = Some(state);
+                let at_zero = c.left.time.millis() == 0 || c.right.time.millis() == 0;
+                if changed || at_zero {
+                    Durability::Now
+                } else {
+                    Durability::Later
+                }
             }
             BoardEvent::Field(_)
             | BoardEvent::ClockAck(_)
             | BoardEvent::ClockButton(_)
-            | BoardEvent::Battery(_) => false,
+            | BoardEvent::Battery(_) => Durability::Soon,
             BoardEvent::Dump { .. }
             | BoardEvent::Connected { .. }
             | BoardEvent::Disconnected { .. }
             | BoardEvent::ClockConnected
-            | BoardEvent::ClockDisconnected => true,
+            | BoardEvent::ClockDisconnected => Durability::Now,
+        }
+    }
+
+    /// How soon an analysis answer must reach the disk: "yes, this side can still mate"
+    /// rules nothing, and an unanswered question is asked again after a restart.
+    fn answer_durability(answer: CanMate) -> Durability {
+        match answer {
+            CanMate::Yes => Durability::Later,
+            CanMate::No | CanMate::Undetermined => Durability::Now,
         }
     }
 
@@ -617,7 +650,6 @@ impl BoardTask {
                 let at = if holding { d + TIMEOUT_HOLD_MAX_MS } else { d };
                 instant_of(at, self.offset)
             });
-            let sync_due = self.journal.sync_due().map(Instant::from_std);
             tokio::select! {
                 biased;
                 r = stop.changed() => {
@@ -626,7 +658,7 @@ impl BoardTask {
                     }
                 }
                 ev = handle.events.recv() => match ev {
-                    Some(ev) => self.on_event(ev),
+                    Some(ev) => self.on_event(ev).await,
                     None => {
                         tracing::warn!(board = self.number, "the driver stopped");
                         break;
@@ -634,19 +666,17 @@ impl BoardTask {
                 },
                 Some((id, answer)) = self.answers.recv() => {
                     self.in_flight = self.in_flight.saturating_sub(1);
-                    self.input(Record::Analysis { id, answer }, true);
+                    self.input(Record::Analysis { id, answer }, Self::answer_durability(answer))
+                        .await;
                 }
-                _ = sleep_until(deadline) => self.timeout_if_read(&mut handle, &mut held, epoch),
+                _ = sleep_until(deadline) => {
+                    self.timeout_if_read(&mut handle, &mut held, epoch).await;
+                }
                 r = handle.line_read_until.changed(), if holding && line_open => {
                     // A stopped driver ends the loop through its events; until then the
                     // cap rules.
                     line_open = r.is_ok();
-                    self.timeout_if_read(&mut handle, &mut held, epoch);
-                }
-                _ = sleep_until(sync_due) => {
-                    if let Err(e) = blocking(|| self.journal.sync()) {
-                        tracing::error!(board = self.number, "cannot sync the journal: {e}");
-                    }
+                    self.timeout_if_read(&mut handle, &mut held, epoch).await;
                 }
                 r = status.changed() => {
                     if r.is_ok() {
@@ -809,22 +839,27 @@ mod tests {
 
     /// Feeds the inputs as the live loop does (timers and analysis answers included).
     async fn play(task: &mut BoardTask, inputs: &[TimedEvent]) {
-        let feed_timers = |task: &mut BoardTask, until: u64| {
+        async fn feed_timers(task: &mut BoardTask, until: u64) {
             while let Some(d) = task.tracker.poll_timeout().filter(|d| *d < until) {
-                task.input(Record::Timeout { t_ms: d }, true);
+                task.input(Record::Timeout { t_ms: d }, Durability::Now)
+                    .await;
             }
-        };
+        }
         for ev in inputs {
-            feed_timers(task, ev.t_ms);
-            let urgent = task.urgent(&ev.event);
-            task.input(Record::Event(ev.clone()), urgent);
+            feed_timers(task, ev.t_ms).await;
+            let durability = task.durability(&ev.event);
+            task.input(Record::Event(ev.clone()), durability).await;
             while task.in_flight > 0 {
                 let (id, answer) = task.answers.recv().await.unwrap();
                 task.in_flight -= 1;
-                task.input(Record::Analysis { id, answer }, true);
+                task.input(
+                    Record::Analysis { id, answer },
+                    BoardTask::answer_durability(answer),
+                )
+                .await;
             }
         }
-        feed_timers(task, u64::MAX);
+        feed_timers(task, u64::MAX).await;
     }
 
     #[tokio::test]
@@ -834,9 +869,12 @@ mod tests {
         let config = config(&dir);
         let paths = Paths::new(&dir);
         let inputs = inputs();
+        let syncer = Syncer::start(1).unwrap();
 
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000).unwrap();
+        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
+            .await
+            .unwrap();
         assert_eq!(task.replayed, 0);
         play(&mut task, &inputs).await;
         drop(task);
@@ -850,7 +888,9 @@ mod tests {
 
         // A restart: the same events, marked as replayed, then the restart is noted.
         let hub2 = Arc::new(Hub::new([4]));
-        let task = BoardTask::resume(&config, &config.boards[0], &paths, &hub2, 900_000).unwrap();
+        let task = BoardTask::resume(&config, &config.boards[0], &paths, &hub2, 900_000, &syncer)
+            .await
+            .unwrap();
         let again = hub2.events_since(0);
         assert_eq!(task.replayed as usize, live.len());
         for (a, b) in live.iter().zip(&again) {
