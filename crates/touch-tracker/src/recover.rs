@@ -26,14 +26,30 @@ pub struct LostMoves {
 
 /// The shortest series of at most `max_plies` legal moves from `from` that ends on the
 /// placement `target`, if there is one, with the other series of that length that do too.
-/// Pruned by the squares that differ: a move's piece must stand on a square whose contents
-/// still have to change, and no ply can fix more than four squares.
-pub fn lost_moves(from: &Position, target: &Placement, max_plies: usize) -> Option<LostMoves> {
+/// `seen_first` is a move the board was seen to show before the events were lost: among
+/// lines of the same length, those that begin with it are the ones the evidence supports,
+/// and the others are dropped. Pruned by the squares that differ: a move's piece must
+/// stand on a square whose contents still have to change, and no ply can fix more than
+/// four squares.
+pub fn lost_moves(
+    from: &Position,
+    target: &Placement,
+    max_plies: usize,
+    seen_first: Option<Move>,
+) -> Option<LostMoves> {
     let mut line = Vec::with_capacity(max_plies);
     let mut found = Vec::new();
+    let seen = seen_first.and_then(|m| from.play(m).ok().map(|after| (m, after)));
     (1..=max_plies).find_map(|depth| {
-        line.clear();
-        search(from, target, depth, &mut line, &mut found);
+        if let Some((m, after)) = &seen {
+            line.clear();
+            line.push(*m);
+            search(after, target, depth - 1, &mut line, &mut found);
+        }
+        if found.is_empty() {
+            line.clear();
+            search(from, target, depth, &mut line, &mut found);
+        }
         let mut lines = std::mem::take(&mut found).into_iter();
         lines.next().map(|line| LostMoves {
             line,
@@ -119,7 +135,9 @@ mod tests {
         for m in &moves {
             p = p.play(*m).unwrap();
         }
-        let found = lost_moves(&start, p.placement(), MAX_PLIES).unwrap().line;
+        let found = lost_moves(&start, p.placement(), MAX_PLIES, None)
+            .unwrap()
+            .line;
         // Same placement, and legal in turn (the order may differ where moves commute).
         let mut q = start;
         for m in &found {
@@ -128,7 +146,7 @@ mod tests {
         assert_eq!(q.placement(), p.placement());
         assert_eq!(found.len(), 4);
         // e4, c5 and Nf3, d6 commute: the same squares by another order.
-        let all = lost_moves(&start, p.placement(), MAX_PLIES).unwrap();
+        let all = lost_moves(&start, p.placement(), MAX_PLIES, None).unwrap();
         assert!(!all.others.is_empty());
         assert!(all.others.iter().all(|l| l.len() == 4 && *l != all.line));
         // A placement no series explains.
@@ -136,9 +154,9 @@ mod tests {
         odd.set("e4".parse().unwrap(), odd.get("d1".parse().unwrap()));
         odd.set("d1".parse().unwrap(), None);
         odd.set("a7".parse().unwrap(), None);
-        assert_eq!(lost_moves(&start, &odd, MAX_PLIES), None);
+        assert_eq!(lost_moves(&start, &odd, MAX_PLIES, None), None);
         // Nothing to find.
-        assert_eq!(lost_moves(&start, start.placement(), 2), None);
+        assert_eq!(lost_moves(&start, start.placement(), 2, None), None);
     }
 
     #[test]
@@ -152,7 +170,7 @@ mod tests {
         for u in ["f3h4", "h6g5", "h4f5"] {
             played = played.play(u.parse().unwrap()).unwrap();
         }
-        let found = lost_moves(&from, played.placement(), MAX_PLIES).unwrap();
+        let found = lost_moves(&from, played.placement(), MAX_PLIES, None).unwrap();
         let mut lines: Vec<Vec<String>> = std::iter::once(&found.line)
             .chain(&found.others)
             .map(|l| l.iter().map(|m| m.to_string()).collect())
@@ -172,7 +190,45 @@ mod tests {
         assert_eq!(san_line(&after, &line[1..]), "8... Qg5 9. Nf5");
         // One lost move: nothing else explains it.
         let one = from.play("f3h4".parse().unwrap()).unwrap();
-        let found = lost_moves(&from, one.placement(), MAX_PLIES).unwrap();
+        let found = lost_moves(&from, one.placement(), MAX_PLIES, None).unwrap();
         assert!(found.others.is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn a_move_seen_before_the_loss_settles_the_order() {
+        // 1. e4 was on the board (seen, not yet pressed) when the line went down; then
+        // ...e5 2. Nf3 d6 were played unseen: e4 first is the line the evidence supports.
+        let start = Position::start();
+        let mut p = start;
+        for u in ["e2e4", "e7e5", "g1f3", "d7d6"] {
+            p = p.play(u.parse().unwrap()).unwrap();
+        }
+        let blind = lost_moves(&start, p.placement(), MAX_PLIES, None).unwrap();
+        assert!(!blind.others.is_empty());
+        let seen = lost_moves(
+            &start,
+            p.placement(),
+            MAX_PLIES,
+            Some("e2e4".parse().unwrap()),
+        )
+        .unwrap();
+        assert!(seen
+            .others
+            .iter()
+            .chain([&seen.line])
+            .all(|l| l[0].to_string() == "e2e4"));
+        // ...d6 and ...e5 still commute.
+        assert_eq!(seen.others.len(), 1, "{seen:?}");
+        // A move seen and then taken back is no evidence: the line without it is found.
+        let q = start.play("d2d4".parse().unwrap()).unwrap();
+        let back = lost_moves(
+            &start,
+            q.placement(),
+            MAX_PLIES,
+            Some("e2e4".parse().unwrap()),
+        )
+        .unwrap();
+        assert_eq!(back.line.len(), 1);
+        assert_eq!(back.line[0].to_string(), "d2d4");
     }
 }

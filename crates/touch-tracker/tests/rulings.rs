@@ -576,8 +576,9 @@ impl Bench {
     }
 }
 
-#[test]
-fn the_reconnect_search_finds_lost_moves() {
+/// After e4 (pressed) the line goes down while ...c5, Nf3 and ...d6 are played (Black's
+/// last move pressed or not), then a dump and a clock frame.
+fn lost_three_plies(last_pressed: bool) -> (Bench, Vec<ArbiterEvent>) {
     let mut b = Bench::new(blitz());
     b.start_clock();
     b.play("e2e4");
@@ -586,7 +587,6 @@ fn the_reconnect_search_finds_lost_moves() {
     b.feed(BoardEvent::Disconnected {
         reason: "cable".into(),
     });
-    // Three plies happen while the line is down; then a dump.
     let mut p = *b.tracker.tracker().position();
     for u in ["c7c5", "g1f3", "d7d6"] {
         p = p.play(u.parse().unwrap()).unwrap();
@@ -602,10 +602,21 @@ fn the_reconnect_search_finds_lost_moves() {
     b.feed(BoardEvent::Dump {
         board: RawBoard::from_placement(p.placement(), Orientation::Normal),
     });
-    // Presses were made meanwhile: White's time runs again.
-    b.clock.lever = b.side_of(Color::White);
+    // The clock after the gap: White's time runs if Black pressed after ...d6.
+    let runs = if last_pressed {
+        Color::White
+    } else {
+        Color::Black
+    };
+    b.clock.lever = b.side_of(runs);
     b.frame();
     let ev = b.events();
+    (b, ev)
+}
+
+#[test]
+fn the_reconnect_search_finds_lost_moves() {
+    let (mut b, ev) = lost_three_plies(false);
     let m = moves(&ev);
     // The last found move is the one on the board, recorded when completed.
     assert_eq!(m.len(), 2);
@@ -621,11 +632,39 @@ fn the_reconnect_search_finds_lost_moves() {
     assert_eq!(r.recorded_san, "1... c5 2. Nf3 d6");
     assert_eq!(r.alternatives_san, ["1... d6 2. Nf3 c5"]);
     assert_eq!(uci(&r.alternatives[0]), ["d7d6", "g1f3", "c7c5"]);
+    // Black's clock still runs: ...d6 is completed by his press.
+    b.press(Color::Black);
+    let ev = b.events();
+    let m = moves(&ev);
+    assert_eq!(
+        (m.len(), m[0].uci.uci(), m[0].pressed),
+        (1, "d7d6".into(), true)
+    );
     b.play("d2d4");
     b.press(Color::White);
     let ev = b.events();
     let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
-    assert_eq!(m, ["d7d6", "d2d4"]);
+    assert_eq!(m, ["d2d4"]);
+    assert_eq!(b.tracker.tracker().game().moves().len(), 5);
+}
+
+#[test]
+fn a_press_made_while_the_line_was_down_completes_the_move_on_the_board() {
+    // The lever stands on White's side now: Black pressed after ...d6, unseen. Without
+    // that, a game whose last move was made in a gap would never get it recorded.
+    let (mut b, ev) = lost_three_plies(true);
+    let m = moves(&ev);
+    assert_eq!(m.len(), 3);
+    assert_eq!(m[2].uci.uci(), "d7d6");
+    assert!(m[2].pressed && m[2].clock_ms.is_some(), "{:?}", m[2]);
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e.kind, EventKind::IllegalMove(_))));
+    b.play("d2d4");
+    b.press(Color::White);
+    let ev = b.events();
+    let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
+    assert_eq!(m, ["d2d4"]);
     assert_eq!(b.tracker.tracker().game().moves().len(), 5);
 }
 

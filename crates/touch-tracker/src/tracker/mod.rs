@@ -227,6 +227,11 @@ pub struct Tracker {
     /// began before has an incomplete touch log, which proves nothing about touch-move or
     /// two hands.
     last_gap_ms: Option<u64>,
+    /// The last clock frame before the line went down, until the first one after it.
+    clock_before_gap: Option<ClockTime>,
+    /// The lever moved while the line was down; it now stands on this side: the move the
+    /// board shows may have been completed unseen (see `complete_blind_press`).
+    blind_lever: Option<ClockSide>,
     /// When the turn of the player to move began (the opponent's press, or his move).
     turn_start_ms: u64,
 }
@@ -300,6 +305,8 @@ impl Tracker {
             result: None,
             left_start: false,
             last_gap_ms: None,
+            clock_before_gap: None,
+            blind_lever: None,
             turn_start_ms: 0,
             line_down: false,
             cfg,
@@ -527,6 +534,9 @@ impl Tracker {
             BoardEvent::Disconnected { reason } => {
                 // A lever that moves while we cannot see it is not a press we saw; what
                 // hands do meanwhile is not in the touch log.
+                if let Some(last) = self.clock.last() {
+                    self.clock_before_gap = Some(*last);
+                }
                 self.clock.reset();
                 self.last_gap_ms = Some(t);
                 self.line_down = true;
@@ -645,6 +655,7 @@ impl Tracker {
         if let Some(p) = &mut self.pending_press {
             p.deadline = p.deadline.max(t + self.cfg.settle_window_ms);
         }
+        self.complete_blind_press(t, out);
     }
 
     /// The orientation under which a dump looks most like the last legal position.
@@ -778,7 +789,12 @@ impl Tracker {
                 .all(|d| d.after.is_none())
         };
         if search && self.base_diff <= 4 * recover::MAX_PLIES && !only_lifted() {
-            if let Some(found) = recover::lost_moves(&base, &self.placement, recover::MAX_PLIES) {
+            if let Some(found) = recover::lost_moves(
+                &base,
+                &self.placement,
+                recover::MAX_PLIES,
+                self.made.map(|m| m.mv),
+            ) {
                 self.in_sync(t, out);
                 if !found.others.is_empty() {
                     self.emit(
@@ -906,7 +922,16 @@ impl Tracker {
                 });
             }
         }
+        let before_gap = match self.clock.last() {
+            None => self.clock_before_gap.take(),
+            Some(_) => None,
+        };
         let change = self.clock.on_frame(c);
+        if let Some(prev) = before_gap {
+            if prev.running && c.running && prev.lever != c.lever {
+                self.blind_lever = Some(c.lever);
+            }
+        }
         if let Some(side) = change.started {
             if self.game.moves().is_empty() && matches!(self.phase, Phase::Playing) {
                 let white = match self.game.position().side_to_move() {
@@ -921,8 +946,33 @@ impl Tracker {
         if let Some(side) = change.press {
             self.on_press(t, side, out);
         }
+        self.complete_blind_press(t, out);
         if let Some(side) = change.flag {
             self.on_flag(t, side, out);
+        }
+    }
+
+    /// After a gap, once both the clock and the board have been seen again: if the lever
+    /// moved meanwhile and now runs the clock of the opponent of the player whose move the
+    /// board shows, that move was completed by a press we could not see. (Were the clock
+    /// still his, or had it not moved, the move is not complete: it is recorded at the
+    /// next press or reply, as usual.)
+    fn complete_blind_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        if self.line_down || self.clock.last().is_none() {
+            return;
+        }
+        let Some(lever) = self.blind_lever.take() else {
+            return;
+        };
+        if self.pending_press.is_some() {
+            return;
+        }
+        let Some(m) = self.current_candidate() else {
+            return;
+        };
+        if self.clock.color_of(lever) != self.game.position().side_to_move() {
+            let clock = self.clock.times();
+            self.record_pressed(t, m, clock, out);
         }
     }
 
