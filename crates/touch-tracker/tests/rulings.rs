@@ -576,9 +576,9 @@ impl Bench {
     }
 }
 
-/// After e4 (pressed) the line goes down while ...c5, Nf3 and ...d6 are played (Black's
-/// last move pressed or not), then a dump and a clock frame.
-fn lost_three_plies(last_pressed: bool) -> (Bench, Vec<ArbiterEvent>) {
+/// After e4 (pressed) the line goes down while `lost` are played, then a dump and a clock
+/// frame with `runs`'s time running.
+fn lost_plies(lost: &[&str], runs: Color) -> (Bench, Vec<ArbiterEvent>) {
     let mut b = Bench::new(blitz());
     b.start_clock();
     b.play("e2e4");
@@ -588,7 +588,7 @@ fn lost_three_plies(last_pressed: bool) -> (Bench, Vec<ArbiterEvent>) {
         reason: "cable".into(),
     });
     let mut p = *b.tracker.tracker().position();
-    for u in ["c7c5", "g1f3", "d7d6"] {
+    for u in lost {
         p = p.play(u.parse().unwrap()).unwrap();
     }
     b.t += 30_000;
@@ -602,12 +602,6 @@ fn lost_three_plies(last_pressed: bool) -> (Bench, Vec<ArbiterEvent>) {
     b.feed(BoardEvent::Dump {
         board: RawBoard::from_placement(p.placement(), Orientation::Normal),
     });
-    // The clock after the gap: White's time runs if Black pressed after ...d6.
-    let runs = if last_pressed {
-        Color::White
-    } else {
-        Color::Black
-    };
     b.clock.lever = b.side_of(runs);
     b.frame();
     let ev = b.events();
@@ -616,7 +610,8 @@ fn lost_three_plies(last_pressed: bool) -> (Bench, Vec<ArbiterEvent>) {
 
 #[test]
 fn the_reconnect_search_finds_lost_moves() {
-    let (mut b, ev) = lost_three_plies(false);
+    // Black's time still runs: he has not pressed after ...d6.
+    let (mut b, ev) = lost_plies(&["c7c5", "g1f3", "d7d6"], Color::Black);
     let m = moves(&ev);
     // The last found move is the one on the board, recorded when completed.
     assert_eq!(m.len(), 2);
@@ -650,9 +645,9 @@ fn the_reconnect_search_finds_lost_moves() {
 
 #[test]
 fn a_press_made_while_the_line_was_down_completes_the_move_on_the_board() {
-    // The lever stands on White's side now: Black pressed after ...d6, unseen. Without
-    // that, a game whose last move was made in a gap would never get it recorded.
-    let (mut b, ev) = lost_three_plies(true);
+    // White's time runs now: Black pressed after ...d6, unseen. Without that, a game
+    // whose last move was made in a gap would never get it recorded.
+    let (mut b, ev) = lost_plies(&["c7c5", "g1f3", "d7d6"], Color::White);
     let m = moves(&ev);
     assert_eq!(m.len(), 3);
     assert_eq!(m[2].uci.uci(), "d7d6");
@@ -666,6 +661,19 @@ fn a_press_made_while_the_line_was_down_completes_the_move_on_the_board() {
     let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
     assert_eq!(m, ["d2d4"]);
     assert_eq!(b.tracker.tracker().game().moves().len(), 5);
+    // Two presses unseen leave the lever where it was: Black's time runs as before the
+    // gap, and Nf3 was completed all the same.
+    let (_, ev) = lost_plies(&["c7c5", "g1f3"], Color::Black);
+    let m = moves(&ev);
+    assert_eq!(m.len(), 2);
+    assert_eq!((m[1].uci.uci(), m[1].pressed), ("g1f3".into(), true));
+    // White's time runs: Nf3 is on the board but not complete.
+    let (_, ev) = lost_plies(&["c7c5", "g1f3"], Color::White);
+    let m = moves(&ev);
+    assert_eq!(m.len(), 1);
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e.kind, EventKind::IllegalMove(_))));
 }
 
 #[test]

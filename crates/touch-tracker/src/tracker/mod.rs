@@ -227,11 +227,12 @@ pub struct Tracker {
     /// began before has an incomplete touch log, which proves nothing about touch-move or
     /// two hands.
     last_gap_ms: Option<u64>,
-    /// The last clock frame before the line went down, until the first one after it.
-    clock_before_gap: Option<ClockTime>,
-    /// The lever moved while the line was down; it now stands on this side: the move the
-    /// board shows may have been completed unseen (see `complete_blind_press`).
-    blind_lever: Option<ClockSide>,
+    /// The last clock frame before the line went down and the side to move then, until
+    /// the first frame after it.
+    clock_before_gap: Option<(ClockTime, Color)>,
+    /// Whose clock runs after a gap, when the clock agreed with the board before it: the
+    /// move the board shows may have been completed unseen (see `complete_blind_press`).
+    running_after_gap: Option<Color>,
     /// When the turn of the player to move began (the opponent's press, or his move).
     turn_start_ms: u64,
 }
@@ -306,7 +307,7 @@ impl Tracker {
             left_start: false,
             last_gap_ms: None,
             clock_before_gap: None,
-            blind_lever: None,
+            running_after_gap: None,
             turn_start_ms: 0,
             line_down: false,
             cfg,
@@ -535,7 +536,7 @@ impl Tracker {
                 // A lever that moves while we cannot see it is not a press we saw; what
                 // hands do meanwhile is not in the touch log.
                 if let Some(last) = self.clock.last() {
-                    self.clock_before_gap = Some(*last);
+                    self.clock_before_gap = Some((*last, self.game.position().side_to_move()));
                 }
                 self.clock.reset();
                 self.last_gap_ms = Some(t);
@@ -927,9 +928,9 @@ impl Tracker {
             Some(_) => None,
         };
         let change = self.clock.on_frame(c);
-        if let Some(prev) = before_gap {
-            if prev.running && c.running && prev.lever != c.lever {
-                self.blind_lever = Some(c.lever);
+        if let Some((prev, to_move)) = before_gap {
+            if prev.running && c.running && self.clock.color_of(prev.lever) == to_move {
+                self.running_after_gap = Some(self.clock.color_of(c.lever));
             }
         }
         if let Some(side) = change.started {
@@ -952,16 +953,17 @@ impl Tracker {
         }
     }
 
-    /// After a gap, once both the clock and the board have been seen again: if the lever
-    /// moved meanwhile and now runs the clock of the opponent of the player whose move the
-    /// board shows, that move was completed by a press we could not see. (Were the clock
-    /// still his, or had it not moved, the move is not complete: it is recorded at the
-    /// next press or reply, as usual.)
+    /// After a gap, once both the clock and the board have been seen again. The clock ran
+    /// for the player to move before the gap, so each press since has passed the turn with
+    /// a move: if it now runs for the opponent of the player whose move the board shows,
+    /// that move was completed by a press we could not see. (If it still runs for him,
+    /// the move is not complete: it is recorded at the next press or reply, as usual; and
+    /// a clock that disagreed with the board before the gap proves nothing.)
     fn complete_blind_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         if self.line_down || self.clock.last().is_none() {
             return;
         }
-        let Some(lever) = self.blind_lever.take() else {
+        let Some(running) = self.running_after_gap.take() else {
             return;
         };
         if self.pending_press.is_some() {
@@ -970,7 +972,7 @@ impl Tracker {
         let Some(m) = self.current_candidate() else {
             return;
         };
-        if self.clock.color_of(lever) != self.game.position().side_to_move() {
+        if running != self.game.position().side_to_move() {
             let clock = self.clock.times();
             self.record_pressed(t, m, clock, out);
         }
