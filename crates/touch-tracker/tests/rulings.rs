@@ -604,8 +604,54 @@ fn lost_plies(lost: &[&str], runs: Color) -> (Bench, Vec<ArbiterEvent>) {
     });
     b.clock.lever = b.side_of(runs);
     b.frame();
+    // The lost moves are recorded once the board has been still for the settle window.
+    assert!(moves(&b.events()).is_empty());
+    b.wait(1_000);
+    b.frame();
     let ev = b.events();
     (b, ev)
+}
+
+#[test]
+fn a_dump_in_mid_capture_is_not_taken_for_lost_moves() {
+    // The fault campaign's case: 16. Qb8+ Nxb8 played while the line was down, and the
+    // dump taken while Black's knight is in the air over b8, the queen still there. The
+    // squares then look like 16. Qb4 Nb8 17. Qxb8+ (the knight captured); the hand puts
+    // the knight down a moment later, and only that is the position to explain.
+    let start = "4kb1r/p2n1ppp/4q3/4p1B1/4P3/1Q6/PPP2PPP/2KR4 w k - 0 16";
+    let mut b = Bench::new(from_fen(start));
+    b.start_clock();
+    b.events();
+    b.feed(BoardEvent::Disconnected {
+        reason: "cable".into(),
+    });
+    b.t += 5_000;
+    let mut mid = b.board;
+    mid.set(sq("b3"), None);
+    mid.set(sq("b8"), Some(piece('Q')));
+    mid.set(sq("d7"), None);
+    b.feed(BoardEvent::Connected {
+        serial: None,
+        version: None,
+        clock_version: None,
+    });
+    b.board = mid;
+    b.feed(BoardEvent::Dump {
+        board: RawBoard::from_placement(&mid, Orientation::Normal),
+    });
+    b.frame();
+    b.wait(100);
+    b.lift("b8");
+    b.place("b8", 'n');
+    b.wait(1_000);
+    b.frame();
+    let ev = b.events();
+    let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
+    // White's time runs, as before the gap: Black pressed after Nxb8.
+    assert_eq!(m, ["b3b8", "d7b8"], "{ev:#?}");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e.kind, EventKind::IllegalMove(_))));
 }
 
 #[test]

@@ -233,6 +233,11 @@ pub struct Tracker {
     /// Whose clock runs after a gap, when the clock agreed with the board before it: the
     /// move the board shows may have been completed unseen (see `complete_blind_press`).
     running_after_gap: Option<Color>,
+    /// Lost moves were found: they are recorded once the board has been still for the
+    /// settle window (or at a press), not at once: a dump can catch a hand in mid-move,
+    /// and a line of lost moves can explain that snapshot (a piece in the air taken for
+    /// a capture).
+    recovery_due: Option<u64>,
     /// When the turn of the player to move began (the opponent's press, or his move).
     turn_start_ms: u64,
 }
@@ -308,6 +313,7 @@ impl Tracker {
             last_gap_ms: None,
             clock_before_gap: None,
             running_after_gap: None,
+            recovery_due: None,
             turn_start_ms: 0,
             line_down: false,
             cfg,
@@ -386,15 +392,22 @@ impl Tracker {
             .pending_press
             .filter(|_| !self.line_down)
             .map(|p| p.deadline);
-        match (press, self.quiet_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let recovery = self.recovery_due.filter(|_| !self.line_down);
+        [press, self.quiet_deadline, recovery]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
     /// game-ending move the board has shown long enough.
     pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
+        if let Some(d) = self
+            .recovery_due
+            .filter(|&d| d <= now_ms && !self.line_down)
+        {
+            self.settle_recovery(d, out);
+        }
         if let Some(p) = self.pending_press {
             if p.deadline <= now_ms {
                 self.rule_press(p.deadline, out);
@@ -539,6 +552,8 @@ impl Tracker {
                     self.clock_before_gap = Some((*last, self.game.position().side_to_move()));
                 }
                 self.clock.reset();
+                // The next dump starts the search again.
+                self.recovery_due = None;
                 self.last_gap_ms = Some(t);
                 self.line_down = true;
                 self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
@@ -605,6 +620,10 @@ impl Tracker {
                 king: p.role == Role::King,
             },
         };
+        if let Some(due) = &mut self.recovery_due {
+            // The hands are still busy: the board has not settled.
+            *due = (*due).max(t + self.cfg.settle_window_ms);
+        }
         self.after_change(t, change, out);
     }
 
@@ -779,7 +798,7 @@ impl Tracker {
         // lifted piece is a move under way: the search would explain it away as captures).
         let search = match change {
             Change::Dump => true,
-            Change::Place { .. } => self.desynced,
+            Change::Place { .. } => self.desynced || self.recovery_due.is_some(),
             Change::Lift => false,
         };
         // Pieces missing and nothing else changed: pieces in the air (a move under way),
@@ -796,6 +815,12 @@ impl Tracker {
                 recover::MAX_PLIES,
                 self.made.map(|m| m.mv),
             ) {
+                if self.recovery_due.is_none_or(|due| t < due) {
+                    // Record it when the board has been still for the settle window.
+                    self.recovery_due = Some(t + self.cfg.settle_window_ms);
+                    return true;
+                }
+                self.recovery_due = None;
                 self.in_sync(t, out);
                 if !found.others.is_empty() {
                     self.emit(
@@ -953,6 +978,20 @@ impl Tracker {
         }
     }
 
+    /// Records the lost moves found earlier, now (their settle window passed, or a press
+    /// came), if the board still shows what a line of them explains.
+    fn settle_recovery(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(due) = self.recovery_due else {
+            return;
+        };
+        self.recovery_due = Some(due.min(t));
+        self.after_change(t, Change::Dump, out);
+        // Not explained any more (or not reached): the search starts again with the next
+        // change, as after a dump.
+        self.recovery_due = None;
+        self.complete_blind_press(t, out);
+    }
+
     /// After a gap, once both the clock and the board have been seen again. The clock ran
     /// for the player to move before the gap, so each press since has passed the turn with
     /// a move: if it now runs for the opponent of the player whose move the board shows,
@@ -960,7 +999,7 @@ impl Tracker {
     /// the move is not complete: it is recorded at the next press or reply, as usual; and
     /// a clock that disagreed with the board before the gap proves nothing.)
     fn complete_blind_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
-        if self.line_down || self.clock.last().is_none() {
+        if self.line_down || self.clock.last().is_none() || self.recovery_due.is_some() {
             return;
         }
         let Some(running) = self.running_after_gap.take() else {
@@ -986,6 +1025,15 @@ impl Tracker {
     fn on_press(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
         if !matches!(self.phase, Phase::Playing) {
             return;
+        }
+        if !self.line_down {
+            // A press seen: the lost moves are recorded first, the press then completes
+            // the move the board shows (no guess from the clock is needed).
+            self.running_after_gap = None;
+            self.settle_recovery(t, out);
+            if !matches!(self.phase, Phase::Playing) {
+                return;
+            }
         }
         let mover = self.game.position().side_to_move();
         if self.current_candidate().is_some() {
