@@ -32,7 +32,10 @@
 //! commit): the board's task never blocks on one. A [`Durability::Now`] record wakes a
 //! syncer thread at once and the task awaits [`Journal::durable`] (without holding a
 //! thread) before it feeds the record to the tracker; the others are synced when their
-//! window closes, together with whatever else the journal holds by then.
+//! window closes, together with whatever else the journal holds by then. Urgent syncs
+//! never queue behind timed ones: every thread takes an urgent sync before a timed one,
+//! and some threads ([`Syncer::start`]'s `urgent`) take urgent syncs only, so that a
+//! press finds a thread free even while slow timed syncs occupy all the others.
 //!
 //! A record cut short by the power cut (the last line, without its newline) is dropped on
 //! reading and the file truncated before it; damage anywhere else is an error naming the
@@ -337,7 +340,8 @@ struct SyncerOwner {
 impl Drop for SyncerOwner {
     fn drop(&mut self) {
         self.shared.lock().stop = true;
-        self.shared.wake.notify_all();
+        self.shared.wake_urgent.notify_all();
+        self.shared.wake_any.notify_all();
     }
 }
 
@@ -415,15 +419,52 @@ impl Ord for Timed {
 struct Queues {
     now: VecDeque<Arc<Entry>>,
     soon: BinaryHeap<Timed>,
-    /// Threads waiting for work (only then is a wake-up worth a syscall).
-    idle: usize,
+    /// Threads of each kind waiting for work (only then is a wake-up worth a syscall).
+    idle_urgent: usize,
+    idle_any: usize,
     stop: bool,
+}
+
+/// What a syncer thread does next.
+#[derive(Debug)]
+enum Job {
+    Sync(Arc<Entry>),
+    /// Nothing due: wait, until this instant if a timed sync is pending.
+    Wait(Option<Instant>),
+    Stop,
+}
+
+impl Queues {
+    /// The next job of a thread that takes only urgent syncs (`urgent_only`) or any:
+    /// urgent syncs first, then timed ones that are due.
+    fn next_job(&mut self, urgent_only: bool, now: Instant) -> Job {
+        if self.stop {
+            return Job::Stop;
+        }
+        if let Some(e) = self.now.pop_front() {
+            e.queued_now.store(false, AtomicOrdering::Relaxed);
+            return Job::Sync(e);
+        }
+        if urgent_only {
+            return Job::Wait(None);
+        }
+        if self.soon.peek().is_some_and(|t| t.at <= now) {
+            if let Some(t) = self.soon.pop() {
+                t.entry.queued_soon.store(false, AtomicOrdering::Relaxed);
+                return Job::Sync(t.entry);
+            }
+        }
+        Job::Wait(self.soon.peek().map(|t| t.at))
+    }
 }
 
 #[derive(Debug, Default)]
 struct Shared {
     queues: Mutex<Queues>,
-    wake: Condvar,
+    /// Wakes a thread that takes urgent syncs only.
+    wake_urgent: Condvar,
+    /// Wakes a thread that takes any sync.
+    wake_any: Condvar,
 }
 
 impl Shared {
@@ -439,8 +480,11 @@ impl Shared {
             return; // Not synced yet: that sync will cover this record too.
         }
         q.now.push_back(Arc::clone(entry));
-        if q.idle > 0 {
-            self.wake.notify_one();
+        // A reserved thread first, so that the others stay free for timed syncs.
+        if q.idle_urgent > 0 {
+            self.wake_urgent.notify_one();
+        } else if q.idle_any > 0 {
+            self.wake_any.notify_one();
         }
     }
 
@@ -456,50 +500,47 @@ impl Shared {
             at,
             entry: Arc::clone(entry),
         });
-        if earliest && q.idle > 0 {
+        if earliest && q.idle_any > 0 {
             // A waiting thread's timeout was set for a later deadline (or none).
-            self.wake.notify_one();
+            self.wake_any.notify_one();
         }
     }
 
-    /// A syncer thread: urgent syncs first, then timed ones as they fall due.
-    fn work(&self) {
-        let mut q = self.lock();
+    /// A syncer thread: urgent syncs first, then (unless `urgent_only`) timed ones as
+    /// they fall due.
+    fn work(&self, urgent_only: bool) {
+        let (wake, mut q) = if urgent_only {
+            (&self.wake_urgent, self.lock())
+        } else {
+            (&self.wake_any, self.lock())
+        };
         loop {
-            if q.stop {
-                return;
-            }
-            let now = Instant::now();
-            let job = if let Some(e) = q.now.pop_front() {
-                e.queued_now.store(false, AtomicOrdering::Relaxed);
-                Some(e)
-            } else if q.soon.peek().is_some_and(|t| t.at <= now) {
-                q.soon.pop().map(|t| {
-                    t.entry.queued_soon.store(false, AtomicOrdering::Relaxed);
-                    t.entry
-                })
-            } else {
-                None
-            };
-            match job {
-                Some(entry) => {
+            match q.next_job(urgent_only, Instant::now()) {
+                Job::Stop => return,
+                Job::Sync(entry) => {
                     drop(q);
                     entry.sync();
                     q = self.lock();
                 }
-                None => {
-                    let next = q.soon.peek().map(|t| t.at);
-                    q.idle += 1;
-                    q = match next {
+                Job::Wait(until) => {
+                    fn idle(q: &mut Queues, urgent_only: bool) -> &mut usize {
+                        if urgent_only {
+                            &mut q.idle_urgent
+                        } else {
+                            &mut q.idle_any
+                        }
+                    }
+                    *idle(&mut q, urgent_only) += 1;
+                    q = match until {
                         Some(at) => {
-                            self.wake
-                                .wait_timeout(q, at.saturating_duration_since(now))
+                            let left = at.saturating_duration_since(Instant::now());
+                            wake.wait_timeout(q, left)
                                 .unwrap_or_else(|p| p.into_inner())
                                 .0
                         }
-                        None => self.wake.wait(q).unwrap_or_else(|p| p.into_inner()),
+                        None => wake.wait(q).unwrap_or_else(|p| p.into_inner()),
                     };
-                    q.idle -= 1;
+                    *idle(&mut q, urgent_only) -= 1;
                 }
             }
         }
@@ -507,16 +548,19 @@ impl Shared {
 }
 
 impl Syncer {
-    /// Starts `threads` syncer threads (at least one). Several let the file system
-    /// commit concurrent syncs together.
-    pub fn start(threads: usize) -> io::Result<Syncer> {
+    /// Starts `urgent` threads that take only [`Durability::Now`] syncs and `any`
+    /// threads that take those first and timed ones as they fall due (at least one of
+    /// each). Several threads let the file system commit concurrent syncs together.
+    pub fn start(urgent: usize, any: usize) -> io::Result<Syncer> {
         let shared = Arc::new(Shared::default());
-        for i in 0..threads.max(1) {
+        let roles =
+            std::iter::repeat_n(true, urgent.max(1)).chain(std::iter::repeat_n(false, any.max(1)));
+        for (i, urgent_only) in roles.enumerate() {
             let s = Arc::clone(&shared);
             std::thread::Builder::new()
                 .name(format!("journal-sync-{i}"))
                 .stack_size(256 * 1024)
-                .spawn(move || s.work())?;
+                .spawn(move || s.work(urgent_only))?;
         }
         Ok(Syncer(Arc::new(SyncerOwner { shared })))
     }
@@ -630,7 +674,7 @@ mod tests {
     const SYNC: Duration = Duration::from_millis(150);
 
     fn syncer() -> Syncer {
-        Syncer::start(2).unwrap()
+        Syncer::start(1, 1).unwrap()
     }
 
     #[tokio::test]
@@ -740,6 +784,60 @@ mod tests {
         o.journal.durable().await;
         assert!(!o.journal.unsynced());
         assert_eq!(*o.journal.synced.borrow(), 4);
+    }
+
+    fn entry(name: &str) -> Arc<Entry> {
+        let path = temp(name);
+        Arc::new(Entry {
+            file: File::create(&path).unwrap(),
+            path,
+            written: AtomicU64::new(1),
+            synced: watch::channel(0).0,
+            queued_now: AtomicBool::new(false),
+            queued_soon: AtomicBool::new(false),
+            failing: AtomicBool::new(false),
+        })
+    }
+
+    fn synced_entry(job: Job) -> Option<PathBuf> {
+        match job {
+            Job::Sync(e) => Some(e.path.clone()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn urgent_syncs_go_first_and_reserved_threads_take_nothing_else() {
+        let shared = Shared::default();
+        let (timed, urgent) = (entry("q1.jsonl"), entry("q2.jsonl"));
+        // A timed sync falls due first, then a press arrives.
+        shared.soon(&timed, Duration::ZERO);
+        let due = Instant::now() + Duration::from_millis(1);
+        shared.now(&urgent);
+        let mut q = shared.lock();
+        // Every thread takes the urgent sync before the timed one already due...
+        assert_eq!(
+            synced_entry(q.next_job(false, due)),
+            Some(urgent.path.clone())
+        );
+        assert!(!urgent.queued_now.load(AtomicOrdering::Relaxed));
+        // ... and a reserved thread never takes a timed sync, so it is free for the next
+        // press however long the timed syncs take.
+        assert!(matches!(q.next_job(true, due), Job::Wait(None)));
+        assert_eq!(
+            synced_entry(q.next_job(false, due)),
+            Some(timed.path.clone())
+        );
+        assert!(matches!(q.next_job(false, due), Job::Wait(None)));
+        drop(q);
+        // A timed sync not yet due makes a thread wait until it is.
+        shared.soon(&timed, Duration::from_secs(60));
+        assert!(matches!(
+            shared.lock().next_job(false, Instant::now()),
+            Job::Wait(Some(_))
+        ));
+        shared.lock().stop = true;
+        assert!(matches!(shared.lock().next_job(true, due), Job::Stop));
     }
 
     #[tokio::test]

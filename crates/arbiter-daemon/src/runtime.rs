@@ -146,7 +146,8 @@ impl Daemon {
         })?;
 
         // Resume every board from its journal before anything is published live.
-        let syncer = Syncer::start(SYNC_THREADS).map_err(DaemonError::Syncer)?;
+        let syncer =
+            Syncer::start(URGENT_SYNC_THREADS, SYNC_THREADS).map_err(DaemonError::Syncer)?;
         let mut resumed = Vec::with_capacity(config.boards.len());
         for b in &config.boards {
             resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer).await?);
@@ -316,7 +317,11 @@ fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
 }
 
 /// Threads syncing the journals: a few, so that the file system can commit concurrent
-/// syncs together, while one board's press never waits behind many others.
+/// syncs together, while one board's press never waits behind many others. The
+/// `URGENT_SYNC_THREADS` take presses and other urgent records only, so those never
+/// wait behind the timed syncs of field updates; the `SYNC_THREADS` take urgent records
+/// first and timed ones when none wait.
+const URGENT_SYNC_THREADS: usize = 2;
 const SYNC_THREADS: usize = 4;
 
 /// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
@@ -869,7 +874,7 @@ mod tests {
         let config = config(&dir);
         let paths = Paths::new(&dir);
         let inputs = inputs();
-        let syncer = Syncer::start(1).unwrap();
+        let syncer = Syncer::start(1, 1).unwrap();
 
         let hub = Arc::new(Hub::new([4]));
         let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
