@@ -233,11 +233,14 @@ pub struct Tracker {
     /// Whose clock runs after a gap, when the clock agreed with the board before it: the
     /// move the board shows may have been completed unseen (see `complete_blind_press`).
     running_after_gap: Option<Color>,
-    /// Lost moves were found: they are recorded once the board has been still for the
-    /// settle window (or at a press), not at once: a dump can catch a hand in mid-move,
-    /// and a line of lost moves can explain that snapshot (a piece in the air taken for
-    /// a capture).
-    recovery_due: Option<u64>,
+    /// Lost moves were found for this placement, first seen at this time. They are
+    /// recorded once the board has shown it for the settle window (across reconnects:
+    /// two dumps that agree a window apart do), or at a press; not at once: a dump can
+    /// catch a hand in mid-move, and a line of lost moves can explain that snapshot (a
+    /// piece in the air taken for a capture).
+    recovery_seen: Option<(Placement, u64)>,
+    /// A press came: record the lost moves the board shows now, settled or not.
+    recovery_forced: bool,
     /// When the turn of the player to move began (the opponent's press, or his move).
     turn_start_ms: u64,
 }
@@ -313,7 +316,8 @@ impl Tracker {
             last_gap_ms: None,
             clock_before_gap: None,
             running_after_gap: None,
-            recovery_due: None,
+            recovery_seen: None,
+            recovery_forced: false,
             turn_start_ms: 0,
             line_down: false,
             cfg,
@@ -392,7 +396,10 @@ impl Tracker {
             .pending_press
             .filter(|_| !self.line_down)
             .map(|p| p.deadline);
-        let recovery = self.recovery_due.filter(|_| !self.line_down);
+        let recovery = self
+            .recovery_seen
+            .filter(|_| !self.line_down)
+            .map(|(_, since)| since + self.cfg.settle_window_ms);
         [press, self.quiet_deadline, recovery]
             .into_iter()
             .flatten()
@@ -402,11 +409,11 @@ impl Tracker {
     /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
     /// game-ending move the board has shown long enough.
     pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
-        if let Some(d) = self
-            .recovery_due
-            .filter(|&d| d <= now_ms && !self.line_down)
-        {
-            self.settle_recovery(d, out);
+        if let Some((_, since)) = self.recovery_seen.filter(|_| !self.line_down) {
+            let due = since + self.cfg.settle_window_ms;
+            if due <= now_ms {
+                self.settle_recovery(due, false, out);
+            }
         }
         if let Some(p) = self.pending_press {
             if p.deadline <= now_ms {
@@ -552,8 +559,6 @@ impl Tracker {
                     self.clock_before_gap = Some((*last, self.game.position().side_to_move()));
                 }
                 self.clock.reset();
-                // The next dump starts the search again.
-                self.recovery_due = None;
                 self.last_gap_ms = Some(t);
                 self.line_down = true;
                 self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
@@ -620,10 +625,6 @@ impl Tracker {
                 king: p.role == Role::King,
             },
         };
-        if let Some(due) = &mut self.recovery_due {
-            // The hands are still busy: the board has not settled.
-            *due = (*due).max(t + self.cfg.settle_window_ms);
-        }
         self.after_change(t, change, out);
     }
 
@@ -798,7 +799,7 @@ impl Tracker {
         // lifted piece is a move under way: the search would explain it away as captures).
         let search = match change {
             Change::Dump => true,
-            Change::Place { .. } => self.desynced || self.recovery_due.is_some(),
+            Change::Place { .. } => self.desynced || self.recovery_seen.is_some(),
             Change::Lift => false,
         };
         // Pieces missing and nothing else changed: pieces in the air (a move under way),
@@ -815,12 +816,20 @@ impl Tracker {
                 recover::MAX_PLIES,
                 self.made.map(|m| m.mv),
             ) {
-                if self.recovery_due.is_none_or(|due| t < due) {
-                    // Record it when the board has been still for the settle window.
-                    self.recovery_due = Some(t + self.cfg.settle_window_ms);
+                let settled = self.recovery_seen.is_some_and(|(seen, since)| {
+                    seen == self.placement && t >= since + self.cfg.settle_window_ms
+                });
+                if !settled && !self.recovery_forced {
+                    // Record it when the board has shown this for the settle window.
+                    if self
+                        .recovery_seen
+                        .is_none_or(|(seen, _)| seen != self.placement)
+                    {
+                        self.recovery_seen = Some((self.placement, t));
+                    }
                     return true;
                 }
-                self.recovery_due = None;
+                self.recovery_seen = None;
                 self.in_sync(t, out);
                 if !found.others.is_empty() {
                     self.emit(
@@ -980,16 +989,22 @@ impl Tracker {
 
     /// Records the lost moves found earlier, now (their settle window passed, or a press
     /// came), if the board still shows what a line of them explains.
-    fn settle_recovery(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
-        let Some(due) = self.recovery_due else {
+    fn settle_recovery(&mut self, t: u64, forced: bool, out: &mut Vec<ArbiterEvent>) {
+        let Some(before) = self.recovery_seen else {
             return;
         };
-        self.recovery_due = Some(due.min(t));
+        self.recovery_forced = forced;
         self.after_change(t, Change::Dump, out);
-        // Not explained any more (or not reached): the search starts again with the next
-        // change, as after a dump.
-        self.recovery_due = None;
-        self.complete_blind_press(t, out);
+        self.recovery_forced = false;
+        let recorded = self.recovery_seen.is_none();
+        if self.recovery_seen == Some(before) {
+            // Not explained any more (a piece in the air, say): the search starts again
+            // with the next change, as after a dump.
+            self.recovery_seen = None;
+        }
+        if recorded {
+            self.complete_blind_press(t, out);
+        }
     }
 
     /// After a gap, once both the clock and the board have been seen again. The clock ran
@@ -999,7 +1014,7 @@ impl Tracker {
     /// the move is not complete: it is recorded at the next press or reply, as usual; and
     /// a clock that disagreed with the board before the gap proves nothing.)
     fn complete_blind_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
-        if self.line_down || self.clock.last().is_none() || self.recovery_due.is_some() {
+        if self.line_down || self.clock.last().is_none() || self.recovery_seen.is_some() {
             return;
         }
         let Some(running) = self.running_after_gap.take() else {
@@ -1030,7 +1045,7 @@ impl Tracker {
             // A press seen: the lost moves are recorded first, the press then completes
             // the move the board shows (no guess from the clock is needed).
             self.running_after_gap = None;
-            self.settle_recovery(t, out);
+            self.settle_recovery(t, true, out);
             if !matches!(self.phase, Phase::Playing) {
                 return;
             }
