@@ -110,7 +110,7 @@ async fn boards(State(s): State<AppState>) -> Json<Value> {
 }
 
 async fn round_pgn(State(s): State<AppState>) -> Response {
-    pgn(render_round(&s.config, &s.hub.boards()))
+    pgn(render_round(&s.config, &s.hub.games()))
 }
 
 async fn game_pgn(State(s): State<AppState>, Path(file): Path<String>) -> Response {
@@ -135,7 +135,7 @@ async fn game_pgn(State(s): State<AppState>, Path(file): Path<String>) -> Respon
 
 async fn livechess(State(s): State<AppState>, Path(path): Path<String>) -> Response {
     let rounds = Vec::new();
-    let files = render_folder(&s.config, &s.hub.boards(), &rounds);
+    let files = render_folder(&s.config, &s.hub.games(), &rounds);
     match files.get(path.as_str()) {
         Some(bytes) => {
             let kind = if path.ends_with(".json") {

@@ -73,6 +73,15 @@ pub struct BoardView {
     pub version: u64,
 }
 
+/// A board's games as the file sinks see them (see [`Hub::games`]).
+#[derive(Debug, Clone)]
+pub struct GamesView {
+    pub number: u32,
+    /// [`BoardView::version`].
+    pub version: u64,
+    pub games: Arc<BoardGames>,
+}
+
 struct State {
     log: Vec<Arc<HubEvent>>,
     boards: BTreeMap<u32, BoardView>,
@@ -196,6 +205,20 @@ impl Hub {
         self.lock().boards.values().cloned().collect()
     }
 
+    /// Every board's games with their version, in number order: what the file sinks
+    /// need, without copying snapshots and driver states under the hub's lock.
+    pub fn games(&self) -> Vec<GamesView> {
+        self.lock()
+            .boards
+            .values()
+            .map(|b| GamesView {
+                number: b.number,
+                version: b.version,
+                games: Arc::clone(&b.games),
+            })
+            .collect()
+    }
+
     /// One board.
     pub fn board(&self, number: u32) -> Option<BoardView> {
         self.lock().boards.get(&number).cloned()
@@ -277,5 +300,14 @@ mod tests {
         assert!(!hub.all_over());
         hub.close_unfinished("stopped");
         assert!(hub.boards()[0].games.current().unfinished.is_some());
+        let games = hub.games();
+        let views = hub.boards();
+        assert_eq!(games[1].number, 2);
+        assert_eq!(games[0].version, views[0].version);
+        assert!(
+            games[0].version > 0,
+            "closing the game changed board 1's games"
+        );
+        assert!(Arc::ptr_eq(&games[0].games, &views[0].games));
     }
 }

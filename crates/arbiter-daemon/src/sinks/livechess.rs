@@ -18,11 +18,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::pgn::{render, Flavour};
+use super::pgn::{push_game, render, Flavour};
 use super::Sink;
 use crate::config::Config;
 use crate::fsutil::write_atomic;
-use crate::hub::{BoardView, Hub};
+use crate::hub::{GamesView, Hub};
 
 /// A player as LiveChess names one (fields in LiveChess's order).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,14 +95,33 @@ fn pretty<T: Serialize>(v: &T) -> Vec<u8> {
 /// `rounds` is the `tournament.json` round list before this round's entry.
 pub fn render_folder(
     config: &Config,
-    boards: &[BoardView],
+    boards: &[GamesView],
     rounds: &[RoundEntry],
+) -> BTreeMap<String, Vec<u8>> {
+    render_changed(config, boards, rounds, &mut BTreeMap::new())
+}
+
+/// A board's current game as last rendered.
+#[derive(Debug)]
+struct RenderedGame {
+    version: u64,
+    index: usize,
+    text: String,
+}
+
+/// [`render_folder`], rendering again only the games of boards whose games changed
+/// since `rendered` was filled; the game files of the others are left out of the result
+/// (they are as last rendered).
+fn render_changed(
+    config: &Config,
+    boards: &[GamesView],
+    rounds: &[RoundEntry],
+    rendered: &mut BTreeMap<u32, RenderedGame>,
 ) -> BTreeMap<String, Vec<u8>> {
     let round = config.event.round;
     let dir = format!("round-{round}");
     let mut files = BTreeMap::new();
     let mut pairings = Vec::new();
-    let mut all = String::new();
     let mut live = 0;
     for (i, view) in boards.iter().enumerate() {
         let Some(board) = config.board(view.number) else {
@@ -119,12 +138,27 @@ pub fn render_folder(
             result: game.result_or_ongoing().as_str().to_owned(),
             live: game.is_live(),
         });
-        let text = render(config, board, game, Flavour::LiveChess { index });
-        if !all.is_empty() {
-            all.push('\n');
+        let current = rendered
+            .get(&view.number)
+            .is_some_and(|r| r.version == view.version && r.index == index);
+        if !current {
+            let text = render(config, board, game, Flavour::LiveChess { index });
+            files.insert(format!("{dir}/game-{index}.pgn"), text.clone().into_bytes());
+            rendered.insert(
+                view.number,
+                RenderedGame {
+                    version: view.version,
+                    index,
+                    text,
+                },
+            );
         }
-        all.push_str(&text);
-        files.insert(format!("{dir}/game-{index}.pgn"), text.into_bytes());
+    }
+    let mut all = String::new();
+    for view in boards {
+        if let Some(r) = rendered.get(&view.number) {
+            push_game(&mut all, &r.text);
+        }
     }
     let mut rounds = rounds.to_vec();
     let at = (round as usize).saturating_sub(1);
@@ -164,6 +198,8 @@ pub struct LiveChessSink {
     folder: PathBuf,
     rounds: Vec<RoundEntry>,
     written: BTreeMap<String, Vec<u8>>,
+    /// Each board's current game as last rendered (rendered again when it changes).
+    rendered: BTreeMap<u32, RenderedGame>,
 }
 
 impl LiveChessSink {
@@ -174,6 +210,7 @@ impl LiveChessSink {
             folder,
             rounds,
             written: BTreeMap::new(),
+            rendered: BTreeMap::new(),
         }
     }
 }
@@ -184,12 +221,17 @@ impl Sink for LiveChessSink {
     }
 
     fn update(&mut self, hub: &Hub) -> io::Result<()> {
-        let files = render_folder(&self.config, &hub.boards(), &self.rounds);
+        let rendered = &mut self.rendered;
+        let files = render_changed(&self.config, &hub.games(), &self.rounds, rendered);
         for (rel, bytes) in files {
             if self.written.get(&rel) == Some(&bytes) {
                 continue;
             }
-            write_atomic(&self.folder.join(&rel), &bytes)?;
+            if let Err(e) = write_atomic(&self.folder.join(&rel), &bytes) {
+                // Rendered but not written: render it again next time.
+                self.rendered.clear();
+                return Err(e);
+            }
             self.written.insert(rel, bytes);
         }
         Ok(())
@@ -206,7 +248,7 @@ mod tests {
         let config = config();
         let hub = hub();
         let before = [RoundEntry { count: 12, live: 0 }];
-        let files = render_folder(&config, &hub.boards(), &before);
+        let files = render_folder(&config, &hub.games(), &before);
         let names: Vec<&str> = files.keys().map(String::as_str).collect();
         assert_eq!(
             names,
@@ -257,10 +299,28 @@ mod tests {
             }),
         )
         .unwrap();
-        let mut sink = LiveChessSink::new(std::sync::Arc::new(config), dir.clone());
+        let mut sink = LiveChessSink::new(std::sync::Arc::new(config.clone()), dir.clone());
         sink.update(&hub).unwrap();
         assert_eq!(existing_rounds(&dir)[0], before[0]);
         assert!(dir.join("round-3/game-2.pgn").is_file());
+        // Only changed boards are rendered again; the round's games file stays whole.
+        hub.close_unfinished("stopped");
+        let mut rendered = BTreeMap::new();
+        let first = render_changed(&config, &hub.games(), &before, &mut rendered);
+        let again = render_changed(&config, &hub.games(), &before, &mut rendered);
+        assert!(first.contains_key("round-3/game-1.pgn"));
+        assert!(!again.contains_key("round-3/game-1.pgn"));
+        assert_eq!(again["round-3/games.pgn"], first["round-3/games.pgn"]);
+        assert_eq!(
+            again["round-3/games.pgn"],
+            render_folder(&config, &hub.games(), &before)["round-3/games.pgn"]
+        );
+        sink.update(&hub).unwrap();
+        let written = std::fs::read(dir.join("round-3/games.pgn")).unwrap();
+        assert_eq!(written, first["round-3/games.pgn"]);
+        assert!(String::from_utf8(written)
+            .unwrap()
+            .contains("unfinished: stopped"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

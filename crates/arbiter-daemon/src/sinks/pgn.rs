@@ -11,7 +11,7 @@ use chess_rules::{PgnGame, PgnMove, START_FEN};
 use super::Sink;
 use crate::config::{BoardConfig, Config};
 use crate::fsutil::write_atomic;
-use crate::hub::{BoardView, Hub};
+use crate::hub::{GamesView, Hub};
 use crate::paths::Paths;
 use crate::record::GameRecord;
 
@@ -100,34 +100,50 @@ pub fn render(config: &Config, board: &BoardConfig, game: &GameRecord, flavour: 
 }
 
 /// Every game of the round in board order, separated by blank lines.
-pub fn render_round(config: &Config, boards: &[BoardView]) -> String {
+pub fn render_round(config: &Config, boards: &[GamesView]) -> String {
     let mut out = String::new();
     for view in boards {
         let Some(board) = config.board(view.number) else {
             continue;
         };
-        for game in &view.games.games {
-            // A board's first game is written even before its first move: it shows the
-            // pairing; a second game only once it has one.
-            if game.number > 1 && game.moves.is_empty() && !game.is_closed() {
-                continue;
-            }
-            if !out.is_empty() {
-                out.push('\n');
-            }
-            out.push_str(&render(config, board, game, Flavour::Standard));
+        for game in view.games.games.iter().filter(|g| in_round(g)) {
+            push_game(&mut out, &render(config, board, game, Flavour::Standard));
         }
     }
     out
+}
+
+/// Whether the round's file shows a game: a board's first game even before its first
+/// move (it shows the pairing); a later game only once it has one.
+fn in_round(game: &GameRecord) -> bool {
+    game.number <= 1 || !game.moves.is_empty() || game.is_closed()
+}
+
+/// Appends a game to a file of several, separated by a blank line.
+pub(crate) fn push_game(out: &mut String, text: &str) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(text);
 }
 
 /// Writes `pgn/round-R.pgn` and `pgn/round-R/board-B.pgn`.
 pub struct PgnSink {
     config: std::sync::Arc<Config>,
     paths: Paths,
-    /// Per board, the games version last written.
+    /// The games version of each board as last written.
     written: BTreeMap<u32, u64>,
+    /// Each board's games as last rendered (a board is rendered again only when its
+    /// games change, not at every update of the round's file).
+    rendered: BTreeMap<u32, RenderedBoard>,
     first: bool,
+}
+
+/// A board's games as rendered for its version of them.
+struct RenderedBoard {
+    version: u64,
+    /// Each game's text, if it goes in the round's file.
+    games: Vec<(String, bool)>,
 }
 
 impl PgnSink {
@@ -136,6 +152,7 @@ impl PgnSink {
             config,
             paths,
             written: BTreeMap::new(),
+            rendered: BTreeMap::new(),
             first: true,
         }
     }
@@ -152,26 +169,47 @@ impl Sink for PgnSink {
             return Ok(());
         }
         let round = self.config.event.round;
-        let boards = hub.boards();
+        let boards = hub.games();
+        let mut size = 0;
         for view in &boards {
-            if !self.first && self.written.get(&view.number) == Some(&view.version) {
-                continue;
-            }
             let Some(board) = self.config.board(view.number) else {
                 continue;
             };
+            let current = self
+                .rendered
+                .get(&view.number)
+                .filter(|r| r.version == view.version);
+            if let Some(r) = current {
+                size += r.games.iter().map(|(t, _)| t.len() + 1).sum::<usize>();
+                continue;
+            }
+            let mut games = Vec::with_capacity(view.games.games.len());
             for game in &view.games.games {
                 let text = render(&self.config, board, game, Flavour::Standard);
                 write_atomic(
                     &self.paths.game_pgn(round, view.number, game.number),
                     text.as_bytes(),
                 )?;
+                size += text.len() + 1;
+                games.push((text, in_round(game)));
+            }
+            self.rendered.insert(
+                view.number,
+                RenderedBoard {
+                    version: view.version,
+                    games,
+                },
+            );
+        }
+        let mut all = String::with_capacity(size);
+        for view in &boards {
+            if let Some(r) = self.rendered.get(&view.number) {
+                for (text, _) in r.games.iter().filter(|(_, shown)| *shown) {
+                    push_game(&mut all, text);
+                }
             }
         }
-        write_atomic(
-            &self.paths.round_pgn(round),
-            render_round(&self.config, &boards).as_bytes(),
-        )?;
+        write_atomic(&self.paths.round_pgn(round), all.as_bytes())?;
         self.written = boards.iter().map(|b| (b.number, b.version)).collect();
         self.first = false;
         Ok(())
@@ -238,7 +276,7 @@ pub(crate) mod tests {
     fn a_game_and_a_round() {
         let config = config();
         let hub = hub();
-        let boards = hub.boards();
+        let boards = hub.games();
         let text = render(
             &config,
             &config.boards[0],
@@ -283,5 +321,63 @@ pub(crate) mod tests {
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].tag("White"), Some("?"));
         assert!(games[1].moves.is_empty());
+    }
+
+    #[test]
+    fn the_sink_renders_again_only_changed_boards_and_keeps_the_round_whole() {
+        let config = config();
+        let hub = hub();
+        let dir = std::env::temp_dir().join(format!("arbiter-pgn-sink-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let paths = Paths::new(&dir);
+        let mut sink = PgnSink::new(std::sync::Arc::new(config.clone()), paths.clone());
+        sink.update(&hub).unwrap();
+        let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap();
+        assert_eq!(
+            read(paths.round_pgn(3)),
+            render_round(&config, &hub.games())
+        );
+        // Board 2's file is not written again while board 2 does not change.
+        let board2 = paths.game_pgn(3, 2, 1);
+        std::fs::write(&board2, "stale").unwrap();
+        hub.publish(vec![HubEvent {
+            seq: 3,
+            board: 1,
+            round: 3,
+            wall_ms: 0,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: 3,
+                board: "1".into(),
+                kind: EventKind::Move(MoveEvent {
+                    ply: 3,
+                    color: chess_rules::Color::White,
+                    uci: "g1f3".parse().unwrap(),
+                    san: "Nf3".into(),
+                    fen: String::new(),
+                    clock_ms: None,
+                    pressed: true,
+                    replaces: None,
+                    recovered: false,
+                    correction: false,
+                    touches: vec![],
+                }),
+            },
+        }]);
+        sink.update(&hub).unwrap();
+        assert_eq!(read(board2.clone()), "stale");
+        assert!(read(paths.game_pgn(3, 1, 1)).contains("2. Nf3"));
+        // The round's file has the new move and board 2's game as rendered before.
+        let round = read(paths.round_pgn(3));
+        assert_eq!(round, render_round(&config, &hub.games()));
+        // A closed game changes the board's version: its file is written again.
+        hub.close_unfinished("stopped");
+        sink.update(&hub).unwrap();
+        assert_ne!(read(board2), "stale");
+        assert_eq!(
+            read(paths.round_pgn(3)),
+            render_round(&config, &hub.games())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
