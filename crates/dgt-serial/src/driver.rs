@@ -600,15 +600,17 @@ impl BoardTask {
     }
 
     fn publish_status(&mut self) {
-        let port = self.port.as_ref().map(|p| p.path().to_owned());
+        // Called twice a read: compared in place, copied only when it changed.
+        let port = self.port.as_ref().map(|p| p.path());
         let dropped = self.outbox.dropped_total;
         let info_changed = self.published_info != self.link.info_version();
         let cur = self.status.borrow();
-        let changed = info_changed || cur.port != port || cur.dropped_events != dropped;
+        let changed = info_changed || cur.port.as_deref() != port || cur.dropped_events != dropped;
         drop(cur);
         if changed {
             self.published_info = self.link.info_version();
             let info = self.link.info().clone();
+            let port = port.map(ToOwned::to_owned);
             self.status.send_modify(|s| {
                 s.port = port;
                 s.info = info;
