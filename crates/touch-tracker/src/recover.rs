@@ -2,7 +2,7 @@
 //! plus one move does not explain (events were lost: a cable pull, a dropped frame), look
 //! a few plies ahead for the moves that got lost.
 
-use chess_rules::{Color, Move, Placement, Position};
+use chess_rules::{CastleSide, Color, Move, Placement, Position};
 
 /// The most plies the search looks ahead.
 pub const MAX_PLIES: usize = 4;
@@ -28,9 +28,10 @@ pub struct LostMoves {
 /// placement `target`, if there is one, with the other series of that length that do too.
 /// `seen_first` is a move the board was seen to show before the events were lost: among
 /// lines of the same length, those that begin with it are the ones the evidence supports,
-/// and the others are dropped. Pruned by the squares that differ: a move's piece must
-/// stand on a square whose contents still have to change, and no ply can fix more than
-/// four squares.
+/// and the others are dropped. Pruned by the squares that differ: no ply can fix more
+/// than four squares, and each move of a side puts that side's pieces on one square (two
+/// when castling), so the squares that must come to hold a piece of a side need as many
+/// of its moves.
 pub fn lost_moves(
     from: &Position,
     target: &Placement,
@@ -81,6 +82,30 @@ pub fn san_line(from: &Position, line: &[Move]) -> String {
     out
 }
 
+/// True when `depth` plies from `pos` cannot fill every square that must come to hold a
+/// piece of one side. (A piece standing where the target wants one like it may still
+/// have to move: Rd1xd7 then Rh1-d1 leaves a rook on d1, so no cheaper rule is sound.)
+fn too_few_moves(pos: &Position, target: &Placement, depth: usize) -> bool {
+    let mut to_fill = [0usize; 2];
+    for d in pos.placement().diff(target) {
+        if let Some(p) = d.after {
+            to_fill[usize::from(p.color == Color::Black)] += 1;
+        }
+    }
+    let mover = pos.side_to_move();
+    [Color::White, Color::Black].into_iter().any(|c| {
+        let moves = if c == mover {
+            depth.div_ceil(2)
+        } else {
+            depth / 2
+        };
+        let castles = [CastleSide::KingSide, CastleSide::QueenSide]
+            .into_iter()
+            .any(|side| pos.castling().has(c, side));
+        to_fill[usize::from(c == Color::Black)] > moves + usize::from(castles && moves > 0)
+    })
+}
+
 fn differing(a: &Placement, b: &Placement) -> usize {
     a.diff(b).count()
 }
@@ -101,14 +126,10 @@ fn search(
         }
         return found.len() >= MAX_LINES;
     }
-    if diff > 4 * depth {
+    if diff > 4 * depth || too_few_moves(pos, target, depth) {
         return false;
     }
     for m in pos.legal_moves() {
-        // A piece standing where the target wants it stays (prune).
-        if pos.piece_at(m.from) == target.get(m.from) {
-            continue;
-        }
         let Ok(next) = pos.play(m) else { continue };
         line.push(m);
         let full = search(&next, target, depth - 1, line, found);
@@ -230,5 +251,21 @@ mod tests {
         .unwrap();
         assert_eq!(back.line.len(), 1);
         assert_eq!(back.line[0].to_string(), "d2d4");
+    }
+
+    #[test]
+    fn a_square_refilled_by_a_like_piece_is_searched() {
+        // The fault campaign's game 3: 13. Rxd7 Rxd7 14. Rd1: a rook is on d1 before and
+        // after, yet the d1 rook moved.
+        let from =
+            Position::from_fen("3rkb1r/p2nqppp/5n2/1B2p1B1/4P3/1Q6/PPP2PPP/2KR3R w k - 2 13")
+                .unwrap();
+        let mut p = from;
+        for u in ["d1d7", "d8d7", "h1d1"] {
+            p = p.play(u.parse().unwrap()).unwrap();
+        }
+        let found = lost_moves(&from, p.placement(), MAX_PLIES, None).unwrap();
+        let line: Vec<String> = found.line.iter().map(|m| m.to_string()).collect();
+        assert_eq!(line, ["d1d7", "d8d7", "h1d1"], "{found:?}");
     }
 }
