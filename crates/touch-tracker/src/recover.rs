@@ -59,6 +59,24 @@ pub fn lost_moves(
     })
 }
 
+/// `earlier` (lines from `from`) continued by up to [`MAX_PLIES`] more plies to `target`:
+/// for a board that came back showing more moves than one search reaches.
+pub fn extend(from: &Position, earlier: &LostMoves, target: &Placement) -> Option<LostMoves> {
+    let mut pos = *from;
+    for &m in &earlier.line {
+        pos = pos.play(m).ok()?;
+    }
+    let more = lost_moves(&pos, target, MAX_PLIES, None)?;
+    let join = |a: &[Move], b: &[Move]| a.iter().chain(b).copied().collect::<Vec<Move>>();
+    let mut others: Vec<Vec<Move>> = more.others.iter().map(|o| join(&earlier.line, o)).collect();
+    others.extend(earlier.others.iter().map(|o| join(o, &more.line)));
+    others.truncate(MAX_LINES - 1);
+    Some(LostMoves {
+        line: join(&earlier.line, &more.line),
+        others,
+    })
+}
+
 /// A line in SAN with move numbers, as on a scoresheet: `8. Nd4 Qg5 9. Nf5`, or
 /// `8... Qg5 9. Nf5` when Black plays first. Stops at the first move that is not legal.
 pub fn san_line(from: &Position, line: &[Move]) -> String {

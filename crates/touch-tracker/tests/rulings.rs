@@ -613,6 +613,49 @@ fn lost_plies(lost: &[&str], runs: Color) -> (Bench, Vec<ArbiterEvent>) {
 }
 
 #[test]
+fn a_line_seen_in_passing_is_continued_past_the_search_depth() {
+    // The fault campaign's game 3: the board came back for a few ms at a time, each time
+    // showing more moves; its last dump showed five lost plies, one more than a search
+    // from the last known position reaches, but the line seen before goes on to it.
+    let start = "3rkb1r/p2nqppp/5n2/1B2p1B1/4P3/1Q6/PPP2PPP/2KR3R w k - 2 13";
+    let mut b = Bench::new(from_fen(start));
+    b.start_clock();
+    b.events();
+    let mut p = b.pos;
+    let mut seen = Vec::new();
+    for u in ["d1d7", "d8d7", "h1d1", "e7e6", "b5d7"] {
+        p = p.play(u.parse().unwrap()).unwrap();
+        seen.push(p);
+    }
+    for shown in [seen[1], seen[4]] {
+        b.feed(BoardEvent::Disconnected {
+            reason: "cable".into(),
+        });
+        b.t += 2_000;
+        b.feed(BoardEvent::Connected {
+            serial: None,
+            version: None,
+            clock_version: None,
+        });
+        b.board = *shown.placement();
+        b.pos = shown;
+        b.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(shown.placement(), Orientation::Normal),
+        });
+        b.t += 20;
+    }
+    b.wait(1_000);
+    b.frame();
+    let ev = b.events();
+    let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
+    // The last one is on the board, recorded when completed.
+    assert_eq!(m, ["d1d7", "d8d7", "h1d1", "e7e6"], "{ev:#?}");
+    assert!(ev
+        .iter()
+        .all(|e| !matches!(e.kind, EventKind::IllegalMove(_))));
+}
+
+#[test]
 fn a_dump_in_mid_capture_is_not_taken_for_lost_moves() {
     // The fault campaign's case: 16. Qb8+ Nxb8 played while the line was down, and the
     // dump taken while Black's knight is in the air over b8, the queen still there. The

@@ -239,6 +239,11 @@ pub struct Tracker {
     /// catch a hand in mid-move, and a line of lost moves can explain that snapshot (a
     /// piece in the air taken for a capture).
     recovery_seen: Option<(Placement, u64)>,
+    /// The lost moves that explain `recovery_seen`'s placement. Kept so that when the
+    /// board comes back showing more moves than the search reaches from the last known
+    /// position, it can go on from these (a line that later moves continue is no
+    /// snapshot of a hand in mid-move).
+    recovery_found: Option<recover::LostMoves>,
     /// A press came: record the lost moves the board shows now, settled or not.
     recovery_forced: bool,
     /// When the turn of the player to move began (the opponent's press, or his move).
@@ -317,6 +322,7 @@ impl Tracker {
             clock_before_gap: None,
             running_after_gap: None,
             recovery_seen: None,
+            recovery_found: None,
             recovery_forced: false,
             turn_start_ms: 0,
             line_down: false,
@@ -809,27 +815,42 @@ impl Tracker {
                 .diff(&self.placement)
                 .all(|d| d.after.is_none())
         };
-        if search && self.base_diff <= 4 * recover::MAX_PLIES && !only_lifted() {
-            if let Some(found) = recover::lost_moves(
-                &base,
-                &self.placement,
-                recover::MAX_PLIES,
-                self.made.map(|m| m.mv),
-            ) {
+        if search && !only_lifted() {
+            let pending = self
+                .recovery_found
+                .clone()
+                .filter(|_| self.recovery_seen.is_some());
+            let same = self
+                .recovery_seen
+                .is_some_and(|(seen, _)| seen == self.placement);
+            let found = match pending {
+                Some(p) if same => Some(p),
+                pending => (self.base_diff <= 4 * recover::MAX_PLIES)
+                    .then(|| {
+                        recover::lost_moves(
+                            &base,
+                            &self.placement,
+                            recover::MAX_PLIES,
+                            self.made.map(|m| m.mv),
+                        )
+                    })
+                    .flatten()
+                    .or_else(|| pending.and_then(|p| recover::extend(&base, &p, &self.placement))),
+            };
+            if let Some(found) = found {
                 let settled = self.recovery_seen.is_some_and(|(seen, since)| {
                     seen == self.placement && t >= since + self.cfg.settle_window_ms
                 });
                 if !settled && !self.recovery_forced {
                     // Record it when the board has shown this for the settle window.
-                    if self
-                        .recovery_seen
-                        .is_none_or(|(seen, _)| seen != self.placement)
-                    {
+                    if !same {
                         self.recovery_seen = Some((self.placement, t));
+                        self.recovery_found = Some(found);
                     }
                     return true;
                 }
                 self.recovery_seen = None;
+                self.recovery_found = None;
                 self.in_sync(t, out);
                 if !found.others.is_empty() {
                     self.emit(
