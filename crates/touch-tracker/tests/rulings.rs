@@ -102,6 +102,23 @@ impl Bench {
         self.feed(BoardEvent::Clock(self.clock));
     }
 
+    /// The line goes down for `gap_ms`; when it comes back the board shows `shown`.
+    fn reconnect_showing(&mut self, gap_ms: u64, shown: &Placement) {
+        self.feed(BoardEvent::Disconnected {
+            reason: "cable".into(),
+        });
+        self.t += gap_ms;
+        self.feed(BoardEvent::Connected {
+            serial: None,
+            version: None,
+            clock_version: None,
+        });
+        self.board = *shown;
+        self.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(shown, Orientation::Normal),
+        });
+    }
+
     fn wait(&mut self, ms: u64) {
         self.t += ms;
     }
@@ -584,24 +601,12 @@ fn lost_plies(lost: &[&str], runs: Color) -> (Bench, Vec<ArbiterEvent>) {
     b.play("e2e4");
     b.press(Color::White);
     b.events();
-    b.feed(BoardEvent::Disconnected {
-        reason: "cable".into(),
-    });
     let mut p = *b.tracker.tracker().position();
     for u in lost {
         p = p.play(u.parse().unwrap()).unwrap();
     }
-    b.t += 30_000;
-    b.feed(BoardEvent::Connected {
-        serial: None,
-        version: None,
-        clock_version: None,
-    });
-    b.board = *p.placement();
+    b.reconnect_showing(30_000, p.placement());
     b.pos = p;
-    b.feed(BoardEvent::Dump {
-        board: RawBoard::from_placement(p.placement(), Orientation::Normal),
-    });
     b.clock.lever = b.side_of(runs);
     b.frame();
     // The lost moves are recorded once the board has been still for the settle window.
@@ -628,20 +633,8 @@ fn a_line_seen_in_passing_is_continued_past_the_search_depth() {
         seen.push(p);
     }
     for shown in [seen[1], seen[4]] {
-        b.feed(BoardEvent::Disconnected {
-            reason: "cable".into(),
-        });
-        b.t += 2_000;
-        b.feed(BoardEvent::Connected {
-            serial: None,
-            version: None,
-            clock_version: None,
-        });
-        b.board = *shown.placement();
+        b.reconnect_showing(2_000, shown.placement());
         b.pos = shown;
-        b.feed(BoardEvent::Dump {
-            board: RawBoard::from_placement(shown.placement(), Orientation::Normal),
-        });
         b.t += 20;
     }
     b.wait(1_000);
@@ -665,23 +658,11 @@ fn a_dump_in_mid_capture_is_not_taken_for_lost_moves() {
     let mut b = Bench::new(from_fen(start));
     b.start_clock();
     b.events();
-    b.feed(BoardEvent::Disconnected {
-        reason: "cable".into(),
-    });
-    b.t += 5_000;
     let mut mid = b.board;
     mid.set(sq("b3"), None);
     mid.set(sq("b8"), Some(piece('Q')));
     mid.set(sq("d7"), None);
-    b.feed(BoardEvent::Connected {
-        serial: None,
-        version: None,
-        clock_version: None,
-    });
-    b.board = mid;
-    b.feed(BoardEvent::Dump {
-        board: RawBoard::from_placement(&mid, Orientation::Normal),
-    });
+    b.reconnect_showing(5_000, &mid);
     b.frame();
     b.wait(100);
     b.lift("b8");
