@@ -185,6 +185,21 @@ impl How {
     }
 }
 
+/// Lost moves found for a placement, waiting to be recorded until the board has shown
+/// it for the settle window (across reconnects: two dumps that agree a window apart
+/// do), or a press comes; not at once: a dump can catch a hand in mid-move, and a line
+/// of lost moves can explain that snapshot (a piece in the air taken for a capture).
+#[derive(Debug, Clone)]
+struct PendingRecovery {
+    placement: Placement,
+    /// When the board first showed `placement`.
+    since: u64,
+    /// The lines that explain it. Kept so that when the board comes back showing more
+    /// moves than the search reaches from the last known position, it can go on from
+    /// these (a line that later moves continue is no snapshot of a hand in mid-move).
+    found: recover::LostMoves,
+}
+
 /// One board's tracker. See the crate documentation for the API's shape.
 #[derive(Debug, Clone)]
 pub struct Tracker {
@@ -233,17 +248,8 @@ pub struct Tracker {
     /// Whose clock runs after a gap, when the clock agreed with the board before it: the
     /// move the board shows may have been completed unseen (see `complete_blind_press`).
     running_after_gap: Option<Color>,
-    /// Lost moves were found for this placement, first seen at this time. They are
-    /// recorded once the board has shown it for the settle window (across reconnects:
-    /// two dumps that agree a window apart do), or at a press; not at once: a dump can
-    /// catch a hand in mid-move, and a line of lost moves can explain that snapshot (a
-    /// piece in the air taken for a capture).
-    recovery_seen: Option<(Placement, u64)>,
-    /// The lost moves that explain `recovery_seen`'s placement. Kept so that when the
-    /// board comes back showing more moves than the search reaches from the last known
-    /// position, it can go on from these (a line that later moves continue is no
-    /// snapshot of a hand in mid-move).
-    recovery_found: Option<recover::LostMoves>,
+    /// Lost moves found, waiting for the board to settle (see [`PendingRecovery`]).
+    pending_recovery: Option<PendingRecovery>,
     /// A press came: record the lost moves the board shows now, settled or not.
     recovery_forced: bool,
     /// When the turn of the player to move began (the opponent's press, or his move).
@@ -321,8 +327,7 @@ impl Tracker {
             last_gap_ms: None,
             clock_before_gap: None,
             running_after_gap: None,
-            recovery_seen: None,
-            recovery_found: None,
+            pending_recovery: None,
             recovery_forced: false,
             turn_start_ms: 0,
             line_down: false,
@@ -403,9 +408,10 @@ impl Tracker {
             .filter(|_| !self.line_down)
             .map(|p| p.deadline);
         let recovery = self
-            .recovery_seen
+            .pending_recovery
+            .as_ref()
             .filter(|_| !self.line_down)
-            .map(|(_, since)| since + self.cfg.settle_window_ms);
+            .map(|p| p.since + self.cfg.settle_window_ms);
         [press, self.quiet_deadline, recovery]
             .into_iter()
             .flatten()
@@ -415,7 +421,12 @@ impl Tracker {
     /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
     /// game-ending move the board has shown long enough.
     pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
-        if let Some((_, since)) = self.recovery_seen.filter(|_| !self.line_down) {
+        if let Some(since) = self
+            .pending_recovery
+            .as_ref()
+            .filter(|_| !self.line_down)
+            .map(|p| p.since)
+        {
             let due = since + self.cfg.settle_window_ms;
             if due <= now_ms {
                 self.settle_recovery(due, false, out);
@@ -805,7 +816,7 @@ impl Tracker {
         // lifted piece is a move under way: the search would explain it away as captures).
         let search = match change {
             Change::Dump => true,
-            Change::Place { .. } => self.desynced || self.recovery_seen.is_some(),
+            Change::Place { .. } => self.desynced || self.pending_recovery.is_some(),
             Change::Lift => false,
         };
         // Pieces missing and nothing else changed: pieces in the air (a move under way),
@@ -816,15 +827,10 @@ impl Tracker {
                 .all(|d| d.after.is_none())
         };
         if search && !only_lifted() {
-            let pending = self
-                .recovery_found
-                .clone()
-                .filter(|_| self.recovery_seen.is_some());
-            let same = self
-                .recovery_seen
-                .is_some_and(|(seen, _)| seen == self.placement);
+            let pending = self.pending_recovery.as_ref();
+            let same = pending.is_some_and(|p| p.placement == self.placement);
             let found = match pending {
-                Some(p) if same => Some(p),
+                Some(p) if same => Some(p.found.clone()),
                 pending => (self.base_diff <= 4 * recover::MAX_PLIES)
                     .then(|| {
                         recover::lost_moves(
@@ -835,22 +841,28 @@ impl Tracker {
                         )
                     })
                     .flatten()
-                    .or_else(|| pending.and_then(|p| recover::extend(&base, &p, &self.placement))),
+                    .or_else(|| {
+                        pending.and_then(|p| recover::extend(&base, &p.found, &self.placement))
+                    }),
             };
             if let Some(found) = found {
-                let settled = self.recovery_seen.is_some_and(|(seen, since)| {
-                    seen == self.placement && t >= since + self.cfg.settle_window_ms
-                });
+                let settled = same
+                    && self
+                        .pending_recovery
+                        .as_ref()
+                        .is_some_and(|p| t >= p.since + self.cfg.settle_window_ms);
                 if !settled && !self.recovery_forced {
                     // Record it when the board has shown this for the settle window.
                     if !same {
-                        self.recovery_seen = Some((self.placement, t));
-                        self.recovery_found = Some(found);
+                        self.pending_recovery = Some(PendingRecovery {
+                            placement: self.placement,
+                            since: t,
+                            found,
+                        });
                     }
                     return true;
                 }
-                self.recovery_seen = None;
-                self.recovery_found = None;
+                self.pending_recovery = None;
                 self.in_sync(t, out);
                 if !found.others.is_empty() {
                     self.emit(
@@ -1011,17 +1023,18 @@ impl Tracker {
     /// Records the lost moves found earlier, now (their settle window passed, or a press
     /// came), if the board still shows what a line of them explains.
     fn settle_recovery(&mut self, t: u64, forced: bool, out: &mut Vec<ArbiterEvent>) {
-        let Some(before) = self.recovery_seen else {
+        let seen = |p: &Option<PendingRecovery>| p.as_ref().map(|p| (p.placement, p.since));
+        let Some(before) = seen(&self.pending_recovery) else {
             return;
         };
         self.recovery_forced = forced;
         self.after_change(t, Change::Dump, out);
         self.recovery_forced = false;
-        let recorded = self.recovery_seen.is_none();
-        if self.recovery_seen == Some(before) {
+        let recorded = self.pending_recovery.is_none();
+        if seen(&self.pending_recovery) == Some(before) {
             // Not explained any more (a piece in the air, say): the search starts again
             // with the next change, as after a dump.
-            self.recovery_seen = None;
+            self.pending_recovery = None;
         }
         if recorded {
             self.complete_blind_press(t, out);
@@ -1035,7 +1048,7 @@ impl Tracker {
     /// the move is not complete: it is recorded at the next press or reply, as usual; and
     /// a clock that disagreed with the board before the gap proves nothing.)
     fn complete_blind_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
-        if self.line_down || self.clock.last().is_none() || self.recovery_seen.is_some() {
+        if self.line_down || self.clock.last().is_none() || self.pending_recovery.is_some() {
             return;
         }
         let Some(running) = self.running_after_gap.take() else {
