@@ -469,3 +469,24 @@ fn the_config_takes_the_token_and_never_shows_it() {
     assert_eq!(d.timing.ruling_text_ms, 1500);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test]
+async fn board_summaries_are_built_only_while_someone_watches() {
+    let dir = temp_dir("summaries");
+    let config = Arc::new(config(&dir, ""));
+    let hub = Arc::new(Hub::new([1, 2]));
+    hub.publish(vec![mv(1, 1, "e2e4", "e4", None)]);
+    let (dash, _router, task) = Dashboard::start(hub, config, &Paths::new(&dir));
+    task.abort();
+    dash.sync_boards();
+    assert!(
+        dash.lock().boards.is_none(),
+        "built with nobody on the stream"
+    );
+    let mut rx = dash.stream.subscribe();
+    dash.sync_boards();
+    assert!(dash.lock().boards.is_some());
+    let msg = rx.recv().await.unwrap();
+    assert_eq!(msg.event, "boards");
+    assert!(msg.data.contains("e4"), "{}", msg.data);
+}
