@@ -45,6 +45,9 @@ fn follow(board: &mut Placement, msg: &BoardMessage) -> bool {
 
 #[test]
 fn a_host_follows_the_emulated_game_on_the_printed_pty() {
+    if !test_data::have("pgn/python-chess/molinari-bordais-1979.pgn") {
+        return;
+    }
     let pgn_path = test_data::path("pgn/python-chess/molinari-bordais-1979.pgn");
     let pgn = &read_pgn(&std::fs::read(&pgn_path).unwrap()).unwrap()[0];
     let game = pgn.replay().unwrap();
@@ -150,6 +153,9 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
 
 #[test]
 fn bad_arguments_and_unreadable_files_are_refused_clearly() {
+    if !test_data::have("pgn/python-chess/molinari-bordais-1979.pgn") {
+        return;
+    }
     let pgn = test_data::path("pgn/python-chess/molinari-bordais-1979.pgn");
     let pgn = pgn.to_str().unwrap();
     let cases: [(&[&str], &str); 5] = [

@@ -480,6 +480,9 @@ mod tests {
     /// move finds, and the hashed repetition count is the plain count of equal keys.
     #[test]
     fn claims_by_move_match_asking_every_move_in_real_games() {
+        if !test_data::have("pgn/pychess-gamefiles") {
+            return;
+        }
         let mut games = Vec::new();
         for file in [
             "3fold.pgn",

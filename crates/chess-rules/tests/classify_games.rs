@@ -147,6 +147,9 @@ fn check_position(pos: &Position, tally: &mut Tally) {
 
 #[test]
 fn classifier_on_positions_from_real_games() {
+    if !test_data::have("pgn/shakmaty-pgn-reader-benches/twic1599_1000k.pgn") {
+        return;
+    }
     let started = Instant::now();
     let games = read_pgn(&test_data::read(
         "pgn/shakmaty-pgn-reader-benches/twic1599_1000k.pgn",

@@ -187,6 +187,9 @@ fn perft_scalachess_tricky() {
 
 #[test]
 fn perft_shakmaty_tricky() {
+    if !test_data::have("perft/shakmaty-tricky.perft") {
+        return;
+    }
     let out = suite("shakmaty-tricky.perft", 10_000_000);
     assert!(
         out.skipped.iter().all(|id| expected_refusal(id)),
@@ -198,6 +201,9 @@ fn perft_shakmaty_tricky() {
 
 #[test]
 fn perft_python_chess_tricky() {
+    if !test_data::have("perft/python-chess-tricky.perft") {
+        return;
+    }
     let out = suite("python-chess-tricky.perft", 10_000_000);
     assert!(
         out.skipped.iter().all(|id| expected_refusal(id)),
@@ -209,6 +215,9 @@ fn perft_python_chess_tricky() {
 
 #[test]
 fn perft_perftsuite() {
+    if !test_data::have("perft/pychess-perftsuite.epd") {
+        return;
+    }
     let out = suite("pychess-perftsuite.epd", 1_000_000);
     assert!(out.skipped.is_empty());
     assert_eq!(out.positions, 127);
@@ -216,6 +225,9 @@ fn perft_perftsuite() {
 
 #[test]
 fn perft_perftsuite2() {
+    if !test_data::have("perft/pychess-perftsuite2.epd") {
+        return;
+    }
     let out = suite("pychess-perftsuite2.epd", 10_000_000);
     assert!(out.skipped.is_empty());
     assert!(out.positions >= 10);
@@ -232,6 +244,9 @@ fn perft_random() {
 #[test]
 #[ignore = "deep counts: minutes; run with --ignored"]
 fn perft_deep() {
+    if !test_data::have("perft/shakmaty-tricky.perft") {
+        return;
+    }
     for file in [
         "scalachess-tricky.perft",
         "shakmaty-tricky.perft",

@@ -31,6 +31,9 @@ fn all_games() -> Vec<(String, PgnGame)> {
 
 #[test]
 fn every_game_replays_and_its_san_is_written_back_identically() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let started = Instant::now();
     let games = all_games();
     let mut plies = 0usize;
@@ -83,6 +86,9 @@ fn every_game_replays_and_its_san_is_written_back_identically() {
 
 #[test]
 fn every_game_survives_export_and_reading_back() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let started = Instant::now();
     let games = all_games();
     for (game_name, pgn) in &games {
@@ -118,6 +124,9 @@ fn every_game_survives_export_and_reading_back() {
 
 #[test]
 fn clocks_are_read_from_lichess_and_livechess_games() {
+    if !test_data::have("pgn/lichess-broadcaster/tournament-2") {
+        return;
+    }
     let games = read_pgn(&test_data::read(
         "pgn/shakmaty-pgn-reader-benches/lichess_db_1000k.pgn",
     ))

@@ -1,4 +1,5 @@
-//! "Can this side still checkmate?" against the labels in `shared/data/unwinnable`:
+//! "Can this side still checkmate?" against the labels in `data/unwinnable` (see
+//! `docs/test-data.md`):
 //! chasolver's 3,414 hard positions (a quarter by default, all with `--ignored`; both
 //! sides), a 1-in-16 sample of its 65,536
 //! Lichess positions (both sides), and 40,000 Lichess games lost on time although the
@@ -101,9 +102,10 @@ fn chasolver_positions_other_parts() {
 #[test]
 fn chasolver_lichess_sample() {
     let started = Instant::now();
-    let all = labelled("chasolver-lichess.txt");
-    assert_eq!(all.len(), 65_536);
-    let sample: Vec<_> = all.into_iter().step_by(16).collect();
+    // Every 16th of chasolver's 65,536 (the repository's copy holds just these; test-data
+    // checks it against the original when the shared folder is there).
+    let sample = labelled("chasolver-lichess-1in16.txt");
+    assert_eq!(sample.len(), 65_536 / 16);
     let n = check(&sample);
     common::report(
         "chasolver-lichess 1/16 sample",
@@ -114,6 +116,9 @@ fn chasolver_lichess_sample() {
 
 #[test]
 fn unfair_timeouts_are_draws() {
+    if !test_data::have("unwinnable/cha-lichess-unfair-timeouts-2022-04.txt") {
+        return;
+    }
     let started = Instant::now();
     let text = test_data::read_text("unwinnable/cha-lichess-unfair-timeouts-2022-04.txt");
     let mut count = 0;

@@ -57,6 +57,9 @@ fn hands_for(p: &mut Placement, m: Move, t: &mut u64, out: &mut Vec<TimedAction>
 
 #[test]
 fn game_2_through_the_emulator() {
+    if !test_data::have("dgt-captures/arnsholt-dgtdriver") {
+        return;
+    }
     let text = test_data::read_text("dgt-captures/arnsholt-dgtdriver/2.uci");
     let moves: Vec<Move> = text
         .split_whitespace()

@@ -93,10 +93,16 @@ fn run_round(parity: usize, round: u64) {
 
 #[test]
 fn every_even_corpus_game_with_every_variation() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     run(0);
 }
 
 #[test]
 fn every_odd_corpus_game_with_every_variation() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     run(1);
 }

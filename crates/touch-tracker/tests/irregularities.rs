@@ -187,6 +187,9 @@ fn options(i: usize, irregularities: Vec<Irregularity>) -> HandOptions {
 /// Each irregularity alone, on a stride of games, both arbiter clock styles.
 #[test]
 fn each_irregularity_on_many_games() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let started = Instant::now();
     let games = corpus();
     let per = games_per_kind();
@@ -219,6 +222,9 @@ fn each_irregularity_on_many_games() {
 /// result), the flag falling at the end of others.
 #[test]
 fn combined_irregularities_and_second_illegal_moves() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let started = Instant::now();
     let games = corpus();
     let mut tally = Tally::new();
@@ -251,6 +257,9 @@ fn fault_options() -> Faults {
 /// search), garbage, clock unplugs. Every move exact, no false alert.
 #[test]
 fn line_faults_change_no_event() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let started = Instant::now();
     let games = corpus();
     let mut tally = Tally::new();
@@ -270,6 +279,9 @@ fn line_faults_change_no_event() {
 #[test]
 #[ignore]
 fn debug_one() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let spec = std::env::var("TRACKER_DEBUG").expect("TRACKER_DEBUG=\"game irregularity\"");
     let mut words = spec.split_whitespace();
     let i: usize = words.next().unwrap().parse().unwrap();

@@ -28,6 +28,9 @@ fn expected_pgn_uci(name: &str) -> Vec<String> {
 
 #[test]
 fn game_2_turned_board_every_move() {
+    if !test_data::have("dgt-captures/arnsholt-dgtdriver") {
+        return;
+    }
     let events = replay(&[capture("2.dgtcap")], &ReplayOptions::default());
     let got: Vec<String> = final_moves(&events).iter().map(|m| m.uci.uci()).collect();
     let want = expected_uci("2.uci");
@@ -49,6 +52,9 @@ fn game_2_turned_board_every_move() {
 
 #[test]
 fn johan_every_move_and_the_flag() {
+    if !test_data::have("dgt-captures/arnsholt-dgtdriver") {
+        return;
+    }
     let events = replay(&[capture("johan.dgtcap")], &ReplayOptions::default());
     let got: Vec<String> = final_moves(&events).iter().map(|m| m.uci.uci()).collect();
     assert_eq!(got, expected_pgn_uci("johan.pgn"));
@@ -70,6 +76,9 @@ fn johan_every_move_and_the_flag() {
 
 #[test]
 fn two_captures_replay_as_two_boards_in_time_order() {
+    if !test_data::have("dgt-captures/arnsholt-dgtdriver") {
+        return;
+    }
     let events = replay(
         &[capture("johan.dgtcap"), capture("2.dgtcap")],
         &ReplayOptions::default(),
@@ -112,6 +121,9 @@ fn a_malformed_capture_is_an_error_naming_the_line() {
 
 #[test]
 fn header_overrides_time_control_and_supervision() {
+    if !test_data::have("dgt-captures/arnsholt-dgtdriver") {
+        return;
+    }
     use touch_tracker::Supervision;
     let opts = ReplayOptions {
         time_control: Some(dgt_protocol::capture::TimeControl {

@@ -31,6 +31,9 @@ fn clock_left(script: &Script) -> (u64, u64) {
 
 #[test]
 fn think_times_spend_a_good_share_of_the_clock_without_running_out() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let game = long_game();
     for (base, inc) in [(180, 2), (900, 10), (5400, 30)] {
         let tc = TimeControl {
@@ -61,6 +64,9 @@ fn think_times_spend_a_good_share_of_the_clock_without_running_out() {
 
 #[test]
 fn the_think_scale_sets_the_pace_and_the_minimum_think_holds() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let game = long_game();
     let normal = generate(&game, &HandOptions::default()).unwrap();
     let brisk = generate(
@@ -98,6 +104,9 @@ fn the_think_scale_sets_the_pace_and_the_minimum_think_holds() {
 
 #[test]
 fn a_time_control_too_short_for_the_game_is_an_error_not_a_silent_flag() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let game = long_game();
     let err = generate(
         &game,
@@ -153,6 +162,9 @@ fn an_untouched_clock_runs_for_the_opponent_until_he_replies() {
 
 #[test]
 fn faults_fall_in_quiet_plies_and_change_no_expectation() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let game = long_game();
     let base = HandOptions {
         seed: 5,
@@ -245,6 +257,9 @@ fn host_view(board: &mut Placement, msg: &BoardMessage) {
 
 #[test]
 fn a_script_with_irregularities_plays_through_the_emulator_as_a_host_sees_it() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
     let game = long_game();
     let script = generate(
         &game,
