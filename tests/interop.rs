@@ -1,9 +1,10 @@
 //! Interoperability with a reader we did not write: the real binary's `demo` (eight
 //! emulated boards, irregularities and all, at a high speed) writes its PGN files, and
 //! python-chess (`tests/read_pgn_with_python_chess.py`) reads every one of them: each game
-//! parses without errors, has moves, every move carries a `[%clk]` python-chess
-//! understands, and the Result tag is set. The move count and result of each game must
-//! agree with what our own JSON events say for that board.
+//! parses without errors, has moves, every `[%clk]` written is a clock python-chess reads,
+//! and the Result tag is set. Each game's move count and result must agree with what our
+//! own JSON events say for that board, and a move must carry a clock exactly when its
+//! event has one (a move completed without a press, e.g. a forgotten press, has none).
 //!
 //! Needs python-chess (`tests/requirements.txt`) in `$DGT_TEST_PYTHON` (default
 //! `python3`); without it the test prints `skipped: ...` and passes, unless
@@ -184,9 +185,21 @@ fn python_chess_reads_every_pgn_the_demo_writes_with_every_clock() {
     let events_dir = events_dir(&dir).expect("the demo writes events.jsonl");
     let events = common::events(&events_dir);
     let mut ours: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    let mut our_clocks: BTreeMap<String, Vec<bool>> = BTreeMap::new();
     for board in 1..=BOARDS {
         let mine = common::board_events(&events, board);
         let moves = common::moves(&mine).len();
+        // Per ply the last move event, as the sinks record it: has it a clock?
+        let mut clocks: Vec<(u64, bool)> = Vec::new();
+        for e in mine.iter().filter(|e| e["kind"] == "move") {
+            let ply = e["ply"].as_u64().unwrap_or(0);
+            clocks.retain(|(p, _)| *p < ply);
+            clocks.push((ply, !e["clock_ms"].is_null()));
+        }
+        our_clocks.insert(
+            board.to_string(),
+            clocks.into_iter().map(|(_, c)| c).collect(),
+        );
         let result = mine
             .iter()
             .rev()
