@@ -975,17 +975,21 @@ mod tests {
             for i in 0..10 {
                 out.offer(field(t + i));
             }
+            // The consumer takes what came, then there is room.
+            while let Ok(ev) = rx.try_recv() {
+                if matches!(&ev.event, BoardEvent::Disconnected { .. }) {
+                    markers.push(ev.t_ms);
+                }
+            }
             while out.wants_permit(t) {
                 let permit = out.tx.clone().reserve_owned().await.unwrap();
                 dump_asked |= out.on_permit(permit, t, Some(connected.clone()));
-                // The consumer takes what came.
                 while let Ok(ev) = rx.try_recv() {
                     if matches!(&ev.event, BoardEvent::Disconnected { .. }) {
                         markers.push(ev.t_ms);
                     }
                 }
             }
-            while rx.try_recv().is_ok() {}
             t += 50;
         }
         // Without the backoff: one resync per cycle, 1,200 of them.
@@ -1006,13 +1010,14 @@ mod tests {
         let mut resynced = false;
         let stop = t;
         while t < stop + 2 * RESYNC_BACKOFF_MAX_MS {
+            while rx.try_recv().is_ok() {}
             if out.wants_permit(t) {
                 let permit = out.tx.clone().reserve_owned().await.unwrap();
                 resynced |= out.on_permit(permit, t, Some(connected.clone()));
             }
-            while rx.try_recv().is_ok() {}
             t += 500;
         }
+        while rx.try_recv().is_ok() {}
         assert!(resynced || markers.len() > before, "no resync after the flood");
         out.offer(dump(t));
         out.offer(field(t + FLOOD_QUIET_MS));
