@@ -8,8 +8,8 @@ serves the board on a pseudo-terminal reachable as the symlink LINK, prints "rea
 the link exists, and plays SCENARIO once the driver has put the board in an update mode and
 asked for its dump (sections 3 and 7 of the fact sheet):
   normal   a short game;
-  gap3     the same game, the cable pulled for 3 plies (played while unplugged);
-  gap6     the same with 6 plies unplugged;
+  gap3     the same game, the cable pulled for 3 plies (11-13, played while unplugged);
+  gap6     the same with 6 plies unplugged (7-12);
   flood    a flood of field updates far beyond 9600 baud for a few seconds, then the game.
 It prints "done" and exits when the scenario has played out.
 """
@@ -156,15 +156,17 @@ def main():
     board = Board(link)
     print("ready", flush=True)
     board.wait_for_driver()
-    gap = {"gap3": 3, "gap6": 6}.get(scenario, 0)
+    # (first ply unplugged, plies unplugged); gap3 avoids a transposition (6-8 could be
+    # O-O Bc5 d3 or d3 Bc5 O-O: the board cannot tell them apart).
+    start, gap = {"gap3": (10, 3), "gap6": (6, 6)}.get(scenario, (0, 0))
     if scenario == "flood":
         board.flood(4.0)
         board.serve(3.0)
     for n, uci in enumerate(GAME):
-        if gap and n == 6:
+        if gap and n == start:
             board.unplug()
         board.move(uci)
-        if gap and n == 5 + gap:
+        if gap and n == start + gap - 1:
             board.plug()
             board.wait_for_driver()
     board.serve(2.0)

@@ -19,8 +19,8 @@ use serde_json::Value;
 
 /// The moves `fake_board.py` plays, in SAN.
 const GAME: [&str; 16] = [
-    "e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "O-O", "Bc5", "d3", "O-O", "Bg5", "h6", "Bxf6",
-    "Qxf6", "Nc3", "d6",
+    "e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6", "O-O", "Bc5", "d3", "O-O", "Bg5", "h6", "Bxf6", "Qxf6",
+    "Nc3", "d6",
 ];
 
 fn python() -> String {
@@ -76,11 +76,26 @@ fn config(dir: &Path, link: &Path) -> PathBuf {
 /// Runs `scenario` against the real daemon; the board's events once the fake board is
 /// done and the daemon has written them (or `None` without Python).
 fn run(scenario: &str) -> Option<Vec<Value>> {
+    run_with(scenario, |_| {}).map(|(events, _)| events)
+}
+
+/// [`run`], with `meanwhile` called (on another thread) with the output folder 8 s into
+/// the game; also the daemon's log.
+fn run_with(
+    scenario: &str,
+    meanwhile: impl FnOnce(&Path) + Send + 'static,
+) -> Option<(Vec<Value>, String)> {
     let _serial = serial();
     let dir = temp_dir(&format!("fake-{scenario}"));
     let (mut board, link) = fake_board(&dir, scenario)?;
     let cfg = config(&dir, &link);
     let mut daemon = start(&cfg);
+    let out = dir.join("out");
+    let out_meanwhile = out.clone();
+    let side = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(8));
+        meanwhile(&out_meanwhile);
+    });
     let deadline = Instant::now() + Duration::from_secs(180);
     let status = loop {
         if let Some(s) = board.try_wait().unwrap() {
@@ -95,7 +110,7 @@ fn run(scenario: &str) -> Option<Vec<Value>> {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(status.success(), "fake_board.py failed");
-    let out = dir.join("out");
+    side.join().unwrap();
     // The last move's events reach the file within a sink batch; wait a little for them.
     let wanted = |ev: &[Value]| moves(&board_events(ev, 1)).len() >= GAME.len();
     let until = Instant::now() + Duration::from_secs(10);
@@ -104,8 +119,12 @@ fn run(scenario: &str) -> Option<Vec<Value>> {
     }
     assert!(terminate(&mut daemon), "the daemon did not stop cleanly");
     let events = events(&out);
+    let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
-    Some(events.into_iter().filter(|e| e["board"] == "1").collect())
+    Some((
+        events.into_iter().filter(|e| e["board"] == "1").collect(),
+        log,
+    ))
 }
 
 fn kinds<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -123,6 +142,20 @@ fn assert_game(events: &[Value]) {
 fn a_normal_game_is_recorded() {
     let Some(events) = run("normal") else { return };
     assert_game(&events);
+}
+
+#[test]
+fn an_output_folder_removed_mid_game_is_recreated_with_everything() {
+    let removed = |out: &Path| std::fs::remove_dir_all(out).unwrap();
+    let Some((events, log)) = run_with("normal", removed) else {
+        return;
+    };
+    // The events written before the removal are back in the recreated file.
+    assert_game(&events);
+    assert!(
+        log.contains("was deleted (or its folder)"),
+        "no warning in the log:\n{log}"
+    );
 }
 
 #[test]

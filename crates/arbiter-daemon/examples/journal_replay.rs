@@ -88,7 +88,10 @@ fn write_journal(path: &Path, records: u64) -> Result<()> {
     let mut t_ms = 0;
     let mut put = |j: &mut Journal, event: BoardEvent| -> std::io::Result<()> {
         t_ms += 2;
-        j.append(&Record::Event(TimedEvent { t_ms, event }), Durability::Later)
+        j.append(
+            &Record::Event(TimedEvent { t_ms, event }),
+            Durability::Later,
+        )
     };
     put(j, connected.clone())?;
     put(j, dump.clone())?;

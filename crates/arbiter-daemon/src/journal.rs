@@ -352,8 +352,7 @@ impl Journal {
     /// Recreates the file at its path if it was deleted or replaced (see the module
     /// documentation).
     fn follow(&mut self) -> io::Result<()> {
-        let Some((file, moved)) = crate::fsutil::follow_path(&self.entry.file, &self.path)?
-        else {
+        let Some((file, moved)) = crate::fsutil::follow_path(&self.entry.file, &self.path)? else {
             return Ok(());
         };
         tracing::warn!(
@@ -397,6 +396,11 @@ impl Journal {
     /// Records dropped because too many waited.
     pub fn dropped(&self) -> u64 {
         self.backlog.dropped()
+    }
+
+    /// Whether [`Journal::take_moved`] has something to say.
+    pub fn was_moved(&self) -> bool {
+        self.moved.is_some()
     }
 
     /// Whether the file was found deleted or replaced (and recreated) since the last call.
@@ -686,7 +690,13 @@ impl Syncer {
     }
 }
 
-type Read = (Option<Header>, Vec<Record>, u64, Option<String>, Vec<Skipped>);
+type Read = (
+    Option<Header>,
+    Vec<Record>,
+    u64,
+    Option<String>,
+    Vec<Skipped>,
+);
 
 /// Reads a journal: its header, its records, how many bytes are good, what was dropped
 /// from a torn tail, and the damaged records skipped before it.
@@ -721,7 +731,12 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
         let complete = buf.last() == Some(&b'\n');
         let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let shown = || String::from_utf8_lossy(raw).chars().take(60).collect::<String>();
+        let shown = || {
+            String::from_utf8_lossy(raw)
+                .chars()
+                .take(60)
+                .collect::<String>()
+        };
         if !complete {
             // A torn last line, cut off by a crash while being written: drop it.
             return Ok((header, records, good, Some(shown()), skipped));
@@ -956,7 +971,9 @@ mod tests {
             if std::env::var_os("DGT_REQUIRE_TMPFS").is_some() {
                 panic!("cannot mount a tmpfs (DGT_REQUIRE_TMPFS is set)");
             }
-            println!("skipped: cannot mount a tmpfs here (not root?); the disk-full test did not run");
+            println!(
+                "skipped: cannot mount a tmpfs here (not root?); the disk-full test did not run"
+            );
             return;
         }
         struct Unmount(PathBuf);

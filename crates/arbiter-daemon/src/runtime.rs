@@ -573,6 +573,9 @@ impl BoardTask {
     /// Says (log and dashboard) when the journal cannot be written, when records are
     /// dropped, when it was recreated, and when it is written again.
     fn journal_health(&mut self, written: std::io::Result<()>) {
+        if written.is_ok() && !self.journal_failed && !self.journal.was_moved() {
+            return; // The usual case: nothing to say, nothing to format.
+        }
         let key = format!("journal-{}", self.number);
         let path = self.journal.path().display().to_string();
         if let Some(moved) = self.journal.take_moved() {

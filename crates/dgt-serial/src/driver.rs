@@ -742,9 +742,7 @@ impl Outbox {
     }
 
     fn start_overload(&mut self, t_ms: u64) {
-        let repeat = self
-            .last_resync
-            .is_some_and(|r| t_ms < r + FLOOD_QUIET_MS);
+        let repeat = self.last_resync.is_some_and(|r| t_ms < r + FLOOD_QUIET_MS);
         if repeat {
             self.repeats += 1;
         } else {
@@ -796,7 +794,8 @@ impl Outbox {
     /// Whether the task should wait for room in the channel at `now`: for the backlog,
     /// or for an overrun's resync once it is allowed (one in flight, the backoff).
     fn wants_permit(&self, now: u64) -> bool {
-        !self.closed && (!self.backlog.is_empty() || self.overload.is_some() && self.may_resync(now))
+        !self.closed
+            && (!self.backlog.is_empty() || self.overload.is_some() && self.may_resync(now))
     }
 
     fn may_resync(&self, now: u64) -> bool {
@@ -1018,7 +1017,10 @@ mod tests {
             t += 500;
         }
         while rx.try_recv().is_ok() {}
-        assert!(resynced || markers.len() > before, "no resync after the flood");
+        assert!(
+            resynced || markers.len() > before,
+            "no resync after the flood"
+        );
         out.offer(dump(t));
         out.offer(field(t + FLOOD_QUIET_MS));
         assert_eq!(rx.try_recv().unwrap(), dump(t));

@@ -683,8 +683,18 @@ mod tests {
     fn a_repeating_disconnect_is_one_alert_with_a_count() {
         let mut a = Alerts::new();
         for i in 0..1000u64 {
-            a.apply(&ev(3, 2 * i + 1, 100 + 10 * i, status(BoardStatus::Disconnected)));
-            a.apply(&ev(3, 2 * i + 2, 105 + 10 * i, status(BoardStatus::Connected)));
+            a.apply(&ev(
+                3,
+                2 * i + 1,
+                100 + 10 * i,
+                status(BoardStatus::Disconnected),
+            ));
+            a.apply(&ev(
+                3,
+                2 * i + 2,
+                105 + 10 * i,
+                status(BoardStatus::Connected),
+            ));
         }
         assert_eq!(a.sorted().len(), 1, "one alert for the whole spell");
         let d = a.get("3-1").unwrap();
@@ -692,7 +702,12 @@ mod tests {
         assert_eq!(d.title, "Board disconnected (1000 times)");
         assert_eq!(d.state, AlertState::Resolved, "reconnected at the end");
         // Again much later: a new alert.
-        a.apply(&ev(3, 5000, 100 + COALESCE_MS * 2, status(BoardStatus::Disconnected)));
+        a.apply(&ev(
+            3,
+            5000,
+            100 + COALESCE_MS * 2,
+            status(BoardStatus::Disconnected),
+        ));
         assert_eq!(a.get("3-5000").unwrap().count, 1);
         assert_eq!(a.get("3-5000").unwrap().state, AlertState::Open);
     }
