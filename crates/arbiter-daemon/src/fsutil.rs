@@ -1,8 +1,16 @@
 //! Files that survive a crash: whole-file rewrites are atomic (temp file, fsync, rename,
 //! fsync of the folder), so a reader sees the old file or the new one, never half of one.
+//!
+//! Appended files (the journals, `events.jsonl`) frame each line ([`frame`]: a `crc32`
+//! field closing the JSON object, so a torn or merged line is detected by [`unframe`]),
+//! keep lines that cannot be written now in a bounded [`Backlog`] that is written, in
+//! order, once the disk takes them again (a full disk, EIO), and notice when their file
+//! was deleted or replaced under them ([`follow_path`]).
 
-use std::fs::{self, File};
+use std::collections::VecDeque;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 
 /// Writes `bytes` to `path` atomically, creating its folder if needed.
@@ -30,9 +38,264 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// The framing field's key, as it closes a framed line: `,"crc32":"` + 8 hex digits + `"}`.
+const CRC_KEY: &[u8] = b",\"crc32\":\"";
+/// The length of the framing suffix.
+const SUFFIX_LEN: usize = CRC_KEY.len() + 8 + 2;
+
+/// Frames one JSON object (`line`, without newline, ending in `}`): adds a last field
+/// `"crc32":"xxxxxxxx"`, the CRC-32 (IEEE, lower-case hex) of every byte of the line
+/// before `,"crc32"`, and the newline. Any JSON-lines reader still reads the object; ours
+/// also detects a line cut short or two lines run together.
+pub fn frame(line: &mut Vec<u8>) {
+    if line.last() == Some(&b'}') {
+        line.pop();
+    }
+    let crc = crc32fast::hash(line);
+    line.extend_from_slice(CRC_KEY);
+    line.extend_from_slice(format!("{crc:08x}\"}}\n").as_bytes());
+}
+
+/// A framed line's check (the line without its newline): `Ok(Some(object))` is the object
+/// without the framing field, its checksum right; `Ok(None)` is a line without framing
+/// (written by an older daemon); `Err` says what is wrong.
+pub fn unframe(line: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let n = line.len();
+    if n < SUFFIX_LEN + 1 || !line.ends_with(b"\"}") {
+        return Ok(None);
+    }
+    let body = &line[..n - SUFFIX_LEN];
+    if &line[n - SUFFIX_LEN..n - 10] != CRC_KEY {
+        return Ok(None);
+    }
+    let hex = std::str::from_utf8(&line[n - 10..n - 2]).map_err(|_| "a crc32 that is not hex")?;
+    let want = u32::from_str_radix(hex, 16).map_err(|_| format!("crc32 {hex:?} is not hex"))?;
+    let got = crc32fast::hash(body);
+    if got != want {
+        return Err(format!(
+            "checksum mismatch (crc32 {want:08x} written, {got:08x} read): a torn or merged \
+             line"
+        ));
+    }
+    let mut object = Vec::with_capacity(body.len() + 1);
+    object.extend_from_slice(body);
+    object.push(b'}');
+    Ok(Some(object))
+}
+
+/// Lines waiting to be appended: when a write fails (a full disk, EIO), the line (and any
+/// part of it not written yet) waits here and is written, in order and whole, at the next
+/// try. Bounded by bytes: beyond the bound new lines are dropped and counted.
+#[derive(Debug)]
+pub struct Backlog {
+    lines: VecDeque<Vec<u8>>,
+    /// Bytes of the first line already written.
+    head_done: usize,
+    bytes: usize,
+    cap_bytes: usize,
+    dropped: u64,
+}
+
+impl Backlog {
+    pub fn new(cap_bytes: usize) -> Backlog {
+        Backlog {
+            lines: VecDeque::new(),
+            head_done: 0,
+            bytes: 0,
+            cap_bytes,
+            dropped: 0,
+        }
+    }
+
+    /// Queues a line; false (and counted) when the bound is reached.
+    pub fn push(&mut self, line: Vec<u8>) -> bool {
+        if !self.lines.is_empty() && self.bytes + line.len() > self.cap_bytes {
+            self.dropped += 1;
+            return false;
+        }
+        self.bytes += line.len();
+        self.lines.push_back(line);
+        true
+    }
+
+    /// Writes what it can to `file`: how many whole lines were written, and the error
+    /// that stopped it (the lines not written stay, a line cut short resumes where the
+    /// write stopped, so the file never gets a torn line from it).
+    pub fn write_to(&mut self, mut file: &File) -> (u64, io::Result<()>) {
+        let mut done = 0;
+        while let Some(front) = self.lines.front() {
+            match file.write(&front[self.head_done..]) {
+                Ok(0) => return (done, Err(io::ErrorKind::WriteZero.into())),
+                Ok(n) => {
+                    self.head_done += n;
+                    if self.head_done == front.len() {
+                        self.bytes -= front.len();
+                        self.lines.pop_front();
+                        self.head_done = 0;
+                        done += 1;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return (done, Err(e)),
+            }
+        }
+        (done, Ok(()))
+    }
+
+    /// Lines waiting.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Whether a line is partly written (the file ends in the middle of it).
+    pub fn mid_line(&self) -> bool {
+        self.head_done > 0
+    }
+
+    /// Lines dropped at the bound so far.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
+
+/// What happened to an appended file's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    /// The file (or its folder) was deleted.
+    Deleted,
+    /// Another file is at its path now.
+    Replaced,
+}
+
+impl Moved {
+    pub fn words(self) -> &'static str {
+        match self {
+            Moved::Deleted => "was deleted (or its folder)",
+            Moved::Replaced => "was replaced by another file",
+        }
+    }
+}
+
+/// Checks that `path` is still the file `file` has open (same device and inode). When it
+/// is not, writes everything `file` holds to a new file at `path` (atomically; another
+/// file found there is kept beside it as `NAME.replaced-UNIXSECONDS`), and returns it,
+/// opened for reading and appending, with what happened: nothing is then written into a
+/// deleted file, and nothing written before is lost.
+pub fn follow_path(file: &File, path: &Path) -> io::Result<Option<(File, Moved)>> {
+    let ours = file.metadata()?;
+    let moved = match fs::metadata(path) {
+        Ok(m) if m.dev() == ours.dev() && m.ino() == ours.ino() => return Ok(None),
+        Ok(_) => Moved::Replaced,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Moved::Deleted,
+        Err(e) => return Err(e),
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    if moved == Moved::Replaced {
+        let secs = crate::wall::unix_ms_now() / 1000;
+        let mut aside = path.as_os_str().to_owned();
+        aside.push(format!(".replaced-{secs}"));
+        fs::rename(path, aside)?;
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    {
+        let mut out = File::create(&tmp)?;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut at = 0u64;
+        loop {
+            let n = file.read_at(&mut buf, at)?;
+            if n == 0 {
+                break;
+            }
+            out.write_all(&buf[..n])?;
+            at += n as u64;
+        }
+        out.sync_data()?;
+    }
+    fs::rename(&tmp, path)?;
+    sync_dir(dir)?;
+    let new = OpenOptions::new().read(true).append(true).open(path)?;
+    Ok(Some((new, moved)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_framed_line_checks_and_damage_is_named() {
+        let mut line = br#"{"board":"1","seq":3}"#.to_vec();
+        frame(&mut line);
+        assert!(line.ends_with(b"\"}\n"));
+        let text = &line[..line.len() - 1];
+        let v: serde_json::Value = serde_json::from_slice(text).unwrap();
+        assert_eq!(v["seq"], 3, "still one JSON object: {v}");
+        assert_eq!(
+            unframe(text).unwrap().unwrap(),
+            br#"{"board":"1","seq":3}"#.to_vec()
+        );
+        // A torn line run into the next one.
+        let mut merged = br#"{"board":"1","se"#.to_vec();
+        merged.extend_from_slice(text);
+        assert!(unframe(&merged).unwrap_err().contains("checksum mismatch"));
+        let flipped = String::from_utf8_lossy(text).replace("\"seq\":3", "\"seq\":4");
+        assert!(unframe(flipped.as_bytes()).is_err());
+        assert_eq!(unframe(br#"{"board":"1"}"#).unwrap(), None, "unframed");
+    }
+
+    #[test]
+    fn a_backlog_keeps_order_and_its_bound() {
+        let mut b = Backlog::new(10);
+        assert!(b.push(b"0123456\n".to_vec()));
+        assert!(!b.push(b"789\n".to_vec()), "over the bound");
+        assert_eq!(b.dropped(), 1);
+        let path = std::env::temp_dir().join(format!("arbiter-backlog-{}", std::process::id()));
+        let f = File::create(&path).unwrap();
+        assert_eq!(b.write_to(&f).0, 1);
+        assert!(b.is_empty());
+        fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_deleted_or_replaced_file_is_recreated_with_its_content() {
+        let dir = std::env::temp_dir().join(format!("arbiter-follow-{}", std::process::id()));
+        let path = dir.join("out/events.jsonl");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut f = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(b"one\n").unwrap();
+        assert!(follow_path(&f, &path).unwrap().is_none());
+        fs::remove_dir_all(dir.join("out")).unwrap();
+        let (mut f, moved) = follow_path(&f, &path).unwrap().unwrap();
+        assert_eq!(moved, Moved::Deleted);
+        f.write_all(b"two\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"one\ntwo\n");
+        fs::write(dir.join("other"), b"theirs").unwrap();
+        fs::rename(dir.join("other"), &path).unwrap();
+        let (_, moved) = follow_path(&f, &path).unwrap().unwrap();
+        assert_eq!(moved, Moved::Replaced);
+        assert_eq!(fs::read(&path).unwrap(), b"one\ntwo\n");
+        let kept = fs::read_dir(dir.join("out"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .any(|e| e.file_name().to_string_lossy().contains(".replaced-"));
+        assert!(kept, "the other file is kept beside");
+        fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn replaces_the_whole_file() {

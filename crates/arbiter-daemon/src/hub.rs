@@ -86,7 +86,12 @@ struct State {
     log: Vec<Arc<HubEvent>>,
     boards: BTreeMap<u32, BoardView>,
     controls: BTreeMap<u32, dgt_serial::BoardControl>,
+    /// Problems of the daemon itself (a full disk, a deleted output folder), by key.
+    warnings: BTreeMap<String, String>,
 }
+
+/// How many daemon warnings the hub keeps (one per journal and sink at most).
+pub const MAX_WARNINGS: usize = 256;
 
 /// See the module documentation. Shared as `Arc<Hub>`.
 pub struct Hub {
@@ -119,6 +124,7 @@ impl Hub {
                 log: Vec::new(),
                 boards,
                 controls: BTreeMap::new(),
+                warnings: BTreeMap::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
@@ -128,6 +134,30 @@ impl Hub {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock leaves plain data behind: keep serving it.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sets (or with `None` clears) the warning under `key`: a problem of the daemon
+    /// itself the dashboard shows until it is cleared. At most [`MAX_WARNINGS`] are kept.
+    pub fn set_warning(&self, key: &str, text: Option<String>) {
+        let mut state = self.lock();
+        match text {
+            Some(t) if state.warnings.len() < MAX_WARNINGS || state.warnings.contains_key(key) => {
+                state.warnings.insert(key.to_owned(), t);
+            }
+            Some(_) => {}
+            None => {
+                state.warnings.remove(key);
+            }
+        }
+    }
+
+    /// The warnings now, by key.
+    pub fn warnings(&self) -> Vec<(String, String)> {
+        self.lock()
+            .warnings
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     /// Adds a board's events (in its order) to the log, its games and the stream.

@@ -37,9 +37,24 @@
 //! and some threads ([`Syncer::start`]'s `urgent`) take urgent syncs only, so that a
 //! press finds a thread free even while slow timed syncs occupy all the others.
 //!
-//! A record cut short by the power cut (the last line, without its newline) is dropped on
-//! reading and the file truncated before it; damage anywhere else is an error naming the
-//! line.
+//! # Torn and merged records
+//! Every line is framed (`fsutil::frame`: a last field `"crc32"`, the CRC-32 of the line
+//! before it), so a line cut short, or a torn line run together with the next, is
+//! detected on reading. A record cut short by a power cut (the last line, without its
+//! newline, or garbage as the last line) is dropped and the file truncated before it; a
+//! damaged record anywhere else is skipped ([`Opened::skipped`] names its byte offset and
+//! line, the daemon logs it) and every good record before and after it is kept, so the
+//! board starts. Version 1 journals (no framing) are still read.
+//!
+//! # Failed writes, a deleted folder
+//! A record that cannot be written (a full disk, EIO) waits in memory, in order, and is
+//! written at the next append or [`Journal::retry`] once the disk takes it, so that the
+//! moves made during the spell reach the journal; a write cut short resumes where it
+//! stopped, so the spell leaves no torn line. The wait is bounded ([`BACKLOG_BYTES`]);
+//! beyond it records are dropped and counted ([`Journal::dropped`]). Before each write
+//! the journal checks that its path is still its file (device and inode): a journal
+//! deleted (or its folder) or replaced is recreated with everything it held
+//! (`fsutil::follow_path`), so nothing is written into a deleted file.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -55,8 +70,12 @@ use dgt_protocol::TimedEvent;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
-/// The journal format's version.
-pub const VERSION: u32 = 1;
+/// The journal format's version: 2 frames every line with a `crc32` field.
+pub const VERSION: u32 = 2;
+
+/// How many bytes of records may wait in memory for a disk that refuses them (about
+/// 100 000 records: hours of a game).
+pub const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
 
 /// The first line of a journal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +153,16 @@ pub enum JournalError {
     },
 }
 
+/// A damaged record skipped on reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// Where the line starts in the file.
+    pub offset: u64,
+    /// Its line number (1-based).
+    pub line: usize,
+    pub message: String,
+}
+
 /// An open journal, appending.
 #[derive(Debug)]
 pub struct Journal {
@@ -149,8 +178,10 @@ pub struct Journal {
     written: u64,
     /// Records up to this number must be durable before the tracker sees the next one.
     durable_upto: u64,
-    /// The line being written, kept to spare an allocation per record.
-    line: Vec<u8>,
+    /// Records not written yet (a full disk); see the module documentation.
+    backlog: crate::fsutil::Backlog,
+    /// What last happened to the file's path, until [`Journal::take_moved`].
+    moved: Option<crate::fsutil::Moved>,
 }
 
 /// A journal opened for appending, with what it already held.
@@ -161,6 +192,8 @@ pub struct Opened {
     pub records: Vec<Record>,
     /// Set when a torn last record was dropped (what it was).
     pub repaired: Option<String>,
+    /// Damaged records skipped before the end (the records after them are kept).
+    pub skipped: Vec<Skipped>,
 }
 
 impl Journal {
@@ -188,7 +221,7 @@ impl Journal {
             .create(true)
             .open(path)
             .map_err(io_err)?;
-        let (header, records, keep, repaired) = read(path, &file)?;
+        let (header, records, keep, repaired, skipped) = read(path, &file)?;
         let len = file.metadata().map_err(io_err)?.len();
         if keep < len {
             file.set_len(keep).map_err(io_err)?;
@@ -216,9 +249,9 @@ impl Journal {
                     rules: rules.to_owned(),
                 };
                 file.seek(SeekFrom::End(0)).map_err(io_err)?;
-                let line = serde_json::to_string(&h).map_err(|e| io_err(io::Error::other(e)))?;
-                file.write_all(format!("{line}\n").as_bytes())
-                    .map_err(io_err)?;
+                let mut line = serde_json::to_vec(&h).map_err(|e| io_err(io::Error::other(e)))?;
+                crate::fsutil::frame(&mut line);
+                file.write_all(&line).map_err(io_err)?;
                 file.sync_data().map_err(io_err)?;
                 if let Some(dir) = path.parent() {
                     crate::fsutil::sync_dir(dir).map_err(io_err)?;
@@ -245,11 +278,13 @@ impl Journal {
                 synced,
                 written: 0,
                 durable_upto: 0,
-                line: Vec::new(),
+                backlog: crate::fsutil::Backlog::new(BACKLOG_BYTES),
+                moved: None,
             },
             header,
             records,
             repaired,
+            skipped,
         })
     }
 
@@ -259,16 +294,26 @@ impl Journal {
 
     /// Appends a record (one `write(2)`, which does not block on the disk) and has it
     /// synced as `durability` says. After a [`Durability::Now`] record, await
-    /// [`Journal::durable`] before acting on it.
+    /// [`Journal::durable`] before acting on it. An error means the record waits in
+    /// memory (or, past the bound, was dropped: [`Journal::dropped`]); it is written,
+    /// after those before it, by the next append or [`Journal::retry`] that can.
     pub fn append(&mut self, record: &Record, durability: Durability) -> io::Result<()> {
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, record).map_err(io::Error::other)?;
-        self.line.push(b'\n');
-        (&self.entry.file).write_all(&self.line)?;
-        self.written += 1;
-        self.entry
-            .written
-            .store(self.written, AtomicOrdering::Release);
+        let mut line = Vec::with_capacity(128);
+        serde_json::to_writer(&mut line, record).map_err(io::Error::other)?;
+        crate::fsutil::frame(&mut line);
+        let had_backlog = !self.backlog.is_empty();
+        if !self.backlog.push(line) {
+            let _ = self.flush();
+            return Err(io::Error::other(format!(
+                "{} bytes of records already wait for the disk: this one is dropped",
+                BACKLOG_BYTES
+            )));
+        }
+        self.flush()?;
+        if had_backlog {
+            // The records of the spell are in the file now: make them durable soon.
+            self.syncer.0.shared.now(&self.entry);
+        }
         // A zero window means every record reaches the disk before it is acted on.
         let durability = if self.sync_within.is_zero() {
             Durability::Now
@@ -284,6 +329,83 @@ impl Journal {
             Durability::Later => {}
         }
         Ok(())
+    }
+
+    /// Writes the waiting records (after checking the file is still at its path).
+    fn flush(&mut self) -> io::Result<()> {
+        if let Err(e) = self.follow() {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot recreate the journal at its path: {e}"),
+            ));
+        }
+        let (done, r) = self.backlog.write_to(&self.entry.file);
+        if done > 0 {
+            self.written += done;
+            self.entry
+                .written
+                .store(self.written, AtomicOrdering::Release);
+        }
+        r
+    }
+
+    /// Recreates the file at its path if it was deleted or replaced (see the module
+    /// documentation).
+    fn follow(&mut self) -> io::Result<()> {
+        let Some((file, moved)) = crate::fsutil::follow_path(&self.entry.file, &self.path)? else {
+            return Ok(());
+        };
+        tracing::warn!(
+            "journal {} {}: recreated it with the {} records it held",
+            self.path.display(),
+            moved.words(),
+            self.written
+        );
+        // The copy is durable: a new entry, synced up to here.
+        let (synced_tx, synced) = watch::channel(self.written);
+        self.entry = Arc::new(Entry {
+            file,
+            path: self.path.clone(),
+            written: AtomicU64::new(self.written),
+            synced: synced_tx,
+            queued_now: AtomicBool::new(false),
+            queued_soon: AtomicBool::new(false),
+            failing: AtomicBool::new(false),
+        });
+        self.synced = synced;
+        self.moved = Some(moved);
+        Ok(())
+    }
+
+    /// Tries again to write the records that wait (a full disk), and checks the file is
+    /// still at its path. `Ok` once nothing waits.
+    pub fn retry(&mut self) -> io::Result<()> {
+        let had_backlog = !self.backlog.is_empty();
+        self.flush()?;
+        if had_backlog {
+            self.syncer.0.shared.now(&self.entry);
+        }
+        Ok(())
+    }
+
+    /// Records waiting in memory for the disk.
+    pub fn waiting(&self) -> usize {
+        self.backlog.len()
+    }
+
+    /// Records dropped because too many waited.
+    pub fn dropped(&self) -> u64 {
+        self.backlog.dropped()
+    }
+
+    /// Whether [`Journal::take_moved`] has something to say.
+    pub fn was_moved(&self) -> bool {
+        self.moved.is_some()
+    }
+
+    /// Whether the file was found deleted or replaced (and recreated) since the last call.
+    pub fn take_moved(&mut self) -> Option<crate::fsutil::Moved> {
+        self.moved.take()
     }
 
     /// Waits until every [`Durability::Now`] record appended so far has been synced (or
@@ -302,12 +424,14 @@ impl Journal {
         *self.synced.borrow() < self.written
     }
 
-    /// Makes everything written durable now, on this thread (at shutdown).
+    /// Makes everything written durable now, on this thread (at shutdown), after a last
+    /// try to write what waits.
     pub fn sync(&mut self) -> io::Result<()> {
+        let flushed = self.flush();
         let written = self.written;
         self.entry.file.sync_data()?;
         self.entry.synced.send_if_modified(|s| raise(s, written));
-        Ok(())
+        flushed
     }
 
     /// Records written since it was opened.
@@ -566,84 +690,103 @@ impl Syncer {
     }
 }
 
-type Read = (Option<Header>, Vec<Record>, u64, Option<String>);
+type Read = (
+    Option<Header>,
+    Vec<Record>,
+    u64,
+    Option<String>,
+    Vec<Skipped>,
+);
 
-/// Reads a journal: its header, its records, how many bytes are good, and what was
-/// dropped from a torn tail.
+/// Reads a journal: its header, its records, how many bytes are good, what was dropped
+/// from a torn tail, and the damaged records skipped before it.
 fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
     let corrupt = |line: usize, message: String| JournalError::Corrupt {
         path: path.to_owned(),
         line,
         message,
     };
-    let mut reader = BufReader::new(file);
-    reader
-        .seek(SeekFrom::Start(0))
-        .map_err(|source| JournalError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-    let mut header = None;
+    let io_err = |source| JournalError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    reader.seek(SeekFrom::Start(0)).map_err(io_err)?;
+    let mut header: Option<Header> = None;
     let mut records = Vec::new();
+    let mut skipped = Vec::new();
     let mut good: u64 = 0;
+    let mut offset: u64 = 0;
     let mut buf = Vec::new();
     let mut number = 0;
     loop {
         buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| JournalError::Io {
-                path: path.to_owned(),
-                source,
-            })?;
+        let n = reader.read_until(b'\n', &mut buf).map_err(io_err)?;
         if n == 0 {
-            return Ok((header, records, good, None));
+            return Ok((header, records, good, None, skipped));
         }
+        let start = offset;
+        offset += n as u64;
         number += 1;
         let complete = buf.last() == Some(&b'\n');
-        let text = String::from_utf8_lossy(&buf);
-        let text = text.trim_end();
-        let parsed: Result<(), String> = if header.is_none() {
-            serde_json::from_str::<Header>(text)
-                .map_err(|e| format!("not a journal header: {e}"))
-                .and_then(|h| {
-                    if h.journal == VERSION {
-                        header = Some(h);
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "journal version {} (this daemon reads version {VERSION})",
-                            h.journal
-                        ))
-                    }
-                })
-        } else {
-            serde_json::from_str::<Record>(text)
-                .map(|r| records.push(r))
-                .map_err(|e| format!("not a journal record: {e}"))
+        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let shown = || {
+            String::from_utf8_lossy(raw)
+                .chars()
+                .take(60)
+                .collect::<String>()
         };
-        let shown = || text.chars().take(60).collect::<String>();
         if !complete {
             // A torn last line, cut off by a crash while being written: drop it.
-            if parsed.is_ok() {
-                if number == 1 {
-                    header = None;
-                } else {
-                    records.pop();
-                }
-            }
-            return Ok((header, records, good, Some(shown())));
+            return Ok((header, records, good, Some(shown()), skipped));
         }
+        let parsed: Result<(), String> = match (&header, crate::fsutil::unframe(raw)) {
+            (_, Err(e)) => Err(e),
+            (None, Ok(object)) => {
+                let text = object.as_deref().unwrap_or(raw);
+                serde_json::from_slice::<Header>(text)
+                    .map_err(|e| format!("not a journal header: {e}"))
+                    .and_then(|h| {
+                        if (1..=VERSION).contains(&h.journal) {
+                            header = Some(h);
+                            Ok(())
+                        } else {
+                            Err(format!(
+                                "journal version {} (this daemon reads versions 1 to {VERSION})",
+                                h.journal
+                            ))
+                        }
+                    })
+            }
+            (Some(h), Ok(None)) if h.journal >= 2 => {
+                Err("no crc32 field: a torn or merged line".to_owned())
+            }
+            (Some(_), Ok(object)) => {
+                let text = object.as_deref().unwrap_or(raw);
+                serde_json::from_slice::<Record>(text)
+                    .map(|r| records.push(r))
+                    .map_err(|e| format!("not a journal record: {e}"))
+            }
+        };
         match parsed {
-            Ok(()) => good += n as u64,
+            Ok(()) => good = offset,
             Err(message) => {
                 let at_end = reader.fill_buf().map(|b| b.is_empty()).unwrap_or(false);
                 if at_end {
                     // Garbage as the last line (a power cut can leave zeros): drop it.
-                    return Ok((header, records, good, Some(shown())));
+                    return Ok((header, records, good, Some(shown()), skipped));
                 }
-                // Damage before the end: what follows may be lost, so say so.
-                return Err(corrupt(number, message));
+                if header.is_none() {
+                    // Without its header nothing says whose records these are.
+                    return Err(corrupt(number, message));
+                }
+                // Damage before the end: skip exactly this record, keep the others.
+                skipped.push(Skipped {
+                    offset: start,
+                    line: number,
+                    message,
+                });
             }
         }
     }
@@ -742,20 +885,137 @@ mod tests {
     }
 
     #[test]
-    fn damage_in_the_middle_and_a_wrong_board_are_errors() {
+    fn a_torn_record_in_the_middle_is_skipped_and_the_others_kept() {
         let syncer = syncer();
         let path = temp("c.jsonl");
         let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
-        o.journal.append(&event(1), Durability::Soon).unwrap();
-        o.journal.append(&event(2), Durability::Soon).unwrap();
+        for t in 1..=4 {
+            o.journal.append(&event(t), Durability::Soon).unwrap();
+        }
         drop(o);
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, text.replacen("\"t_ms\":1", "\"t_ms\":x", 1)).unwrap();
-        let e = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap_err();
-        assert!(e.to_string().contains("line 2"), "{e}");
-        std::fs::write(&path, text).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // Record 2 torn by a full disk, record 3 written right after it on the same line
+        // (as a write that resumed elsewhere would leave it).
+        let torn = &lines[2][..lines[2].len() / 2];
+        let damaged = format!(
+            "{}\n{}\n{torn}{}\n{}\n",
+            lines[0], lines[1], lines[3], lines[4]
+        );
+        std::fs::write(&path, &damaged).unwrap();
+        let offset = (lines[0].len() + lines[1].len() + 2) as u64;
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records, vec![event(1), event(4)]);
+        assert_eq!(o.skipped.len(), 1, "{:?}", o.skipped);
+        assert_eq!(o.skipped[0].offset, offset);
+        assert_eq!(o.skipped[0].line, 3);
+        assert!(o.repaired.is_none());
+        // A bit flipped inside a record is caught by its checksum too.
+        o.journal.append(&event(5), Durability::Soon).unwrap();
+        drop(o);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("\"r4\"", "\"r7\"", 1)).unwrap();
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records, vec![event(1), event(5)]);
+        assert_eq!(o.skipped.len(), 2);
+        assert!(o.skipped[1].message.contains("checksum"), "{:?}", o.skipped);
+        drop(o);
         let e = Journal::open(&path, "2", 2, "r", 0, SYNC, &syncer).unwrap_err();
         assert!(e.to_string().contains("belongs to board 1 round 2"), "{e}");
+    }
+
+    #[test]
+    fn a_version_1_journal_without_framing_is_still_read() {
+        let syncer = syncer();
+        let path = temp("v1.jsonl");
+        let header = r#"{"journal":1,"board":"1","round":2,"epoch_unix_ms":5,"rules":"r"}"#;
+        let rec = serde_json::to_string(&event(1)).unwrap();
+        std::fs::write(&path, format!("{header}\n{rec}\n")).unwrap();
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records, vec![event(1)]);
+        o.journal.append(&event(2), Durability::Soon).unwrap();
+        drop(o);
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records, vec![event(1), event(2)]);
+    }
+
+    #[test]
+    fn a_deleted_journal_folder_is_recreated_with_every_record() {
+        let syncer = syncer();
+        let dir = temp("gone");
+        let path = dir.join("round-2/board-1.jsonl");
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        o.journal.append(&event(1), Durability::Soon).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        o.journal.append(&event(2), Durability::Soon).unwrap();
+        assert_eq!(o.journal.take_moved(), Some(crate::fsutil::Moved::Deleted));
+        drop(o);
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records, vec![event(1), event(2)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A real full disk: a small tmpfs (mounted when the test runs as root, as in CI)
+    /// fills mid-game; the records of the spell wait and reach the journal, in order,
+    /// once space returns.
+    #[test]
+    fn records_of_a_disk_full_spell_reach_the_journal_when_space_returns() {
+        let dir = temp("tmpfs");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            if std::env::var_os("DGT_REQUIRE_TMPFS").is_some() {
+                panic!("cannot mount a tmpfs (DGT_REQUIRE_TMPFS is set)");
+            }
+            println!(
+                "skipped: cannot mount a tmpfs here (not root?); the disk-full test did not run"
+            );
+            return;
+        }
+        struct Unmount(PathBuf);
+        impl Drop for Unmount {
+            fn drop(&mut self) {
+                let _ = std::process::Command::new("umount").arg(&self.0).status();
+            }
+        }
+        let _unmount = Unmount(dir.clone());
+        let syncer = syncer();
+        let path = dir.join("board-1.jsonl");
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        for t in 0..10 {
+            o.journal.append(&event(t), Durability::Soon).unwrap();
+        }
+        // Fill the disk.
+        let filler = dir.join("filler");
+        {
+            let mut f = File::create(&filler).unwrap();
+            let block = vec![7u8; 4096];
+            while f.write_all(&block).is_ok() {}
+            // Whatever byte is left.
+            while f.write_all(&[7]).is_ok() {}
+        }
+        let mut failed = 0;
+        for t in 10..60 {
+            if o.journal.append(&event(t), Durability::Now).is_err() {
+                failed += 1;
+            }
+        }
+        assert!(failed > 0, "the disk never refused a write");
+        assert!(o.journal.waiting() > 0);
+        assert!(o.journal.retry().is_err(), "still full");
+        std::fs::remove_file(&filler).unwrap();
+        o.journal.retry().unwrap();
+        assert_eq!(o.journal.waiting(), 0);
+        assert_eq!(o.journal.dropped(), 0);
+        o.journal.append(&event(60), Durability::Soon).unwrap();
+        drop(o);
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records, (0..=60).map(event).collect::<Vec<_>>());
+        assert!(o.skipped.is_empty() && o.repaired.is_none(), "no torn line");
     }
 
     #[tokio::test]

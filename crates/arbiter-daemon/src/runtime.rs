@@ -393,6 +393,17 @@ impl BoardTask {
                 opened.journal.path().display()
             );
         }
+        for skip in &opened.skipped {
+            tracing::warn!(
+                board = b.number,
+                "journal {}, byte {}, line {}: skipped a damaged record ({}); the records \
+                 before and after it are kept",
+                opened.journal.path().display(),
+                skip.offset,
+                skip.line,
+                skip.message
+            );
+        }
         let (answers_tx, answers) = mpsc::channel(16);
         let mut task = BoardTask {
             number: b.number,
@@ -547,18 +558,8 @@ impl BoardTask {
     /// the tracker rules on is durable before the tracker sees it; the task awaits its
     /// sync on the journal's syncer threads, holding no thread of its own.
     async fn input(&mut self, rec: Record, durability: Durability) {
-        match self.journal.append(&rec, durability) {
-            Ok(()) => self.journal_failed = false,
-            Err(e) if !self.journal_failed => {
-                self.journal_failed = true;
-                tracing::error!(
-                    board = self.number,
-                    "cannot write the journal {}: {e}; the game goes on but would not survive a crash",
-                    self.journal.path().display()
-                );
-            }
-            Err(_) => {}
-        }
+        let written = self.journal.append(&rec, durability);
+        self.journal_health(written);
         self.journal.durable().await;
         let mut out = Vec::new();
         self.apply(&rec, &mut out);
@@ -567,6 +568,63 @@ impl BoardTask {
         }
         self.publish(out, false);
         self.hub.set_snapshot(self.number, self.tracker.snapshot());
+    }
+
+    /// Says (log and dashboard) when the journal cannot be written, when records are
+    /// dropped, when it was recreated, and when it is written again.
+    fn journal_health(&mut self, written: std::io::Result<()>) {
+        if written.is_ok() && !self.journal_failed && !self.journal.was_moved() {
+            return; // The usual case: nothing to say, nothing to format.
+        }
+        let key = format!("journal-{}", self.number);
+        let path = self.journal.path().display().to_string();
+        if let Some(moved) = self.journal.take_moved() {
+            let text = format!(
+                "Board {}: the journal {path} {} while running; recreated it with what it held",
+                self.number,
+                moved.words()
+            );
+            tracing::warn!(board = self.number, "{text}");
+            self.hub.set_warning(&format!("{key}-moved"), Some(text));
+        }
+        match written {
+            Ok(()) => {
+                if self.journal_failed {
+                    self.journal_failed = false;
+                    tracing::info!(
+                        board = self.number,
+                        "the journal {path} is written again: every record that waited is in it"
+                    );
+                    if self.journal.dropped() == 0 {
+                        self.hub.set_warning(&key, None);
+                    }
+                }
+            }
+            Err(e) => {
+                let dropped = self.journal.dropped();
+                if !self.journal_failed || dropped == 1 {
+                    let text = if dropped > 0 {
+                        format!(
+                            "Board {}: the journal {path} cannot be written ({e}); {dropped} \
+                             record(s) dropped: after a restart this board may need its \
+                             position checked",
+                            self.number
+                        )
+                    } else {
+                        format!(
+                            "Board {}: the journal {path} cannot be written ({e}); its records \
+                             wait in memory (up to {} MiB) and are written when the disk takes \
+                             them",
+                            self.number,
+                            crate::journal::BACKLOG_BYTES >> 20
+                        )
+                    };
+                    tracing::error!(board = self.number, "{text}");
+                    self.hub.set_warning(&key, Some(text));
+                }
+                self.journal_failed = true;
+            }
+        }
     }
 
     /// Runs an analysis on the blocking pool; "undetermined" if it takes longer than the
@@ -647,6 +705,10 @@ impl BoardTask {
         // The due timeout held back until the driver has read the line up to it.
         let mut held: Option<u64> = None;
         let mut line_open = true;
+        // Retries a journal the disk refused, and notices a deleted output folder while
+        // the board is quiet.
+        let mut journal_tick = tokio::time::interval(JOURNAL_CHECK_EVERY);
+        journal_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let due = self.tracker.poll_timeout();
             let holding = held.is_some() && held == due;
@@ -683,6 +745,10 @@ impl BoardTask {
                     line_open = r.is_ok();
                     self.timeout_if_read(&mut handle, &mut held, epoch).await;
                 }
+                _ = journal_tick.tick() => {
+                    let r = self.journal.retry();
+                    self.journal_health(r);
+                }
                 r = status.changed() => {
                     if r.is_ok() {
                         let s = status.borrow_and_update().clone();
@@ -702,6 +768,10 @@ impl BoardTask {
         }
     }
 }
+
+/// How often a board's journal is retried after a failed write and checked for a deleted
+/// or replaced file.
+const JOURNAL_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// How long a due timeout waits for the driver to read the line up to it (a wedged
 /// driver) before it is ruled anyway: a board's rulings never stall for good.

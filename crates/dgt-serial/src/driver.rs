@@ -17,6 +17,17 @@
 //!   as a reconnect, so the consumer resynchronises from the dump exactly as after a
 //!   pulled cable (the tracker's reconnect search). No move is silently lost: the
 //!   consumer always learns that it missed something and gets the board as it stands.
+//! - the resync cannot feed itself (a line flooding far beyond 9600 baud, a faulty
+//!   adapter, would otherwise cycle overrun -> resync -> overrun thousands of times a
+//!   second): one resync is in flight at a time (until its dump arrives, or
+//!   [`RESYNC_IN_FLIGHT_MS`]); an overrun that follows a resync within
+//!   [`FLOOD_QUIET_MS`] waits longer before its own (backoff from
+//!   [`RESYNC_BACKOFF_MIN_MS`], doubling, at most [`RESYNC_BACKOFF_MAX_MS`]), meanwhile
+//!   still dropping field updates; after [`FLOOD_FAULTY_AFTER`] such overruns in a row
+//!   the line is reported once as faulty ([`BoardStatus::line_flooding`], one error in
+//!   the log; the per-overrun warnings stop) until it has been quiet for
+//!   [`FLOOD_QUIET_MS`]. When the flood stops, the last resync brings the board back:
+//!   it stays followed.
 //!
 //! # How far the line has been read
 //! A consumer that rules on timers in the events' time (the tracker's settle window)
@@ -92,6 +103,9 @@ pub struct BoardStatus {
     pub info: BoardInfo,
     /// Events dropped under overload so far.
     pub dropped_events: u64,
+    /// The line floods the driver (overruns repeat one after the other): a faulty
+    /// adapter or board; resyncs are spaced out (see the module docs).
+    pub line_flooding: bool,
     /// The `.dgtcap` being written, with `record_dir`.
     pub recording: Option<PathBuf>,
     /// The task has ended.
@@ -354,7 +368,7 @@ impl BoardTask {
                 return;
             }
             let deadline = self.link.poll_timeout().map(|ms| self.instant_at(ms));
-            let wants_permit = self.outbox.wants_permit();
+            let wants_permit = self.outbox.wants_permit(self.now());
             let permit_tx = wants_permit.then(|| self.outbox.tx.clone());
             let has_port = self.port.is_some();
             let must_write = has_port && !self.pending.is_empty();
@@ -479,7 +493,7 @@ impl BoardTask {
         if self.port.is_none() {
             self.drained_at = Some(self.now());
         }
-        if self.outbox.wants_permit() {
+        if self.outbox.busy() {
             return;
         }
         if let Some(t) = self.drained_at.take() {
@@ -604,8 +618,12 @@ impl BoardTask {
         let port = self.port.as_ref().map(|p| p.path());
         let dropped = self.outbox.dropped_total;
         let info_changed = self.published_info != self.link.info_version();
+        let flooding = self.outbox.flooding;
         let cur = self.status.borrow();
-        let changed = info_changed || cur.port.as_deref() != port || cur.dropped_events != dropped;
+        let changed = info_changed
+            || cur.port.as_deref() != port
+            || cur.dropped_events != dropped
+            || cur.line_flooding != flooding;
         drop(cur);
         if changed {
             self.published_info = self.link.info_version();
@@ -615,6 +633,7 @@ impl BoardTask {
                 s.port = port;
                 s.info = info;
                 s.dropped_events = dropped;
+                s.line_flooding = flooding;
             });
         }
     }
@@ -622,6 +641,18 @@ impl BoardTask {
 
 /// Events kept in order while the consumer is behind.
 const BACKLOG_MAX: usize = 256;
+
+/// A resync whose dump has not come after this long no longer holds the next one back.
+pub const RESYNC_IN_FLIGHT_MS: u64 = 5_000;
+/// The first wait before a resync when overruns repeat, doubled at each repeat...
+pub const RESYNC_BACKOFF_MIN_MS: u64 = 500;
+/// ... up to this.
+pub const RESYNC_BACKOFF_MAX_MS: u64 = 30_000;
+/// An overrun within this long of the last resync is a repeat; this long without one,
+/// the line is quiet again.
+pub const FLOOD_QUIET_MS: u64 = 10_000;
+/// After this many repeats in a row the line is reported as faulty.
+pub const FLOOD_FAULTY_AFTER: u32 = 5;
 
 /// The bounded, never-blocking way events leave a board task (see the module docs).
 struct Outbox {
@@ -631,6 +662,16 @@ struct Outbox {
     overload: Option<(u64, u64)>,
     dropped_total: u64,
     closed: bool,
+    /// The last resync marker went out at this time; its dump has not come yet.
+    resync_in_flight: Option<u64>,
+    /// When the last resync marker went out.
+    last_resync: Option<u64>,
+    /// Overruns in a row, each within [`FLOOD_QUIET_MS`] of the resync before it.
+    repeats: u32,
+    /// No resync before this time (the backoff).
+    resync_not_before: u64,
+    /// Reported as faulty (see the module docs).
+    flooding: bool,
 }
 
 /// Events that are rare and cannot be recovered from a dump.
@@ -649,12 +690,32 @@ impl Outbox {
             overload: None,
             dropped_total: 0,
             closed: false,
+            resync_in_flight: None,
+            last_resync: None,
+            repeats: 0,
+            resync_not_before: 0,
+            flooding: false,
         }
     }
 
     fn offer(&mut self, ev: TimedEvent) {
         if self.closed {
             return;
+        }
+        if matches!(ev.event, BoardEvent::Dump { .. }) {
+            // The resync's dump came (delivered, or dropped by a new overrun, whose own
+            // resync then follows).
+            self.resync_in_flight = None;
+        }
+        if self.flooding
+            && self.overload.is_none()
+            && self
+                .last_resync
+                .is_some_and(|r| ev.t_ms >= r + FLOOD_QUIET_MS)
+        {
+            self.flooding = false;
+            self.repeats = 0;
+            tracing::warn!("the line is quiet again: no overrun for {FLOOD_QUIET_MS} ms");
         }
         if self.overload.is_none() {
             if self.backlog.is_empty() {
@@ -681,11 +742,36 @@ impl Outbox {
     }
 
     fn start_overload(&mut self, t_ms: u64) {
-        tracing::warn!(
-            capacity = self.tx.max_capacity(),
-            "event channel full: dropping field updates and clock frames until the consumer \
-             catches up; a resync marker and a fresh dump follow"
-        );
+        let repeat = self.last_resync.is_some_and(|r| t_ms < r + FLOOD_QUIET_MS);
+        if repeat {
+            self.repeats += 1;
+        } else {
+            self.repeats = 0;
+        }
+        let backoff = if self.repeats == 0 {
+            0
+        } else {
+            (RESYNC_BACKOFF_MIN_MS << (self.repeats - 1).min(16)).min(RESYNC_BACKOFF_MAX_MS)
+        };
+        self.resync_not_before = self.last_resync.map_or(0, |r| r + backoff);
+        if self.repeats >= FLOOD_FAULTY_AFTER && !self.flooding {
+            self.flooding = true;
+            tracing::error!(
+                repeats = self.repeats,
+                "the line floods the driver (overrun after overrun, far more than a board \
+                 sends): a faulty adapter or board? Field updates are dropped and the board \
+                 is resynchronised at most every {} s until the flood stops",
+                RESYNC_BACKOFF_MAX_MS / 1000
+            );
+        }
+        if !self.flooding {
+            tracing::warn!(
+                capacity = self.tx.max_capacity(),
+                backoff_ms = backoff,
+                "event channel full: dropping field updates and clock frames until the \
+                 consumer catches up; a resync marker and a fresh dump follow"
+            );
+        }
         self.overload = Some((t_ms, 0));
     }
 
@@ -700,8 +786,23 @@ impl Outbox {
         }
     }
 
-    fn wants_permit(&self) -> bool {
+    /// Whether events wait to go out (or an overrun waits for its resync).
+    fn busy(&self) -> bool {
         !self.closed && (!self.backlog.is_empty() || self.overload.is_some())
+    }
+
+    /// Whether the task should wait for room in the channel at `now`: for the backlog,
+    /// or for an overrun's resync once it is allowed (one in flight, the backoff).
+    fn wants_permit(&self, now: u64) -> bool {
+        !self.closed
+            && (!self.backlog.is_empty() || self.overload.is_some() && self.may_resync(now))
+    }
+
+    fn may_resync(&self, now: u64) -> bool {
+        let in_flight = self
+            .resync_in_flight
+            .is_some_and(|at| now < at + RESYNC_IN_FLIGHT_MS);
+        !in_flight && now >= self.resync_not_before
     }
 
     /// There is room again: sends the next event. `resync` is the `Connected` event to
@@ -713,13 +814,24 @@ impl Outbox {
         resync: Option<BoardEvent>,
     ) -> bool {
         let mut want_dump = false;
+        if self.overload.is_some() && !self.may_resync(now) {
+            // Only the backlog goes out until the resync is allowed.
+            if let Some(ev) = self.backlog.pop_front() {
+                permit.send(ev);
+            }
+            return false;
+        }
         if let Some((since, dropped)) = self.overload.take() {
-            tracing::warn!(
-                dropped,
-                since_ms = since,
-                "consumer caught up after dropping events; resynchronising with a dump"
-            );
+            if !self.flooding {
+                tracing::warn!(
+                    dropped,
+                    since_ms = since,
+                    "consumer caught up after dropping events; resynchronising with a dump"
+                );
+            }
             if let Some(connected) = resync {
+                self.resync_in_flight = Some(now);
+                self.last_resync = Some(now);
                 let reason = format!(
                     "overrun: the consumer fell behind and {dropped} events since t={since} ms \
                      were dropped; a fresh board dump follows"
@@ -783,13 +895,13 @@ mod tests {
         for t in 0..4 {
             out.offer(field(t));
         }
-        assert!(!out.wants_permit());
+        assert!(!out.wants_permit(4));
         // Full: updates are dropped, a button press is kept.
         out.offer(field(4));
         out.offer(button(5));
         out.offer(field(6));
         assert_eq!(out.dropped_total, 2);
-        assert!(out.wants_permit());
+        assert!(out.wants_permit(7));
         for t in 0..4 {
             assert_eq!(rx.recv().await.unwrap().t_ms, t);
         }
@@ -806,7 +918,7 @@ mod tests {
         // The backlog is drained in order, the marker after it; a new update waits
         // behind them.
         out.offer(field(8));
-        while out.wants_permit() {
+        while out.wants_permit(9) {
             let permit = out.tx.clone().reserve_owned().await.unwrap();
             assert!(!out.on_permit(permit, 9, None));
         }
@@ -826,6 +938,93 @@ mod tests {
         drop(rx);
         out.offer(field(0));
         assert!(out.closed);
-        assert!(!out.wants_permit());
+        assert!(!out.wants_permit(0));
+    }
+
+    fn dump(t_ms: u64) -> TimedEvent {
+        TimedEvent {
+            t_ms,
+            event: BoardEvent::Dump {
+                board: dgt_protocol::RawBoard([PieceCode::Empty; 64]),
+            },
+        }
+    }
+
+    /// A flood: the consumer empties the channel every 50 ms and the line fills it again
+    /// at once. Resyncs back off instead of following every overrun, the line is
+    /// reported as flooding, and once the flood stops one more resync follows the board.
+    #[tokio::test]
+    async fn a_flood_backs_off_its_resyncs_and_the_board_is_followed_after_it() {
+        let (tx, mut rx) = mpsc::channel(4);
+        let mut out = Outbox::new(tx);
+        let connected = BoardEvent::Connected {
+            serial: None,
+            version: None,
+            clock_version: None,
+        };
+        let mut markers = Vec::new();
+        let mut dump_asked = false;
+        let flood_ms = 60_000;
+        let mut t = 0;
+        while t < flood_ms {
+            if dump_asked {
+                out.offer(dump(t));
+                dump_asked = false;
+            }
+            for i in 0..10 {
+                out.offer(field(t + i));
+            }
+            // The consumer takes what came, then there is room.
+            while let Ok(ev) = rx.try_recv() {
+                if matches!(&ev.event, BoardEvent::Disconnected { .. }) {
+                    markers.push(ev.t_ms);
+                }
+            }
+            while out.wants_permit(t) {
+                let permit = out.tx.clone().reserve_owned().await.unwrap();
+                dump_asked |= out.on_permit(permit, t, Some(connected.clone()));
+                while let Ok(ev) = rx.try_recv() {
+                    if matches!(&ev.event, BoardEvent::Disconnected { .. }) {
+                        markers.push(ev.t_ms);
+                    }
+                }
+            }
+            t += 50;
+        }
+        // Without the backoff: one resync per cycle, 1,200 of them.
+        assert!(
+            markers.len() <= 12,
+            "{} resyncs in a minute of flood: {markers:?}",
+            markers.len()
+        );
+        assert!(out.flooding, "the flood is reported");
+        let gaps: Vec<u64> = markers.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            gaps.windows(2).all(|g| g[1] >= g[0]),
+            "the waits grow: {gaps:?}"
+        );
+        // The flood stops: the pending resync comes within the backoff and the board is
+        // followed again (updates flow, the flood report ends after a quiet spell).
+        let before = markers.len();
+        let mut resynced = false;
+        let stop = t;
+        while t < stop + 2 * RESYNC_BACKOFF_MAX_MS {
+            while rx.try_recv().is_ok() {}
+            if out.wants_permit(t) {
+                let permit = out.tx.clone().reserve_owned().await.unwrap();
+                resynced |= out.on_permit(permit, t, Some(connected.clone()));
+            }
+            t += 500;
+        }
+        while rx.try_recv().is_ok() {}
+        assert!(
+            resynced || markers.len() > before,
+            "no resync after the flood"
+        );
+        out.offer(dump(t));
+        out.offer(field(t + FLOOD_QUIET_MS));
+        assert_eq!(rx.try_recv().unwrap(), dump(t));
+        assert_eq!(rx.try_recv().unwrap(), field(t + FLOOD_QUIET_MS));
+        assert!(!out.flooding, "quiet again");
     }
 }

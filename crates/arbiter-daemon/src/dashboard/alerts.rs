@@ -85,6 +85,9 @@ pub struct Alert {
     pub details: Details,
     /// Bumped at every change, so a client keeps the newest copy.
     pub revision: u64,
+    /// How many times it happened: a board that disconnects again and again is one alert
+    /// (see [`COALESCE_MS`]).
+    pub count: u32,
     /// A `board_status` alert's status, typed (so closing it needs no JSON lookup).
     #[serde(skip)]
     status: Option<BoardStatus>,
@@ -157,6 +160,10 @@ pub struct SavedState {
     #[serde(default)]
     pub resolved_at: Option<String>,
 }
+
+/// A board's connection alert (a disconnect, a clock gone, out of sync) that happens again
+/// within this long of its last occurrence is the same alert, counted, reopened.
+pub const COALESCE_MS: u64 = 30 * 60 * 1000;
 
 /// See the module documentation.
 #[derive(Debug, Default)]
@@ -271,6 +278,7 @@ impl Alerts {
             event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
             details: Details::of(&e.event.kind),
             revision,
+            count: 1,
             status: match &e.event.kind {
                 EventKind::BoardStatus(s) => Some(s.status),
                 _ => None,
@@ -299,6 +307,19 @@ impl Alerts {
         self.alerts.iter().rposition(|a| {
             a.board == board && a.status == Some(status) && a.state != AlertState::Resolved
         })
+    }
+
+    /// The board's last alert of this status, if it is recent enough to count this event
+    /// as a repeat ([`COALESCE_MS`]) and is not this very event (a replay).
+    fn repeated(&self, e: &HubEvent, status: BoardStatus) -> Option<usize> {
+        if self.by_id.contains_key(&alert_id(e.board, e.seq)) {
+            return None;
+        }
+        let i = self
+            .alerts
+            .iter()
+            .rposition(|a| a.board == e.board && a.status == Some(status))?;
+        (e.wall_ms.saturating_sub(self.alerts[i].wall_ms) < COALESCE_MS).then_some(i)
     }
 
     /// Folds one event in; says what changed.
@@ -391,7 +412,20 @@ impl Alerts {
                     BoardStatus::InSync => Some((BoardStatus::OutOfSync, "back in sync")),
                     _ => None,
                 };
-                if let Some(title) = opened {
+                let again = opened.and_then(|_| self.repeated(e, s.status));
+                if let Some(i) = again {
+                    // The same trouble again: one alert, counted, open again.
+                    let revision = self.bump();
+                    let a = &mut self.alerts[i];
+                    a.count += 1;
+                    a.state = AlertState::Open;
+                    a.resolved_at = None;
+                    a.wall_ms = e.wall_ms;
+                    a.at = when();
+                    a.title = format!("{} ({} times)", opened.unwrap_or_default(), a.count);
+                    a.revision = revision;
+                    out.push(Change::Alert(a.clone()));
+                } else if let Some(title) = opened {
                     let at = self.add(e, Urgency::Connection, title.into());
                     if self.alerts[at].text.is_empty() {
                         let detail = s.detail.as_deref().unwrap_or("");
@@ -643,6 +677,39 @@ mod tests {
         assert_eq!(d.state, AlertState::Resolved);
         assert_eq!(d.notes[0].text, "reconnected");
         assert!(a.get("2-2").is_none(), "a connection is no alert");
+    }
+
+    #[test]
+    fn a_repeating_disconnect_is_one_alert_with_a_count() {
+        let mut a = Alerts::new();
+        for i in 0..1000u64 {
+            a.apply(&ev(
+                3,
+                2 * i + 1,
+                100 + 10 * i,
+                status(BoardStatus::Disconnected),
+            ));
+            a.apply(&ev(
+                3,
+                2 * i + 2,
+                105 + 10 * i,
+                status(BoardStatus::Connected),
+            ));
+        }
+        assert_eq!(a.sorted().len(), 1, "one alert for the whole spell");
+        let d = a.get("3-1").unwrap();
+        assert_eq!(d.count, 1000);
+        assert_eq!(d.title, "Board disconnected (1000 times)");
+        assert_eq!(d.state, AlertState::Resolved, "reconnected at the end");
+        // Again much later: a new alert.
+        a.apply(&ev(
+            3,
+            5000,
+            100 + COALESCE_MS * 2,
+            status(BoardStatus::Disconnected),
+        ));
+        assert_eq!(a.get("3-5000").unwrap().count, 1);
+        assert_eq!(a.get("3-5000").unwrap().state, AlertState::Open);
     }
 
     #[test]

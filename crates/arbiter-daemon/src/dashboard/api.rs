@@ -217,10 +217,15 @@ fn live(
         }
         let event = match rx.recv().await {
             Ok(m) => sse(&m),
-            // Fell behind: the whole state again.
-            Err(RecvError::Lagged(_)) => Event::default()
-                .event("hello")
-                .data(d.state_json().to_string()),
+            // Fell a whole buffer behind (a client that does not read): dropped. Its
+            // messages were never copied for it; a browser's EventSource reconnects and
+            // gets the whole state in a new hello.
+            Err(RecvError::Lagged(n)) => {
+                tracing::warn!(
+                    "dashboard: dropped a stream that fell {n} messages behind (not reading)"
+                );
+                return None;
+            }
             Err(RecvError::Closed) => return None,
         };
         Some((Ok(event), (d, rx, None)))

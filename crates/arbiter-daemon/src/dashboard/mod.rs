@@ -56,6 +56,8 @@ struct Inner {
     seen: usize,
     /// The board summaries the streams last got.
     boards: Option<Arc<Message>>,
+    /// The daemon's warnings the streams last got.
+    warnings: Option<String>,
 }
 
 /// The dashboard's state, shared by its routes and its follower task.
@@ -121,6 +123,7 @@ impl Dashboard {
                 alerts,
                 seen: 0,
                 boards: None,
+                warnings: None,
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             states_path,
@@ -163,11 +166,21 @@ impl Dashboard {
         // Nobody on the stream: no summaries to build (10% of the daemon's CPU at 1,000
         // boards); a viewer who comes gets every board in the hello.
         if self.stream.receiver_count() == 0 {
-            self.lock().boards = None;
+            let mut inner = self.lock();
+            inner.boards = None;
+            inner.warnings = None;
             return;
         }
+        let warnings = self.warnings_json().to_string();
         let boards = self.boards_json().to_string();
         let mut inner = self.lock();
+        if inner.warnings.as_ref() != Some(&warnings) {
+            inner.warnings = Some(warnings.clone());
+            let _ = self.stream.send(Arc::new(Message {
+                event: "warnings",
+                data: warnings,
+            }));
+        }
         if inner.boards.as_ref().is_some_and(|m| m.data == boards) {
             return;
         }
@@ -267,6 +280,17 @@ impl Dashboard {
         Value::Array(list)
     }
 
+    /// The daemon's own problems (a full disk, a deleted output folder): `[{key, text}]`.
+    fn warnings_json(&self) -> Value {
+        let list: Vec<Value> = self
+            .hub
+            .warnings()
+            .into_iter()
+            .map(|(key, text)| json!({ "key": key, "text": text }))
+            .collect();
+        Value::Array(list)
+    }
+
     /// Everything the page shows.
     fn state_json(&self) -> Value {
         self.sync();
@@ -279,6 +303,7 @@ impl Dashboard {
             "boards": boards,
             "alerts": inner.alerts.sorted(),
             "claims": inner.alerts.claims(),
+            "warnings": self.warnings_json(),
         })
     }
 

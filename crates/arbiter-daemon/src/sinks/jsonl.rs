@@ -6,6 +6,16 @@
 //!
 //! The file is not fdatasynced per line: the journals are the durable record, and the
 //! lines lost to a power cut are regenerated from them at the next start.
+//!
+//! Each line of the file is framed: its object ends with a field `"crc32"` (eight
+//! lower-case hex digits, the CRC-32 of the line's bytes before `,"crc32"`), so a line
+//! cut short or two lines run together are detected; reading the file at start-up skips
+//! such a line with a warning naming its byte offset (every other line counts). Any
+//! JSON-lines reader reads the framed objects as before (one more field). Lines the disk
+//! refuses (full, EIO) wait in memory (bounded) and are written, in order and whole, at
+//! the next update that can; a file deleted or replaced (or its folder) while running is
+//! recreated with what it held. Both are said in the log and on the dashboard. The lines
+//! printed on stdout are not framed.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -15,7 +25,13 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Sink;
+use crate::fsutil::{follow_path, frame, unframe, Backlog};
 use crate::hub::Hub;
+
+/// How many bytes of lines may wait for a disk that refuses them.
+const BACKLOG_BYTES: usize = 16 * 1024 * 1024;
+/// The dashboard warning's key.
+const WARNING: &str = "events.jsonl";
 
 /// See the module documentation.
 pub struct JsonlSink {
@@ -27,6 +43,10 @@ pub struct JsonlSink {
     next: usize,
     /// Per board, the highest `seq` of this round already in the file.
     written: HashMap<String, u64>,
+    /// Lines the disk has not taken yet.
+    backlog: Backlog,
+    /// The last write failed (said once until one succeeds).
+    failing: bool,
 }
 
 #[derive(Deserialize)]
@@ -48,10 +68,36 @@ impl JsonlSink {
             .create(true)
             .open(path)?;
         let mut written: HashMap<String, u64> = HashMap::new();
-        for line in BufReader::new(&file).lines() {
-            // A line that does not parse (cut by a power cut) is not counted.
-            let Ok(seen) = serde_json::from_str::<Seen>(&line?) else {
-                continue;
+        let mut reader = BufReader::with_capacity(1 << 20, &file);
+        let mut buf = Vec::new();
+        let mut offset = 0u64;
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf)?;
+            if n == 0 {
+                break;
+            }
+            let start = offset;
+            offset += n as u64;
+            let complete = buf.last() == Some(&b'\n');
+            let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            // A line that does not check or parse (cut short, run into the next) is not
+            // counted: its events are written again.
+            let seen = unframe(raw).and_then(|_| {
+                serde_json::from_slice::<Seen>(raw).map_err(|e| format!("not an event: {e}"))
+            });
+            let seen = match seen {
+                Ok(s) => s,
+                Err(e) => {
+                    if complete {
+                        tracing::warn!(
+                            "{}, byte {start}: skipped a damaged line ({e}); the lines before \
+                             and after it are kept",
+                            path.display()
+                        );
+                    }
+                    continue;
+                }
             };
             if let (Some(r), Some(seq)) = (seen.round, seen.seq) {
                 if r == round {
@@ -77,7 +123,24 @@ impl JsonlSink {
             stdout,
             next: 0,
             written,
+            backlog: Backlog::new(BACKLOG_BYTES),
+            failing: false,
         })
+    }
+
+    /// Writes the waiting lines, after checking the file is still at its path.
+    fn flush(&mut self, hub: &Hub) -> io::Result<()> {
+        if let Some((file, moved)) = follow_path(&self.file, &self.path)? {
+            let text = format!(
+                "{} {} while running; recreated it with what it held",
+                self.path.display(),
+                moved.words()
+            );
+            tracing::warn!("{text}");
+            hub.set_warning("events.jsonl-moved", Some(text));
+            self.file = file;
+        }
+        self.backlog.write_to(&self.file).1
     }
 
     pub fn path(&self) -> &Path {
@@ -94,19 +157,54 @@ impl Sink for JsonlSink {
         let events = hub.events_since(self.next);
         self.next += events.len();
         let mut out = String::new();
+        let dropped_before = self.backlog.dropped();
         for e in events {
             let board = e.event.board.as_str();
             if e.round == self.round && self.written.get(board).is_some_and(|w| e.seq <= *w) {
                 continue;
             }
-            out.push_str(&e.to_json());
-            out.push('\n');
+            let json = e.to_json();
+            let mut line = json.clone().into_bytes();
+            frame(&mut line);
+            self.backlog.push(line);
+            if self.stdout {
+                out.push_str(&json);
+                out.push('\n');
+            }
         }
-        if out.is_empty() {
+        if self.backlog.is_empty() && out.is_empty() {
             return Ok(());
         }
-        self.file.write_all(out.as_bytes())?;
-        if self.stdout {
+        match self.flush(hub) {
+            Ok(()) if self.failing => {
+                self.failing = false;
+                tracing::info!("{} is written again", self.path.display());
+                hub.set_warning(WARNING, None);
+            }
+            Ok(()) => {}
+            Err(e) => {
+                let dropped = self.backlog.dropped();
+                if !self.failing || (dropped > 0 && dropped_before == 0) {
+                    let text = if dropped > 0 {
+                        format!(
+                            "cannot write {} ({e}); {dropped} event line(s) dropped (they are \
+                             regenerated from the journals at the next start)",
+                            self.path.display()
+                        )
+                    } else {
+                        format!(
+                            "cannot write {} ({e}); its lines wait in memory and are written \
+                             when the disk takes them",
+                            self.path.display()
+                        )
+                    };
+                    tracing::error!("{text}");
+                    hub.set_warning(WARNING, Some(text));
+                }
+                self.failing = true;
+            }
+        }
+        if self.stdout && !out.is_empty() {
             let mut stdout = io::stdout().lock();
             stdout.write_all(out.as_bytes())?;
             stdout.flush()?;

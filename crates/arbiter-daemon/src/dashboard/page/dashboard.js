@@ -330,9 +330,18 @@
     view.alerts = new Map(s.alerts.map((a) => [a.id, a]));
     view.claims = new Map(s.claims.map((c) => [c.board, c]));
     $("event").textContent = `${s.event} \u00b7 round ${s.round}`;
+    renderWarnings(s.warnings || []);
     renderBoards();
     renderAlerts();
     renderClaims();
+  }
+
+  /** The daemon's own problems (a full disk, a deleted output folder), above the boards. */
+  function renderWarnings(list) {
+    const w = $("warnings");
+    if (!w) return;
+    w.replaceChildren(...list.map((x) => el("div", { class: "warning", role: "alert" }, x.text)));
+    w.hidden = list.length === 0;
   }
 
   function setLive(on, text) {
@@ -357,6 +366,7 @@
       if (c.claim) view.claims.set(c.board, c.claim); else view.claims.delete(c.board);
       renderClaims();
     });
+    source.addEventListener("warnings", (m) => renderWarnings(JSON.parse(m.data)));
     source.addEventListener("boards", (m) => {
       view.boards = JSON.parse(m.data);
       renderBoards();
