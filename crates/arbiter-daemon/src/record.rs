@@ -176,6 +176,25 @@ impl BoardGames {
                 g.comment(why);
                 true
             }
+            // Art. 7.4: a comment on the move it happened with, completed once the pieces
+            // are back ("pawn c2 knocked over, re-established").
+            EventKind::Displaced(d) => {
+                let g = self.current_mut();
+                let text = if d.reestablished {
+                    format!("{}, re-established", d.explanation)
+                } else {
+                    d.explanation.clone()
+                };
+                let index = d.ply.checked_sub(g.first_ply).map(|i| i as usize);
+                match index.and_then(|i| g.moves.get_mut(i)) {
+                    Some(m) => match m.comments.iter_mut().find(|c| **c == d.explanation) {
+                        Some(c) => *c = text,
+                        None => m.comments.push(text),
+                    },
+                    None => g.comment(text),
+                }
+                true
+            }
             _ => match words::comment(e) {
                 Some(text) => {
                     self.current_mut().comment(text);

@@ -44,6 +44,8 @@ use crate::hub::Hub;
 pub const ILLEGAL_TEXT: &str = "ILLEGAL";
 /// The text shown while the position is being reinstated.
 pub const RESTORE_TEXT: &str = "RESTORE";
+/// The text shown, with the clock running, after pieces were knocked over (art. 7.4).
+pub const DISPLACED_TEXT: &str = "PUT BACK";
 /// The beep with a ruling (1-15; see `ClockCommand::Ascii`).
 const BEEP: u8 = 3;
 
@@ -242,6 +244,14 @@ impl Referee {
                 Some(p) => self.restart(view, p.corrected, p.runs),
                 None => Vec::new(),
             },
+            // Art. 7.4: displaced pieces are no illegal move: the clock keeps running and
+            // only shows, for a while, that pieces must be put back.
+            EventKind::Displaced(d) if !d.reestablished && self.pending.is_none() => {
+                let mut steps: Vec<Step> = show(DISPLACED_TEXT).into_iter().collect();
+                steps.push(Step::Hold(self.text_hold));
+                steps.push(Step::Command(ClockCommand::End));
+                steps
+            }
             EventKind::IllegalMoveStands(s) => match self.pending.take() {
                 // The opponent's reply is on the board: his press completes it.
                 Some(p) => self.restart(view, p.before, s.color.opponent()),

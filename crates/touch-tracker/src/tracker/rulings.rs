@@ -3,15 +3,16 @@
 //! the wait for restoration, and partial supervision's illegal move that stands.
 
 use chess_rules::{
-    Attempt, CanMate, CastleSide, Classification, Color, Game, GameResult, IllegalCategory, Move,
-    Piece, Placement, Position, RestoreStep, Role, Square,
+    restore_steps, Attempt, CanMate, CastleSide, Classification, Color, Game, GameResult,
+    IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role, Square,
 };
 
-use super::{idx, How, Phase, RestoreKind, Restoring, Tracker, Waiting};
+use super::{idx, Change, Displaced, How, Phase, RestoreKind, Restoring, Tracker, Waiting};
 use crate::analysis::Purpose;
 use crate::config::Supervision;
 use crate::events::{
-    ArbiterEvent, ClockMs, EventKind, IllegalMoveEvent, IllegalMoveStandsEvent, Penalty,
+    ArbiterEvent, ClockMs, DisplacedEvent, EventKind, IllegalMoveEvent, IllegalMoveStandsEvent,
+    Penalty, RulingUnclearEvent,
 };
 use crate::{explain, touch};
 
@@ -53,12 +54,97 @@ impl Tracker {
                 correction,
                 restore,
             } => self.unpromoted(t, correction, restore, p.clock, out),
+            Classification::Displaced { mv, reestablish } => {
+                self.displaced_move(t, mv, reestablish, p.clock, out)
+            }
+            Classification::Unclear { readings } => self.unclear(t, &base, &readings, out),
             Classification::Illegal {
                 category,
                 attempt,
                 restore,
             } => self.illegal(t, category, attempt, restore, p.clock, out),
         }
+    }
+
+    /// Art. 7.4 (arbiter-rules.md "Displaced pieces"): the board at the press is the last
+    /// legal position plus the legal move `mv` with pieces knocked over that the move did
+    /// not involve. The move stands and is recorded; it is not an illegal move (no count,
+    /// no penalty: 7.4.2 lets the player re-establish them in his own time, the arbiter
+    /// may penalise him by hand, 12.9). A `displaced` event names the squares to
+    /// re-establish; the tracker goes on from the position after the move and sends the
+    /// event again with `reestablished: true` once the board shows them back.
+    fn displaced_move(
+        &mut self,
+        t: u64,
+        mv: Move,
+        steps: Vec<RestoreStep>,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let base = *self.game.position();
+        let color = base.side_to_move();
+        // A knocked piece was not touched deliberately (art. 4.2): its lift or fall is no
+        // touch-move evidence.
+        self.touches
+            .retain(|touch| !steps.iter().any(|s| s.square() == touch.square));
+        self.record_now(t, mv, How::pressed(clock), out);
+        let explanation = explain::displaced(&base, &steps);
+        let event = DisplacedEvent {
+            color,
+            ply: base.plies() + 1,
+            squares: steps.clone(),
+            reestablished: false,
+            explanation,
+        };
+        self.emit(out, t, EventKind::Displaced(event.clone()));
+        // The tracker reads the board as if the pieces stood where they belong until they
+        // do (see `Tracker::on_displaced_square`).
+        for step in &steps {
+            match *step {
+                RestoreStep::Put { square, piece } => self.placement.set(square, Some(piece)),
+                RestoreStep::Remove { square, .. } => self.placement.set(square, None),
+            }
+        }
+        self.recount();
+        self.displaced = Some(Displaced {
+            event,
+            pending: steps,
+            spoiled: false,
+        });
+        self.after_change(t, Change::Dump, out);
+    }
+
+    /// The board fits more than one move with displaced pieces: say so, rule nothing (the
+    /// press stands unruled; the move is recorded once the board shows which one it is).
+    fn unclear(
+        &mut self,
+        t: u64,
+        base: &Position,
+        readings: &[(Move, Vec<RestoreStep>)],
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let readings: Vec<String> = readings
+            .iter()
+            .map(|(m, steps)| {
+                let san = base.san(*m).unwrap_or_else(|_| m.uci());
+                format!("{san} with {}", explain::displaced(base, steps))
+            })
+            .collect();
+        let explanation = format!(
+            "the board fits more than one move with pieces knocked over ({}): arbiter, look; \
+             no ruling is made",
+            readings.join("; or ")
+        );
+        self.emit(
+            out,
+            t,
+            EventKind::RulingUnclear(RulingUnclearEvent {
+                color: base.side_to_move(),
+                ply: base.plies() + 1,
+                readings,
+                explanation,
+            }),
+        );
     }
 
     /// The ruling's common part: count, penalty or (on the second) a result to ask for.
@@ -81,7 +167,7 @@ impl Tracker {
         let mut event = IllegalMoveEvent {
             color: offender,
             category,
-            explanation: explain::illegal(base, category, attempt.as_ref()),
+            explanation: explain::illegal(base, &self.placement, category, attempt.as_ref()),
             attempt,
             count,
             restore_fen,
@@ -145,8 +231,10 @@ impl Tracker {
     ) {
         let base = *self.game.position();
         let touched = touch::touched_pieces(&base, &self.touches, None);
+        // Touches made before a press without a move bind the same way (formats.md §2);
+        // an unpromoted pawn's correction is the promotion, which binds nothing.
         let must_move = match category {
-            IllegalCategory::ClockWithoutMove | IllegalCategory::UnpromotedPawn => None,
+            IllegalCategory::UnpromotedPawn => None,
             _ => touch::must_move(&base, &touched),
         };
         self.made = None;
@@ -201,12 +289,21 @@ impl Tracker {
         };
         self.made = None;
         self.quiet_deadline = None;
+        // Art. 7.5.2 corrects a first unpromoted pawn to a queen; a second illegal move
+        // ends the game (7.5.5), nothing is corrected: the position to reinstate is the
+        // one before it (formats.md §2).
+        let second = self.counts[idx(offender)] >= 1;
+        let (restore_fen, restore) = if second {
+            (base.fen(), restore_steps(&self.placement, base.placement()))
+        } else {
+            (after.fen(), restore)
+        };
         let Some(event) = self.ruling(
             t,
             &base,
             IllegalCategory::UnpromotedPawn,
             Some(attempt),
-            after.fen(),
+            restore_fen,
             restore,
             None,
             clock,
