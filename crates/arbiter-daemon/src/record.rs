@@ -251,6 +251,35 @@ mod tests {
     }
 
     #[test]
+    fn displaced_pieces_comment_the_move_they_came_with() {
+        let mut b = BoardGames::default();
+        b.apply(&mv(1, "d2d3", "d3", None));
+        let displaced = |reestablished| ArbiterEvent {
+            t_ms: 9,
+            board: "1".into(),
+            kind: EventKind::Displaced(touch_tracker::events::DisplacedEvent {
+                color: Color::White,
+                ply: 1,
+                squares: vec![chess_rules::RestoreStep::Put {
+                    square: "c2".parse().unwrap(),
+                    piece: chess_rules::Piece::from_fen_char('P').unwrap(),
+                }],
+                reestablished,
+                explanation: "pawn c2 knocked over".into(),
+            }),
+        };
+        assert!(b.apply(&displaced(false)));
+        b.apply(&mv(2, "e7e5", "e5", None));
+        assert!(b.apply(&displaced(true)));
+        let g = b.current();
+        assert_eq!(
+            g.moves[0].comments,
+            ["pawn c2 knocked over, re-established"]
+        );
+        assert!(g.moves[1].comments.is_empty());
+    }
+
+    #[test]
     fn moves_amendments_rulings_and_the_end() {
         let mut b = BoardGames::default();
         assert!(b.apply(&mv(1, "e2e4", "e4", None)));

@@ -572,6 +572,33 @@ mod tests {
     }
 
     #[test]
+    fn displaced_pieces_are_shown_without_stopping_the_clock() {
+        let mut r = Referee::new(3000, HOLD);
+        let v = view(ClockSide::Left);
+        let d = |reestablished| {
+            ev(EventKind::Displaced(
+                touch_tracker::events::DisplacedEvent {
+                    color: Color::White,
+                    ply: 3,
+                    squares: vec![],
+                    reestablished,
+                    explanation: "pawn c2 knocked over".into(),
+                },
+            ))
+        };
+        let steps = r.on_event(&d(false), &v, 0);
+        assert_eq!(steps.len(), 3, "{steps:?}");
+        assert_eq!(steps[0], show(DISPLACED_TEXT).unwrap());
+        assert_eq!(steps[1], Step::Hold(HOLD));
+        assert_eq!(steps[2], Step::Command(ClockCommand::End));
+        // No stop, no set-and-run: nothing touches the times.
+        assert!(!steps
+            .iter()
+            .any(|s| matches!(s, Step::Command(ClockCommand::SetAndRun { .. }))));
+        assert!(r.on_event(&d(true), &v, 0).is_empty());
+    }
+
+    #[test]
     fn sides_follow_the_trackers_clock_mapping() {
         let mut r = Referee::new(0, HOLD);
         let v = view(ClockSide::Right);

@@ -277,7 +277,8 @@ pub(super) fn idx(c: Color) -> usize {
     }
 }
 
-/// Both kings put on the four centre squares: the DGT result convention (both light
+/// Both kings put on the four centre squares (the players' result, art. 5.1.2 / 5.2.3
+/// agreement or resignation shown on the board): the DGT result convention (both light
 /// squares: 1-0, both dark: 0-1, one of each: a draw). Never a legal position (the centre
 /// squares all touch), so never a move; but a king stepping next to the other king in the
 /// centre is an illegal move, not a result: both kings must have left their squares.
@@ -1301,6 +1302,8 @@ impl Tracker {
         self.record(t, m, how, mine, rest, out);
     }
 
+    /// Art. 6.9: a flag fell: the player loses, unless his opponent cannot mate by any
+    /// series of legal moves (asked of the analysis; see `loss_unless_no_mate`).
     fn on_flag(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
         if self.pending_press.is_some() {
             self.rule_press(t, out);

@@ -18,7 +18,10 @@ use crate::{explain, touch};
 
 impl Tracker {
     /// The settle window after a press of the player to move has passed: rule on the board
-    /// as it stands.
+    /// as it stands (arbiter-rules.md §2): P + one legal move is the move (art. 4.7,
+    /// completed by the press, 6.2); P unchanged is a press without a move (7.5.3); an
+    /// unpromoted pawn is corrected to a queen (7.5.2); a move with displaced pieces
+    /// stands (7.4); anything else is an illegal move, P reinstated (7.5.1).
     pub(super) fn rule_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         let Some(p) = self.pending_press.take() else {
             return;
@@ -147,8 +150,11 @@ impl Tracker {
         );
     }
 
-    /// The ruling's common part: count, penalty or (on the second) a result to ask for.
-    /// Returns the event (with its penalty) when it can go out now.
+    /// The ruling's common part, art. 7.5.5: a player's first completed illegal move gives
+    /// his opponent extra time (2 minutes standard, 1 minute rapid and blitz; counts kept
+    /// per player); his second loses the game, unless the opponent cannot mate by any
+    /// series of legal moves (then drawn): a result to ask of the analysis. Returns the
+    /// event (with its penalty) when it can go out now.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ruling(
         &mut self,
@@ -373,8 +379,8 @@ impl Tracker {
         }
     }
 
-    /// Partial supervision: the opponent moved from the illegal position before it was
-    /// corrected; the illegal move stands and its penalty is void.
+    /// Partial supervision (Appendix A.5 / B): the opponent moved from the illegal position
+    /// before it was corrected; the illegal move stands and its penalty is void.
     pub(super) fn illegal_move_stands(
         &mut self,
         t: u64,
@@ -435,7 +441,8 @@ impl Tracker {
     }
 }
 
-/// The loser's result unless the winner cannot mate (then a draw); an undetermined search
+/// The loser's result unless the winner cannot mate by any series of legal moves (then a
+/// draw: art. 6.9 for a flag, 7.5.5 for a second illegal move); an undetermined search
 /// leaves the loss standing, flagged.
 pub(super) fn loss_unless_no_mate(loser: Color, opponent_can_mate: CanMate) -> (GameResult, bool) {
     match opponent_can_mate {
