@@ -176,6 +176,25 @@ impl BoardGames {
                 g.comment(why);
                 true
             }
+            // Art. 7.4: a comment on the move it happened with, completed once the pieces
+            // are back ("pawn c2 knocked over, re-established").
+            EventKind::Displaced(d) => {
+                let g = self.current_mut();
+                let text = if d.reestablished {
+                    format!("{}, re-established", d.explanation)
+                } else {
+                    d.explanation.clone()
+                };
+                let index = d.ply.checked_sub(g.first_ply).map(|i| i as usize);
+                match index.and_then(|i| g.moves.get_mut(i)) {
+                    Some(m) => match m.comments.iter_mut().find(|c| **c == d.explanation) {
+                        Some(c) => *c = text,
+                        None => m.comments.push(text),
+                    },
+                    None => g.comment(text),
+                }
+                true
+            }
             _ => match words::comment(e) {
                 Some(text) => {
                     self.current_mut().comment(text);
@@ -229,6 +248,35 @@ mod tests {
                 touches: vec![],
             }),
         }
+    }
+
+    #[test]
+    fn displaced_pieces_comment_the_move_they_came_with() {
+        let mut b = BoardGames::default();
+        b.apply(&mv(1, "d2d3", "d3", None));
+        let displaced = |reestablished| ArbiterEvent {
+            t_ms: 9,
+            board: "1".into(),
+            kind: EventKind::Displaced(touch_tracker::events::DisplacedEvent {
+                color: Color::White,
+                ply: 1,
+                squares: vec![chess_rules::RestoreStep::Put {
+                    square: "c2".parse().unwrap(),
+                    piece: chess_rules::Piece::from_fen_char('P').unwrap(),
+                }],
+                reestablished,
+                explanation: "pawn c2 knocked over".into(),
+            }),
+        };
+        assert!(b.apply(&displaced(false)));
+        b.apply(&mv(2, "e7e5", "e5", None));
+        assert!(b.apply(&displaced(true)));
+        let g = b.current();
+        assert_eq!(
+            g.moves[0].comments,
+            ["pawn c2 knocked over, re-established"]
+        );
+        assert!(g.moves[1].comments.is_empty());
     }
 
     #[test]

@@ -44,6 +44,8 @@ use crate::hub::Hub;
 pub const ILLEGAL_TEXT: &str = "ILLEGAL";
 /// The text shown while the position is being reinstated.
 pub const RESTORE_TEXT: &str = "RESTORE";
+/// The text shown, with the clock running, after pieces were knocked over (art. 7.4).
+pub const DISPLACED_TEXT: &str = "PUT BACK";
 /// The beep with a ruling (1-15; see `ClockCommand::Ascii`).
 const BEEP: u8 = 3;
 
@@ -242,6 +244,14 @@ impl Referee {
                 Some(p) => self.restart(view, p.corrected, p.runs),
                 None => Vec::new(),
             },
+            // Art. 7.4: displaced pieces are no illegal move: the clock keeps running and
+            // only shows, for a while, that pieces must be put back.
+            EventKind::Displaced(d) if !d.reestablished && self.pending.is_none() => {
+                let mut steps: Vec<Step> = show(DISPLACED_TEXT).into_iter().collect();
+                steps.push(Step::Hold(self.text_hold));
+                steps.push(Step::Command(ClockCommand::End));
+                steps
+            }
             EventKind::IllegalMoveStands(s) => match self.pending.take() {
                 // The opponent's reply is on the board: his press completes it.
                 Some(p) => self.restart(view, p.before, s.color.opponent()),
@@ -559,6 +569,33 @@ mod tests {
                 0
             )
             .is_empty());
+    }
+
+    #[test]
+    fn displaced_pieces_are_shown_without_stopping_the_clock() {
+        let mut r = Referee::new(3000, HOLD);
+        let v = view(ClockSide::Left);
+        let d = |reestablished| {
+            ev(EventKind::Displaced(
+                touch_tracker::events::DisplacedEvent {
+                    color: Color::White,
+                    ply: 3,
+                    squares: vec![],
+                    reestablished,
+                    explanation: "pawn c2 knocked over".into(),
+                },
+            ))
+        };
+        let steps = r.on_event(&d(false), &v, 0);
+        assert_eq!(steps.len(), 3, "{steps:?}");
+        assert_eq!(steps[0], show(DISPLACED_TEXT).unwrap());
+        assert_eq!(steps[1], Step::Hold(HOLD));
+        assert_eq!(steps[2], Step::Command(ClockCommand::End));
+        // No stop, no set-and-run: nothing touches the times.
+        assert!(!steps
+            .iter()
+            .any(|s| matches!(s, Step::Command(ClockCommand::SetAndRun { .. }))));
+        assert!(r.on_event(&d(true), &v, 0).is_empty());
     }
 
     #[test]

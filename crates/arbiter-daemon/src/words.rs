@@ -3,7 +3,9 @@
 //! take Nd5 off, put N on f6; add 1:00 to White: 2:31 -> 3:31".
 
 use chess_rules::{Attempt, Color, IllegalCategory, Piece, RestoreStep, Role};
-use touch_tracker::events::{IllegalMoveEvent, RecoveryUncertainEvent, TouchMoveEvent};
+use touch_tracker::events::{
+    DisplacedEvent, IllegalMoveEvent, RecoveryUncertainEvent, TouchMoveEvent,
+};
 use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EventKind, Obligation};
 
 /// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
@@ -85,6 +87,10 @@ pub fn illegal(i: &IllegalMoveEvent) -> String {
         out.push(' ');
         out.push_str(&attempt(a));
     }
+    if i.category == IllegalCategory::PieceAddedOrRemoved && !i.explanation.is_empty() {
+        // What came on or went off the board, square by square.
+        out.push_str(&format!(": {}", i.explanation));
+    }
     if i.count > 1 {
         out.push_str(&format!(", his illegal move no. {}", i.count));
     }
@@ -151,6 +157,20 @@ fn touch(t: &TouchMoveEvent) -> String {
     )
 }
 
+/// Pieces knocked over with a move (art. 7.4): not an illegal move; what to put back.
+pub fn displaced(d: &DisplacedEvent) -> String {
+    if d.reestablished {
+        return format!("{}: {}, re-established", side(d.color), d.explanation);
+    }
+    format!(
+        "{}: {} (art. 7.4: displaced, not an illegal move; the arbiter may penalise); \
+         re-establish: {}",
+        side(d.color),
+        d.explanation,
+        steps(&d.squares)
+    )
+}
+
 /// The moves rebuilt after a disconnection, and what else could have been played.
 fn uncertain(r: &RecoveryUncertainEvent) -> String {
     format!(
@@ -212,6 +232,10 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
             s.fen
         ),
         EventKind::RecoveryUncertain(r) => format!("{}{}", prefix(r.ply), uncertain(r)),
+        EventKind::Displaced(d) => format!("{}{}", prefix(d.ply), displaced(d)),
+        EventKind::RulingUnclear(u) => {
+            format!("{}{}: {}", prefix(u.ply), side(u.color), u.explanation)
+        }
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
             "board {}: the board shows a position no legal moves explain; check it",
             e.board
@@ -231,6 +255,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
             t.evidence
         ),
         EventKind::RecoveryUncertain(r) => uncertain(r),
+        EventKind::RulingUnclear(u) => format!("{}: {}", side(u.color), u.explanation),
         EventKind::DrawClaimable(_) | EventKind::IllegalMoveStands(_) => {
             let line = ruling(e)?;
             // Drop "board N, move M, " / "board N: ".

@@ -1,6 +1,7 @@
 //! What did the player do? Given the last legal position and the placement the board
 //! shows at the clock press, [`Position::classify`] decides: a legal move (which one), no
-//! change, a pawn moved to the last rank and left a pawn (art. 7.5.2), or an illegal move
+//! change, a pawn moved to the last rank and left a pawn (art. 7.5.2), a legal move with
+//! pieces knocked over (art. 7.4), or an illegal move
 //! with its category (formats.md §2), the attempted move when it can be inferred, and the
 //! put/remove steps that take the board back to the position to reinstate.
 
@@ -36,7 +37,8 @@ pub enum IllegalCategory {
     UnpromotedPawn,
     /// The clock was pressed without a move (art. 7.5.3).
     ClockWithoutMove,
-    /// The player moved an opponent's piece.
+    /// The player moved an opponent's piece from one square to another (a piece put on
+    /// the board from off it is [`IllegalCategory::PieceAddedOrRemoved`]).
     WrongColor,
     /// More than one of the player's pieces moved.
     MultipleMoves,
@@ -233,6 +235,20 @@ pub enum Classification {
         /// Steps from the board as seen to the position after `correction`.
         restore: Vec<RestoreStep>,
     },
+    /// The position plus this legal move, with pieces the move did not involve knocked
+    /// off the board or onto an empty square beside their own (art. 7.4): the move
+    /// stands, the pieces are to be re-established; not an illegal move.
+    Displaced {
+        mv: Move,
+        /// Steps from the board as seen to the position after `mv`.
+        reestablish: Vec<RestoreStep>,
+    },
+    /// The board fits more than one move with displaced pieces: which move was made is a
+    /// question for the arbiter, not a ruling to take on a guess.
+    Unclear {
+        /// Each move the board fits, with its steps to re-establish.
+        readings: Vec<(Move, Vec<RestoreStep>)>,
+    },
     /// Anything else: an illegal move; the position is to be reinstated.
     Illegal {
         category: IllegalCategory,
@@ -263,12 +279,51 @@ impl Position {
                 restore: restore_steps(observed, after.placement()),
             };
         }
+        let mut readings = self.displaced_readings(observed);
+        match readings.len() {
+            0 => {}
+            1 => {
+                let (mv, reestablish) = readings.remove(0);
+                return Classification::Displaced { mv, reestablish };
+            }
+            _ => return Classification::Unclear { readings },
+        }
         let (category, attempt) = self.illegal_kind(observed, lifted);
         Classification::Illegal {
             category,
             attempt,
             restore: restore_steps(observed, self.placement()),
         }
+    }
+
+    /// Art. 7.4 (arbiter-rules.md "Displaced pieces"): the legal moves `m` such that
+    /// `observed` is the position after `m` with, in addition, only pieces displaced:
+    /// - every square that differs lies outside the squares `m` involves (from, to, the
+    ///   en passant victim's, the castling rook's);
+    /// - a piece is missing from its square (knocked off the board), or stands on an
+    ///   empty square beside it (king-distance 1) where that piece could not have moved
+    ///   by its own rules (a pawn sideways, a bishop straight, a knight anywhere near): a
+    ///   piece that went one step as it moves is a second move, not a knock;
+    /// - no piece appears from off the board, no piece changes into another.
+    ///
+    /// Each with the steps that re-establish the position after `m`.
+    fn displaced_readings(&self, observed: &Placement) -> Vec<(Move, Vec<RestoreStep>)> {
+        let mut out = Vec::new();
+        for m in self.legal_moves() {
+            let Some(info) = self.move_info(m) else {
+                continue;
+            };
+            let after = self.apply(m);
+            let mut involved = vec![m.from, m.to];
+            involved.extend(info.capture.map(|(sq, _)| sq));
+            if let Some((_, rf, rt)) = info.castling {
+                involved.extend([rf, rt]);
+            }
+            if knocked_over(after.placement(), observed, &involved) {
+                out.push((m, restore_steps(observed, after.placement())));
+            }
+        }
+        out
     }
 
     /// The queen promotion whose placement, with a pawn left on the promotion square, is
@@ -305,10 +360,21 @@ impl Position {
         let (my_arrived, opp_arrived): (Vec<Seen>, Vec<Seen>) =
             arrived.iter().partition(|(_, p)| p.color == mover);
 
-        // 1. An opponent's piece stands somewhere new: it was moved.
-        if !opp_arrived.is_empty() {
-            let attempt = pick_moved(&opp_left, &opp_arrived, lifted);
+        // 1. An opponent's piece moved from one square to another (formats.md §2): one
+        //    of his pieces stands somewhere new and a piece like it left a square. A piece
+        //    that arrived from off the board (a captured one brought back, a spare queen)
+        //    is `piece_added_or_removed`, whatever its colour.
+        let moved_opp: Vec<Seen> = opp_arrived
+            .iter()
+            .copied()
+            .filter(|(_, p)| opp_left.iter().any(|(_, l)| l == p))
+            .collect();
+        if !moved_opp.is_empty() {
+            let attempt = pick_moved(&opp_left, &moved_opp, lifted);
             return (IllegalCategory::WrongColor, attempt);
+        }
+        if !opp_arrived.is_empty() {
+            return (IllegalCategory::PieceAddedOrRemoved, None);
         }
 
         // 2. Pieces appeared or vanished; several pieces moved.
@@ -412,6 +478,64 @@ impl Position {
             to: kt,
             piece: king,
         })
+    }
+}
+
+/// Is `observed` the placement `expected` with only pieces knocked off the board or onto
+/// an empty square beside theirs, none of them on `involved` squares? (See
+/// [`Position::displaced_readings`].)
+fn knocked_over(expected: &Placement, observed: &Placement, involved: &[Square]) -> bool {
+    let mut missing: Vec<Seen> = Vec::new();
+    let mut arrived: Vec<Seen> = Vec::new();
+    for d in expected.diff(observed) {
+        if involved.contains(&d.square) {
+            return false;
+        }
+        match (d.before, d.after) {
+            (Some(p), None) => missing.push((d.square, p)),
+            (None, Some(p)) => arrived.push((d.square, p)),
+            // A piece changed into another: not a knock.
+            _ => return false,
+        }
+    }
+    if missing.is_empty() {
+        return false;
+    }
+    // Each piece that stands somewhere new came from a square beside it that misses that
+    // very piece, by no step that piece makes (else it is a second move).
+    let mut used = vec![false; missing.len()];
+    for &(to, piece) in &arrived {
+        let from = missing.iter().enumerate().position(|(i, &(from, p))| {
+            !used[i] && p == piece && king_distance(from, to) == 1 && !is_step_of(piece, from, to)
+        });
+        match from {
+            Some(i) => used[i] = true,
+            None => return false,
+        }
+    }
+    true
+}
+
+fn king_distance(a: Square, b: Square) -> u8 {
+    let df = a.file().index().abs_diff(b.file().index());
+    let dr = a.rank().index().abs_diff(b.rank().index());
+    df.max(dr) as u8
+}
+
+/// Is going from `from` to the square `to` beside it a step the piece makes by its own
+/// rules (onto an empty square)? A pawn one square forward; a bishop diagonally; a rook
+/// straight; a queen or king any way; a knight never.
+fn is_step_of(piece: Piece, from: Square, to: Square) -> bool {
+    let straight = from.file() == to.file() || from.rank() == to.rank();
+    match piece.role {
+        Role::Pawn => {
+            from.file() == to.file()
+                && to.rank().index() as i8 - from.rank().index() as i8 == forward(piece.color)
+        }
+        Role::Knight => false,
+        Role::Bishop => !straight,
+        Role::Rook => straight,
+        Role::Queen | Role::King => true,
     }
 }
 
@@ -685,12 +809,106 @@ mod tests {
         assert_eq!(illegal(&p, &["xb1", "+Bc3"], &[]).0, PieceAddedOrRemoved);
         // Only an opponent's piece removed.
         assert_eq!(illegal(&p, &["xd7"], &[]).0, PieceAddedOrRemoved);
-        // A capture with an extra opponent piece gone.
-        let q = pos("4k3/8/8/3p1p2/4P3/8/8/4K3 w - - 0 1");
+        // An opponent's piece put on the board from off it is not a moved one.
+        assert_eq!(illegal(&p, &["+nd4"], &[]), (PieceAddedOrRemoved, None));
+        // A captured black knight brought back onto c3 (in place of the pawn that took it).
+        let q = pos("r1bqkbnr/pppppppp/8/8/8/2P5/PP1PPPPP/R1BQKBNR w KQkq - 0 3");
+        assert_eq!(illegal(&q, &["+nc3"], &[]).0, PieceAddedOrRemoved);
+        // A white move plus a black piece added: still added, not wrong colour.
         assert_eq!(
-            illegal(&q, &["xd5", "xf5", "e4d5"], &[]).0,
+            illegal(&p, &["e2e4", "+qh4"], &["e2"]).0,
             PieceAddedOrRemoved
         );
+        // A capture with an extra opponent piece gone: the capture stands, the f5 pawn
+        // was displaced (art. 7.4).
+        let q = pos("4k3/8/8/3p1p2/4P3/8/8/4K3 w - - 0 1");
+        assert!(matches!(
+            q.classify(&physical(&q, &["xd5", "xf5", "e4d5"]), &[]),
+            Classification::Displaced { mv, .. } if mv.uci() == "e4d5"
+        ));
+        // The same without the capture made: a piece removed.
+        assert_eq!(illegal(&q, &["xf5"], &[]).0, PieceAddedOrRemoved);
+    }
+
+    fn displaced(p: &Position, steps: &[&str]) -> Classification {
+        p.classify(&physical(p, steps), &[])
+    }
+
+    #[test]
+    fn displaced_pieces_with_a_legal_move() {
+        let p = Position::start()
+            .play("e2e4".parse().unwrap())
+            .unwrap()
+            .play("e7e5".parse().unwrap())
+            .unwrap();
+        // d2-d3 with the c2 pawn knocked off the board.
+        match displaced(&p, &["d2d3", "xc2"]) {
+            Classification::Displaced { mv, reestablish } => {
+                assert_eq!(mv.uci(), "d2d3");
+                assert_eq!(
+                    reestablish,
+                    vec![RestoreStep::Put {
+                        square: sq("c2"),
+                        piece: piece('P')
+                    }]
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Two pieces: a pawn knocked sideways onto an empty square, a black one off.
+        match displaced(&p, &["g1f3", "d2e3", "xd7"]) {
+            Classification::Displaced { mv, reestablish } => {
+                assert_eq!(mv.uci(), "g1f3");
+                assert_eq!(reestablish.len(), 3, "{reestablish:?}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // With a capture: exd5 and the f2 pawn knocked off.
+        let q = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+        assert!(matches!(
+            displaced(&q, &["xd5", "e4d5", "xf2"]),
+            Classification::Displaced { mv, .. } if mv.uci() == "e4d5"
+        ));
+        // A knight knocked next to its square (no knight step).
+        assert!(matches!(
+            displaced(&p, &["d2d3", "b1b2"]),
+            Classification::Illegal { .. }
+        ));
+    }
+
+    #[test]
+    fn displaced_is_never_a_second_move_or_an_added_piece() {
+        let p = Position::start()
+            .play("e2e4".parse().unwrap())
+            .unwrap()
+            .play("e7e5".parse().unwrap())
+            .unwrap();
+        // A second pawn pushed one square: a second move.
+        assert_eq!(illegal(&p, &["d2d3", "c2c3"], &[]).0, MultipleMoves);
+        // A pawn two squares away: not beside its square.
+        assert_eq!(illegal(&p, &["g1f3", "d2d4"], &[]).0, MultipleMoves);
+        // A piece added beside a move.
+        assert_eq!(illegal(&p, &["d2d3", "+Nc3"], &[]).0, PieceAddedOrRemoved);
+        // A piece knocked onto a square the move involves (the h2 pawn onto g1, which
+        // the knight left): not a displaced reading.
+        assert_eq!(illegal(&p, &["g1f3", "h2g1"], &[]).0, MultipleMoves);
+        // An illegal move with a pawn knocked off stays illegal.
+        assert_eq!(illegal(&p, &["f1f3", "xc2"], &[]).0, PieceAddedOrRemoved);
+        assert_eq!(illegal(&p, &["f1f3", "c2b3"], &[]).0, MultipleMoves);
+        // En passant with the victim left is still en passant, not a displaced reading.
+        let e = pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 3");
+        assert_eq!(illegal(&e, &["e5d6"], &[]).0, EnPassant);
+    }
+
+    #[test]
+    fn two_moves_that_fit_are_unclear() {
+        // Rooks on a1 and f1, the board shows a rook on d1 and neither home square
+        // occupied: Ra1-d1 with f1 knocked off, or Rf1-d1 with a1 knocked off.
+        let p = pos("4k3/8/8/8/8/8/8/R4RK1 w - - 0 1");
+        match displaced(&p, &["a1d1", "xf1"]) {
+            Classification::Unclear { readings } => assert_eq!(readings.len(), 2),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -64,6 +64,12 @@ pub enum EventKind {
     /// The moves rebuilt after lost events could have been played otherwise: the record
     /// is one possibility, the arbiter must check it against the scoresheets.
     RecoveryUncertain(RecoveryUncertainEvent),
+    /// Art. 7.4: pieces knocked over or off the board with a move (not an illegal move);
+    /// sent again with `reestablished: true` once the board shows them back.
+    Displaced(DisplacedEvent),
+    /// The board at a press fits more than one reading (a move with displaced pieces, or
+    /// something else): the tracker does not rule, the arbiter must look.
+    RulingUnclear(RulingUnclearEvent),
 }
 
 impl EventKind {
@@ -81,6 +87,8 @@ impl EventKind {
             EventKind::NewGame { .. } => "new_game",
             EventKind::IllegalMoveStands(_) => "illegal_move_stands",
             EventKind::RecoveryUncertain(_) => "recovery_uncertain",
+            EventKind::Displaced(_) => "displaced",
+            EventKind::RulingUnclear(_) => "ruling_unclear",
         }
     }
 }
@@ -323,6 +331,34 @@ pub struct RecoveryUncertainEvent {
     pub alternatives: Vec<Vec<Move>>,
     /// The same, in SAN.
     pub alternatives_san: Vec<String>,
+}
+
+/// `kind: displaced` (formats.md §2, art. 7.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DisplacedEvent {
+    /// Who displaced the pieces (the player who made the move).
+    pub color: Color,
+    /// The ply of the move it happened with.
+    pub ply: u32,
+    /// The steps that re-establish the position: a piece to put back on its square, and
+    /// (for a piece knocked onto a square beside it) the square to clear.
+    pub squares: Vec<RestoreStep>,
+    /// False when first seen; true once the board shows the position re-established.
+    pub reestablished: bool,
+    /// Plain words for the arbiter ("pawn c2 knocked over").
+    pub explanation: String,
+}
+
+/// `kind: ruling_unclear`: what the board showed at a press, and the readings it fits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulingUnclearEvent {
+    /// The player who pressed.
+    pub color: Color,
+    /// The ply the move would take.
+    pub ply: u32,
+    /// Each reading in words ("Rd1 with the rook f1 knocked off").
+    pub readings: Vec<String>,
+    pub explanation: String,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -1,10 +1,58 @@
 //! Plain words for an illegal move ruling, for the arbiter's screen.
 
-use chess_rules::{Attempt, CastleSide, IllegalCategory, Move, Position, Role};
+use chess_rules::{
+    Attempt, CastleSide, IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role,
+};
+
+/// The pieces knocked over (art. 7.4), from the steps that re-establish them: "pawn c2
+/// knocked over", "black knight f6 knocked onto g5". The mover's own pieces go without
+/// their colour.
+pub fn displaced(base: &Position, steps: &[RestoreStep]) -> String {
+    let mover = base.side_to_move();
+    let name = |p: Piece| {
+        if p.color == mover {
+            p.role.to_string()
+        } else {
+            format!("{} {}", p.color, p.role)
+        }
+    };
+    let beside = |a: chess_rules::Square, b: chess_rules::Square| {
+        a.file().index().abs_diff(b.file().index()) <= 1
+            && a.rank().index().abs_diff(b.rank().index()) <= 1
+    };
+    let mut used = vec![false; steps.len()];
+    let mut parts = Vec::new();
+    for step in steps {
+        let RestoreStep::Put { square, piece } = *step else {
+            continue;
+        };
+        // The square it was knocked onto: one beside it holding that kind of piece.
+        let onto = steps.iter().enumerate().find_map(|(i, s)| match *s {
+            RestoreStep::Remove {
+                square: n,
+                piece: p,
+            } if p == piece && !used[i] && beside(n, square) => {
+                used[i] = true;
+                Some(n)
+            }
+            _ => None,
+        });
+        parts.push(match onto {
+            Some(n) => format!("{} {square} knocked onto {n}", name(piece)),
+            None => format!("{} {square} knocked over", name(piece)),
+        });
+    }
+    parts.join(", ")
+}
 
 /// One sentence saying what was wrong with the attempt in `base` (the position the
-/// offender moved from).
-pub fn illegal(base: &Position, category: IllegalCategory, attempt: Option<&Attempt>) -> String {
+/// offender moved from); `observed` is what the board showed at the press.
+pub fn illegal(
+    base: &Position,
+    observed: &Placement,
+    category: IllegalCategory,
+    attempt: Option<&Attempt>,
+) -> String {
     let mover = base.side_to_move();
     let shape = |a: &Attempt| format!("{}{}-{}", letter(a.piece.role), a.from, a.to);
     match (category, attempt) {
@@ -28,9 +76,7 @@ pub fn illegal(base: &Position, category: IllegalCategory, attempt: Option<&Atte
         (IllegalCategory::MultipleMoves, _) => {
             format!("more than one {mover} piece moved")
         }
-        (IllegalCategory::PieceAddedOrRemoved, _) => {
-            "a piece was added to the board or taken off it".to_owned()
-        }
+        (IllegalCategory::PieceAddedOrRemoved, _) => added_or_removed(base, observed),
         (IllegalCategory::Castling, Some(a)) => castling(base, a),
         (IllegalCategory::Castling, None) => "castling is not allowed here".to_owned(),
         (IllegalCategory::EnPassant, Some(a)) => format!(
@@ -64,6 +110,50 @@ pub fn illegal(base: &Position, category: IllegalCategory, attempt: Option<&Atte
         (IllegalCategory::TwoHanded, _) => "the move was made with two hands".to_owned(),
         (c, _) => format!("illegal move ({c})"),
     }
+}
+
+/// What appeared from off the board and what went off it, square by square: "a black
+/// knight was put on c3 from off the board, in place of the white pawn".
+fn added_or_removed(base: &Position, observed: &Placement) -> String {
+    let diff: Vec<_> = base.placement().diff(observed).collect();
+    let name = |p: Piece| format!("{} {}", p.color, p.role);
+    let mut parts = Vec::new();
+    for d in &diff {
+        // A piece that also left (or arrived on) another square moved: not added/removed.
+        let came = d.after.filter(|&p| {
+            !diff
+                .iter()
+                .any(|o| o.square != d.square && o.before == Some(p))
+        });
+        let went = d.before.filter(|&p| {
+            !diff
+                .iter()
+                .any(|o| o.square != d.square && o.after == Some(p))
+        });
+        match (came, went, d.before) {
+            (Some(new), _, Some(old)) => parts.push(format!(
+                "a {} was put on {} from off the board, in place of the {}",
+                name(new),
+                d.square,
+                name(old)
+            )),
+            (Some(new), _, None) => parts.push(format!(
+                "a {} was put on {} from off the board",
+                name(new),
+                d.square
+            )),
+            (None, Some(old), _) if d.after.is_none() => parts.push(format!(
+                "the {} on {} was taken off the board",
+                name(old),
+                d.square
+            )),
+            _ => {}
+        }
+    }
+    if parts.is_empty() {
+        return "a piece was added to the board or taken off it".to_owned();
+    }
+    parts.join("; ")
 }
 
 fn castling(base: &Position, a: &Attempt) -> String {
@@ -120,25 +210,50 @@ mod tests {
         assert_eq!(
             illegal(
                 &p,
+                p.placement(),
                 IllegalCategory::PieceMovement,
                 Some(&att("f1", "f3", 'B'))
             ),
             "Bf1-f3 is not a bishop move"
         );
-        assert!(illegal(&p, IllegalCategory::ClockWithoutMove, None).contains("without"));
+        assert!(
+            illegal(&p, p.placement(), IllegalCategory::ClockWithoutMove, None).contains("without")
+        );
         let pinned = Position::from_fen("4k3/4r3/8/8/8/4N3/8/4K3 w - - 0 1").unwrap();
         assert_eq!(
             illegal(
                 &pinned,
+                pinned.placement(),
                 IllegalCategory::KingInCheck,
                 Some(&att("e3", "c4", 'N'))
             ),
             "Ne3-c4 would leave the white king on e1 in check"
         );
         let c = Position::from_fen("r3k2r/8/8/8/2b5/8/8/R3K2R w KQkq - 0 1").unwrap();
-        assert!(
-            illegal(&c, IllegalCategory::Castling, Some(&att("e1", "g1", 'K')))
-                .contains("cross an attacked square")
+        assert!(illegal(
+            &c,
+            c.placement(),
+            IllegalCategory::Castling,
+            Some(&att("e1", "g1", 'K'))
+        )
+        .contains("cross an attacked square"));
+        // A captured black knight brought back onto c3, where the white pawn stood.
+        let q = Position::from_fen("r1bqkbnr/pppppppp/8/8/8/2P5/PP1PPPPP/R1BQKBNR w KQkq - 0 3")
+            .unwrap();
+        let mut seen = *q.placement();
+        seen.set(
+            "c3".parse().unwrap(),
+            Some(Piece::from_fen_char('n').unwrap()),
+        );
+        assert_eq!(
+            illegal(&q, &seen, IllegalCategory::PieceAddedOrRemoved, None),
+            "a black knight was put on c3 from off the board, in place of the white pawn"
+        );
+        let mut gone = *q.placement();
+        gone.set("g1".parse().unwrap(), None);
+        assert_eq!(
+            illegal(&q, &gone, IllegalCategory::PieceAddedOrRemoved, None),
+            "the white knight on g1 was taken off the board"
         );
     }
 }

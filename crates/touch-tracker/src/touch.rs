@@ -64,12 +64,17 @@ pub fn castling_intent(base: &Position, log: &[Touch]) -> bool {
     false
 }
 
-/// The first own piece touched, if it can move legally: the `must_move` of an illegal
-/// move ruling (formats.md §2).
+/// The `must_move` of an illegal move ruling (formats.md §2): art. 7.5.1 binds the move
+/// that replaces an illegal one by art. 4.3, and art. 4.3.1 makes it "the first piece
+/// touched that can be moved": the first of the offender's own pieces touched this turn
+/// that has a legal move in `base` (the position reinstated). A touched piece that cannot
+/// move is passed over, not a release; opponent's pieces touched do not bind it.
 pub fn must_move(base: &Position, touched: &[Touched]) -> Option<Square> {
-    let first = touched.first()?;
-    (first.piece.color == base.side_to_move() && base.can_move_from(first.square))
-        .then_some(first.square)
+    let me = base.side_to_move();
+    touched
+        .iter()
+        .find(|t| t.piece.color == me && base.can_move_from(t.square))
+        .map(|t| t.square)
 }
 
 /// What the touches bound the player to.
@@ -430,7 +435,19 @@ mod tests {
         let p = Position::start();
         let log = [lift(1, "a1", 'R'), place(2, "a1", 'R'), lift(3, "b1", 'N')];
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "b1".into())));
-        assert_eq!(must_move(&p, &touched_pieces(&p, &log, None)), None);
+        // Art. 4.3.1: the rook is passed over, the knight binds the replacing move.
+        assert_eq!(
+            must_move(&p, &touched_pieces(&p, &log, None)),
+            Some(sq("b1"))
+        );
+        let only = [lift(1, "a1", 'R'), place(2, "a1", 'R')];
+        assert_eq!(must_move(&p, &touched_pieces(&p, &only, None)), None);
+        // An opponent's piece touched first does not stop an own piece binding.
+        let log = [lift(1, "e7", 'p'), place(2, "e7", 'p'), lift(3, "g1", 'N')];
+        assert_eq!(
+            must_move(&p, &touched_pieces(&p, &log, None)),
+            Some(sq("g1"))
+        );
         let only = [lift(1, "a1", 'R'), place(2, "a1", 'R')];
         assert_eq!(bound(&p, &only), None);
     }

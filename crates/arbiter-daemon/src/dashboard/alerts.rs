@@ -118,6 +118,14 @@ impl Details {
                     .map(|s| words::steps(std::slice::from_ref(s)))
                     .collect(),
             },
+            EventKind::Displaced(d) => Details {
+                category: Some("displaced pieces (art. 7.4)"),
+                steps: d
+                    .squares
+                    .iter()
+                    .map(|s| words::steps(std::slice::from_ref(s)))
+                    .collect(),
+            },
             _ => Details::default(),
         }
     }
@@ -173,6 +181,8 @@ pub struct Alerts {
     claims: BTreeMap<u32, Claim>,
     /// Per board, the last illegal-move alert (restorations and endings note there).
     last_illegal: HashMap<u32, usize>,
+    /// Per board, the last displaced-pieces alert (art. 7.4), until they are back.
+    last_displaced: HashMap<u32, usize>,
     saved: HashMap<String, SavedState>,
     revision: u64,
 }
@@ -387,6 +397,24 @@ impl Alerts {
             }
             EventKind::TwoHandedSuspected(_) => {
                 let at = self.add(e, Urgency::Suspicion, "Two-handed move suspected".into());
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
+            EventKind::Displaced(d) if !d.reestablished => {
+                let at = self.add(e, Urgency::Suspicion, "Pieces displaced (7.4)".into());
+                self.last_displaced.insert(board, at);
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
+            EventKind::Displaced(_) => {
+                if let Some(i) = self.last_displaced.remove(&board) {
+                    out.push(Change::Alert(self.note(
+                        i,
+                        "re-established".into(),
+                        &when(),
+                    )));
+                }
+            }
+            EventKind::RulingUnclear(_) => {
+                let at = self.add(e, Urgency::Illegal, "No ruling: arbiter, look".into());
                 out.push(Change::Alert(self.alerts[at].clone()));
             }
             EventKind::RecoveryUncertain(_) => {

@@ -94,6 +94,8 @@ pub fn ply_of(kind: &EventKind) -> Option<u32> {
         EventKind::TouchMove(t) => Some(t.ply),
         EventKind::TwoHandedSuspected(t) => Some(t.ply),
         EventKind::RecoveryUncertain(r) => Some(r.ply),
+        EventKind::Displaced(d) => Some(d.ply),
+        EventKind::RulingUnclear(u) => Some(u.ply),
         EventKind::DrawClaimable(d) => Some(d.ply),
         EventKind::GameOver(g) => Some(g.plies),
         _ => None,

@@ -38,6 +38,7 @@ mod options;
 mod plan;
 mod rng;
 mod script;
+mod scripted;
 
 use chess_rules::{Color, Move, PgnGame, Position, ReplayError};
 use dgt_protocol::capture::TimeControl;
@@ -52,6 +53,7 @@ pub use options::{
 pub use plan::{RulesEnd, Skipped};
 pub use rng::HandRng;
 pub use script::PlyRecord;
+pub use scripted::ScriptedHands;
 
 use crate::action::TimedAction;
 use crate::emulator::EmulatorConfig;

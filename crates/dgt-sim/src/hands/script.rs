@@ -300,9 +300,13 @@ pub(crate) fn lay_out(
                     let (range, last) = w.steps(t, &mv.steps);
                     let press = last + rng.range(50, 500);
                     w.act(press, Action::PressClock(color));
-                    let restore_fen = next.fen();
                     let mut pawn_board = *next.placement();
                     pawn_board.set(m.to, Some(Piece::new(color, Role::Pawn)));
+                    // A second illegal move corrects nothing: the position before it.
+                    let (restore_fen, restore) = match p.result {
+                        None => (next.fen(), restore_steps(&pawn_board, next.placement())),
+                        Some(_) => (pos.fen(), restore_steps(&pawn_board, pos.placement())),
+                    };
                     let over = w.rule(
                         press,
                         color,
@@ -315,7 +319,7 @@ pub(crate) fn lay_out(
                                 piece: Piece::new(color, Role::Pawn),
                             }),
                             restore_fen: restore_fen.clone(),
-                            restore: restore_steps(&pawn_board, next.placement()),
+                            restore,
                             must_move: None,
                         },
                     );

@@ -122,6 +122,18 @@ struct Restoring {
     penalty: Option<Penalty>,
 }
 
+/// Pieces knocked over with a recorded move (art. 7.4), not yet re-established. The
+/// tracker's placement shows them where they belong; the board does not yet.
+#[derive(Debug, Clone)]
+struct Displaced {
+    event: crate::events::DisplacedEvent,
+    /// The steps the board has not shown yet.
+    pending: Vec<chess_rules::RestoreStep>,
+    /// A square was then set otherwise (another piece put there): the position was not
+    /// re-established as asked, so no `reestablished` follows.
+    spoiled: bool,
+}
+
 #[derive(Debug, Clone)]
 enum Phase {
     Playing,
@@ -254,6 +266,8 @@ pub struct Tracker {
     recovery_forced: bool,
     /// When the turn of the player to move began (the opponent's press, or his move).
     turn_start_ms: u64,
+    /// Pieces knocked over, waiting to be re-established (art. 7.4).
+    displaced: Option<Displaced>,
 }
 
 pub(super) fn idx(c: Color) -> usize {
@@ -263,7 +277,8 @@ pub(super) fn idx(c: Color) -> usize {
     }
 }
 
-/// Both kings put on the four centre squares: the DGT result convention (both light
+/// Both kings put on the four centre squares (the players' result, art. 5.1.2 / 5.2.3
+/// agreement or resignation shown on the board): the DGT result convention (both light
 /// squares: 1-0, both dark: 0-1, one of each: a draw). Never a legal position (the centre
 /// squares all touch), so never a move; but a king stepping next to the other king in the
 /// centre is an illegal move, not a result: both kings must have left their squares.
@@ -331,6 +346,7 @@ impl Tracker {
             recovery_forced: false,
             turn_start_ms: 0,
             line_down: false,
+            displaced: None,
             cfg,
         }
     }
@@ -598,8 +614,11 @@ impl Tracker {
             self.result_on_board(t, magic_result(m), out);
         }
         let sq = u.square(self.orientation);
-        let old = self.placement.get(sq);
         let new = u.piece.piece();
+        if self.on_displaced_square(t, sq, new, out) {
+            return;
+        }
+        let old = self.placement.get(sq);
         if old == new {
             return;
         }
@@ -645,6 +664,101 @@ impl Tracker {
         self.after_change(t, change, out);
     }
 
+    /// A square of a displaced piece (art. 7.4) changed to `new`: the piece put back (or
+    /// lifted off the square it was knocked onto) is no change of the position, only of
+    /// what is pending; `true` then. Anything else put there ends the wait for it.
+    fn on_displaced_square(
+        &mut self,
+        t: u64,
+        sq: Square,
+        new: Option<chess_rules::Piece>,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> bool {
+        let Some(d) = &mut self.displaced else {
+            return false;
+        };
+        let Some(i) = d.pending.iter().position(|s| s.square() == sq) else {
+            return false;
+        };
+        let (wanted, displaced_state) = match d.pending[i] {
+            chess_rules::RestoreStep::Put { piece, .. } => (Some(piece), None),
+            chess_rules::RestoreStep::Remove { piece, .. } => (None, Some(piece)),
+        };
+        let absorbed = if new == wanted {
+            d.pending.remove(i);
+            true
+        } else if new == displaced_state {
+            true
+        } else {
+            // Something else on that square: the board shows it as it is from now on.
+            d.pending.remove(i);
+            d.spoiled = true;
+            let view = if displaced_state.is_some() {
+                None
+            } else {
+                wanted
+            };
+            self.placement.set(sq, view);
+            self.recount();
+            false
+        };
+        self.displaced_done(t, out);
+        absorbed
+    }
+
+    /// After a dump: each displaced piece is re-established, still displaced, or its
+    /// square shows something else.
+    fn displaced_after_dump(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(d) = &mut self.displaced else {
+            return;
+        };
+        let board = self.placement;
+        d.pending.retain(|s| match *s {
+            chess_rules::RestoreStep::Put { square, piece } => match board.get(square) {
+                Some(p) if p == piece => false,
+                None => {
+                    self.placement.set(square, Some(piece));
+                    true
+                }
+                Some(_) => {
+                    d.spoiled = true;
+                    false
+                }
+            },
+            chess_rules::RestoreStep::Remove { square, piece } => match board.get(square) {
+                None => false,
+                Some(p) if p == piece => {
+                    self.placement.set(square, None);
+                    true
+                }
+                Some(_) => {
+                    d.spoiled = true;
+                    false
+                }
+            },
+        });
+        self.displaced_done(t, out);
+    }
+
+    /// Every displaced piece is back: say so (once).
+    fn displaced_done(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        if self
+            .displaced
+            .as_ref()
+            .is_some_and(|d| d.pending.is_empty())
+        {
+            if let Some(d) = self.displaced.take() {
+                if !d.spoiled {
+                    let event = crate::events::DisplacedEvent {
+                        reestablished: true,
+                        ..d.event
+                    };
+                    self.emit(out, t, EventKind::Displaced(event));
+                }
+            }
+        }
+    }
+
     fn on_dump(&mut self, t: u64, board: &RawBoard, out: &mut Vec<ArbiterEvent>) {
         self.raw = *board;
         let first = !self.seen_dump;
@@ -677,6 +791,7 @@ impl Tracker {
             self.last_gap_ms = Some(t);
         }
         self.placement = placement;
+        self.displaced_after_dump(t, out);
         self.recount();
         if let Some((_, m)) = board.magic_pieces().next() {
             self.result_on_board(t, magic_result(m), out);
@@ -1187,6 +1302,8 @@ impl Tracker {
         self.record(t, m, how, mine, rest, out);
     }
 
+    /// Art. 6.9: a flag fell: the player loses, unless his opponent cannot mate by any
+    /// series of legal moves (asked of the analysis; see `loss_unless_no_mate`).
     fn on_flag(&mut self, t: u64, side: ClockSide, out: &mut Vec<ArbiterEvent>) {
         if self.pending_press.is_some() {
             self.rule_press(t, out);
@@ -1222,6 +1339,7 @@ impl Tracker {
     }
 
     fn new_game(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        self.displaced = None;
         self.game = Game::new(self.cfg.start);
         self.generation += 1;
         self.counts = [0, 0];

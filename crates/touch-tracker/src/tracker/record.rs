@@ -13,8 +13,10 @@ use crate::events::{
 use crate::touch;
 
 impl Tracker {
-    /// Records a legal move of the side to move: the `move` event, its touch-move and
-    /// two-handed evidence, then game end, claims and the dead-position question.
+    /// Records a legal move of the side to move: the `move` event, its touch-move evidence
+    /// (art. 4.3, 4.4: reported, never enforced; see `touch::obligation`) and two-handed
+    /// evidence (7.5.4; penalised only if so configured), then game end, claims and the
+    /// dead-position question.
     pub(super) fn record(
         &mut self,
         t: u64,
@@ -105,6 +107,10 @@ impl Tracker {
         }
     }
 
+    /// After a legal move: checkmate (art. 5.1.1) and stalemate (5.2.1) end the game at
+    /// once; fivefold repetition and 75 moves (9.6) end it automatically, mate on the
+    /// last move first; threefold repetition (9.2) and 50 moves (9.3) are claimable by
+    /// the player having the move; a dead position (5.2.2) is asked of the analysis.
     pub(super) fn after_move(&mut self, t: u64, ply: u32, out: &mut Vec<ArbiterEvent>) {
         if let Some(end) = self.game.automatic_end() {
             self.phase = Phase::Over;

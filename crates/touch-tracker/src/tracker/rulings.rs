@@ -3,21 +3,25 @@
 //! the wait for restoration, and partial supervision's illegal move that stands.
 
 use chess_rules::{
-    Attempt, CanMate, CastleSide, Classification, Color, Game, GameResult, IllegalCategory, Move,
-    Piece, Placement, Position, RestoreStep, Role, Square,
+    restore_steps, Attempt, CanMate, CastleSide, Classification, Color, Game, GameResult,
+    IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role, Square,
 };
 
-use super::{idx, How, Phase, RestoreKind, Restoring, Tracker, Waiting};
+use super::{idx, Change, Displaced, How, Phase, RestoreKind, Restoring, Tracker, Waiting};
 use crate::analysis::Purpose;
 use crate::config::Supervision;
 use crate::events::{
-    ArbiterEvent, ClockMs, EventKind, IllegalMoveEvent, IllegalMoveStandsEvent, Penalty,
+    ArbiterEvent, ClockMs, DisplacedEvent, EventKind, IllegalMoveEvent, IllegalMoveStandsEvent,
+    Penalty, RulingUnclearEvent,
 };
 use crate::{explain, touch};
 
 impl Tracker {
     /// The settle window after a press of the player to move has passed: rule on the board
-    /// as it stands.
+    /// as it stands (arbiter-rules.md §2): P + one legal move is the move (art. 4.7,
+    /// completed by the press, 6.2); P unchanged is a press without a move (7.5.3); an
+    /// unpromoted pawn is corrected to a queen (7.5.2); a move with displaced pieces
+    /// stands (7.4); anything else is an illegal move, P reinstated (7.5.1).
     pub(super) fn rule_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         let Some(p) = self.pending_press.take() else {
             return;
@@ -53,6 +57,10 @@ impl Tracker {
                 correction,
                 restore,
             } => self.unpromoted(t, correction, restore, p.clock, out),
+            Classification::Displaced { mv, reestablish } => {
+                self.displaced_move(t, mv, reestablish, p.clock, out)
+            }
+            Classification::Unclear { readings } => self.unclear(t, &base, &readings, out),
             Classification::Illegal {
                 category,
                 attempt,
@@ -61,8 +69,92 @@ impl Tracker {
         }
     }
 
-    /// The ruling's common part: count, penalty or (on the second) a result to ask for.
-    /// Returns the event (with its penalty) when it can go out now.
+    /// Art. 7.4 (arbiter-rules.md "Displaced pieces"): the board at the press is the last
+    /// legal position plus the legal move `mv` with pieces knocked over that the move did
+    /// not involve. The move stands and is recorded; it is not an illegal move (no count,
+    /// no penalty: 7.4.2 lets the player re-establish them in his own time, the arbiter
+    /// may penalise him by hand, 12.9). A `displaced` event names the squares to
+    /// re-establish; the tracker goes on from the position after the move and sends the
+    /// event again with `reestablished: true` once the board shows them back.
+    fn displaced_move(
+        &mut self,
+        t: u64,
+        mv: Move,
+        steps: Vec<RestoreStep>,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let base = *self.game.position();
+        let color = base.side_to_move();
+        // A knocked piece was not touched deliberately (art. 4.2): its lift or fall is no
+        // touch-move evidence.
+        self.touches
+            .retain(|touch| !steps.iter().any(|s| s.square() == touch.square));
+        self.record_now(t, mv, How::pressed(clock), out);
+        let explanation = explain::displaced(&base, &steps);
+        let event = DisplacedEvent {
+            color,
+            ply: base.plies() + 1,
+            squares: steps.clone(),
+            reestablished: false,
+            explanation,
+        };
+        self.emit(out, t, EventKind::Displaced(event.clone()));
+        // The tracker reads the board as if the pieces stood where they belong until they
+        // do (see `Tracker::on_displaced_square`).
+        for step in &steps {
+            match *step {
+                RestoreStep::Put { square, piece } => self.placement.set(square, Some(piece)),
+                RestoreStep::Remove { square, .. } => self.placement.set(square, None),
+            }
+        }
+        self.recount();
+        self.displaced = Some(Displaced {
+            event,
+            pending: steps,
+            spoiled: false,
+        });
+        self.after_change(t, Change::Dump, out);
+    }
+
+    /// The board fits more than one move with displaced pieces: say so, rule nothing (the
+    /// press stands unruled; the move is recorded once the board shows which one it is).
+    fn unclear(
+        &mut self,
+        t: u64,
+        base: &Position,
+        readings: &[(Move, Vec<RestoreStep>)],
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let readings: Vec<String> = readings
+            .iter()
+            .map(|(m, steps)| {
+                let san = base.san(*m).unwrap_or_else(|_| m.uci());
+                format!("{san} with {}", explain::displaced(base, steps))
+            })
+            .collect();
+        let explanation = format!(
+            "the board fits more than one move with pieces knocked over ({}): arbiter, look; \
+             no ruling is made",
+            readings.join("; or ")
+        );
+        self.emit(
+            out,
+            t,
+            EventKind::RulingUnclear(RulingUnclearEvent {
+                color: base.side_to_move(),
+                ply: base.plies() + 1,
+                readings,
+                explanation,
+            }),
+        );
+    }
+
+    /// The ruling's common part, art. 7.5.5: a player's first completed illegal move gives
+    /// his opponent extra time (2 minutes standard, 1 minute rapid and blitz; counts kept
+    /// per player); his second loses the game, unless the opponent cannot mate by any
+    /// series of legal moves (then drawn): a result to ask of the analysis. Returns the
+    /// event (with its penalty) when it can go out now.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ruling(
         &mut self,
@@ -81,7 +173,7 @@ impl Tracker {
         let mut event = IllegalMoveEvent {
             color: offender,
             category,
-            explanation: explain::illegal(base, category, attempt.as_ref()),
+            explanation: explain::illegal(base, &self.placement, category, attempt.as_ref()),
             attempt,
             count,
             restore_fen,
@@ -145,8 +237,10 @@ impl Tracker {
     ) {
         let base = *self.game.position();
         let touched = touch::touched_pieces(&base, &self.touches, None);
+        // Touches made before a press without a move bind the same way (formats.md §2);
+        // an unpromoted pawn's correction is the promotion, which binds nothing.
         let must_move = match category {
-            IllegalCategory::ClockWithoutMove | IllegalCategory::UnpromotedPawn => None,
+            IllegalCategory::UnpromotedPawn => None,
             _ => touch::must_move(&base, &touched),
         };
         self.made = None;
@@ -201,12 +295,21 @@ impl Tracker {
         };
         self.made = None;
         self.quiet_deadline = None;
+        // Art. 7.5.2 corrects a first unpromoted pawn to a queen; a second illegal move
+        // ends the game (7.5.5), nothing is corrected: the position to reinstate is the
+        // one before it (formats.md §2).
+        let second = self.counts[idx(offender)] >= 1;
+        let (restore_fen, restore) = if second {
+            (base.fen(), restore_steps(&self.placement, base.placement()))
+        } else {
+            (after.fen(), restore)
+        };
         let Some(event) = self.ruling(
             t,
             &base,
             IllegalCategory::UnpromotedPawn,
             Some(attempt),
-            after.fen(),
+            restore_fen,
             restore,
             None,
             clock,
@@ -276,8 +379,8 @@ impl Tracker {
         }
     }
 
-    /// Partial supervision: the opponent moved from the illegal position before it was
-    /// corrected; the illegal move stands and its penalty is void.
+    /// Partial supervision (Appendix A.5 / B): the opponent moved from the illegal position
+    /// before it was corrected; the illegal move stands and its penalty is void.
     pub(super) fn illegal_move_stands(
         &mut self,
         t: u64,
@@ -338,7 +441,8 @@ impl Tracker {
     }
 }
 
-/// The loser's result unless the winner cannot mate (then a draw); an undetermined search
+/// The loser's result unless the winner cannot mate by any series of legal moves (then a
+/// draw: art. 6.9 for a flag, 7.5.5 for a second illegal move); an undetermined search
 /// leaves the loss standing, flagged.
 pub(super) fn loss_unless_no_mate(loser: Color, opponent_can_mate: CanMate) -> (GameResult, bool) {
     match opponent_can_mate {
