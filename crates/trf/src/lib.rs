@@ -441,7 +441,11 @@ impl Trf {
                     message: format!(
                         "round {round}: player {me} is not paired with {them} as {} here; \
                          expected the pairing the result is for",
-                        if colour == Colour::White { "White" } else { "Black" }
+                        if colour == Colour::White {
+                            "White"
+                        } else {
+                            "Black"
+                        }
                     ),
                 });
             }

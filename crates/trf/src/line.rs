@@ -105,8 +105,7 @@ impl Line {
     fn offset_padded(&mut self, column: usize) -> usize {
         let chars = self.chars().len();
         if chars < column {
-            self.bytes
-                .extend(std::iter::repeat_n(b' ', column - chars));
+            self.bytes.extend(std::iter::repeat_n(b' ', column - chars));
         }
         match self.encoding {
             Encoding::Ascii | Encoding::Latin1 => column - 1,

@@ -3,7 +3,14 @@
 use super::*;
 
 /// One player line built by columns (TRF-16 positions), so the tests say what they mean.
-fn player_line(rank: u16, title: &str, name: &str, rating: u16, points: &str, rounds: &[(u16, char, char)]) -> String {
+fn player_line(
+    rank: u16,
+    title: &str,
+    name: &str,
+    rating: u16,
+    points: &str,
+    rounds: &[(u16, char, char)],
+) -> String {
     let mut s = format!(
         "001 {rank:>4} m{title:<3} {name:<33} {rating:>4} GER {id:>11} 1990/01/01 {points:>4} {rank:>4}",
         id = 4_600_000 + rank as u32
@@ -23,12 +30,54 @@ fn six_players() -> String {
         "042 2025/11/08".to_owned(),
         "XXR 5".to_owned(),
     ];
-    lines.push(player_line(1, "GM", "Alpha, Anna", 2600, "1.0", &[(4, 'w', '1'), (3, 'b', ' ')]));
-    lines.push(player_line(2, "IM", "Beta, Bert", 2500, "0.5", &[(5, 'b', '='), (0, '-', 'U')]));
-    lines.push(player_line(3, "", "Gamma, Greta", 2400, "1.0", &[(6, 'w', '1'), (1, 'w', ' ')]));
-    lines.push(player_line(4, "FM", "Delta, Dora", 2300, "0.0", &[(1, 'b', '0'), (6, 'w', ' ')]));
-    lines.push(player_line(5, "", "Epsilon, Emil", 2200, "0.5", &[(2, 'w', '='), (0, '-', 'H')]));
-    lines.push(player_line(6, "", "Zeta, Zoe", 2100, "0.0", &[(3, 'b', '0'), (4, 'b', ' ')]));
+    lines.push(player_line(
+        1,
+        "GM",
+        "Alpha, Anna",
+        2600,
+        "1.0",
+        &[(4, 'w', '1'), (3, 'b', ' ')],
+    ));
+    lines.push(player_line(
+        2,
+        "IM",
+        "Beta, Bert",
+        2500,
+        "0.5",
+        &[(5, 'b', '='), (0, '-', 'U')],
+    ));
+    lines.push(player_line(
+        3,
+        "",
+        "Gamma, Greta",
+        2400,
+        "1.0",
+        &[(6, 'w', '1'), (1, 'w', ' ')],
+    ));
+    lines.push(player_line(
+        4,
+        "FM",
+        "Delta, Dora",
+        2300,
+        "0.0",
+        &[(1, 'b', '0'), (6, 'w', ' ')],
+    ));
+    lines.push(player_line(
+        5,
+        "",
+        "Epsilon, Emil",
+        2200,
+        "0.5",
+        &[(2, 'w', '='), (0, '-', 'H')],
+    ));
+    lines.push(player_line(
+        6,
+        "",
+        "Zeta, Zoe",
+        2100,
+        "0.0",
+        &[(3, 'b', '0'), (4, 'b', ' ')],
+    ));
     lines.join("\r\n") + "\r\n"
 }
 
@@ -49,9 +98,16 @@ fn reads_the_columns_of_a_player_line() {
     assert_eq!(p.rounds.len(), 2);
     assert_eq!(
         p.entry(1),
-        RoundEntry { opponent: Some(4), colour: Colour::White, result: ResultCode::Win }
+        RoundEntry {
+            opponent: Some(4),
+            colour: Colour::White,
+            result: ResultCode::Win
+        }
     );
-    assert_eq!(trf.player(2).unwrap().entry(2).result, ResultCode::PairingAllocatedBye);
+    assert_eq!(
+        trf.player(2).unwrap().entry(2).result,
+        ResultCode::PairingAllocatedBye
+    );
     assert_eq!(trf.rounds_in_file(), 2);
 }
 
@@ -63,7 +119,10 @@ fn unchanged_file_writes_back_byte_for_byte() {
     // Mixed line ends and no final line end survive too.
     let mixed = text.replacen("\r\n", "\n", 2).replacen("\r\n", "\r", 1);
     let mixed = mixed.trim_end().to_owned();
-    assert_eq!(Trf::parse(mixed.as_bytes()).unwrap().to_bytes(), mixed.as_bytes());
+    assert_eq!(
+        Trf::parse(mixed.as_bytes()).unwrap().to_bytes(),
+        mixed.as_bytes()
+    );
 }
 
 #[test]
@@ -72,13 +131,24 @@ fn round_two_in_board_order_with_byes_unpaired() {
     let r = trf.round(2).unwrap();
     // Scores before round 2: 1:1, 2:0.5, 3:1, 4:0, 5:0.5, 6:0.
     // Pairs 3-1 (higher 1, score 1, sum 2) and 4-6 (higher 4, score 0, sum 0).
-    let boards: Vec<_> = r.games.iter().map(|g| (g.board, g.white, g.black)).collect();
+    let boards: Vec<_> = r
+        .games
+        .iter()
+        .map(|g| (g.board, g.white, g.black))
+        .collect();
     assert_eq!(boards, vec![(1, 3, 1), (2, 4, 6)]);
     assert!(r.games.iter().all(|g| g.kind == GameKind::Played));
-    let unpaired: Vec<_> = r.unpaired.iter().map(|u| (u.start_rank, u.result)).collect();
+    let unpaired: Vec<_> = r
+        .unpaired
+        .iter()
+        .map(|u| (u.start_rank, u.result))
+        .collect();
     assert_eq!(
         unpaired,
-        vec![(2, ResultCode::PairingAllocatedBye), (5, ResultCode::HalfPointBye)]
+        vec![
+            (2, ResultCode::PairingAllocatedBye),
+            (5, ResultCode::HalfPointBye)
+        ]
     );
 }
 
@@ -86,13 +156,38 @@ fn round_two_in_board_order_with_byes_unpaired() {
 fn board_order_uses_the_higher_players_score_then_the_sum_then_the_rank() {
     // Round 2 of eight players: after round 1, 1, 2, 3 and 4 won (except 4 drew).
     let mut lines = vec!["012 Order".to_owned()];
-    let r1 = [(5, 'w', '1'), (6, 'b', '1'), (7, 'w', '1'), (8, 'b', '='), (1, 'b', '0'), (2, 'w', '0'), (3, 'b', '0'), (4, 'w', '=')];
+    let r1 = [
+        (5, 'w', '1'),
+        (6, 'b', '1'),
+        (7, 'w', '1'),
+        (8, 'b', '='),
+        (1, 'b', '0'),
+        (2, 'w', '0'),
+        (3, 'b', '0'),
+        (4, 'w', '='),
+    ];
     // Round 2: 4 (0.5) - 1 (1), 2 (1) - 8 (0.5), 3 (1) - 6 (0), 5 (0) - 7 (0).
-    let r2 = [(4, 'b'), (8, 'w'), (6, 'w'), (1, 'w'), (7, 'w'), (3, 'b'), (5, 'b'), (2, 'b')];
+    let r2 = [
+        (4, 'b'),
+        (8, 'w'),
+        (6, 'w'),
+        (1, 'w'),
+        (7, 'w'),
+        (3, 'b'),
+        (5, 'b'),
+        (2, 'b'),
+    ];
     for i in 0..8u16 {
         let (o1, c1, x1) = r1[i as usize];
         let (o2, c2) = r2[i as usize];
-        lines.push(player_line(i + 1, "", &format!("Player, {}", i + 1), 2000 - i, "", &[(o1, c1, x1), (o2, c2, ' ')]));
+        lines.push(player_line(
+            i + 1,
+            "",
+            &format!("Player, {}", i + 1),
+            2000 - i,
+            "",
+            &[(o1, c1, x1), (o2, c2, ' ')],
+        ));
     }
     let trf = Trf::parse(lines.join("\n").as_bytes()).unwrap();
     let r = trf.round(2).unwrap();
@@ -104,13 +199,43 @@ fn board_order_uses_the_higher_players_score_then_the_sum_then_the_rank() {
 
 #[test]
 fn forfeits_keep_their_number_but_need_no_board() {
-    let text = six_players().replace(
-        &player_line(4, "FM", "Delta, Dora", 2300, "0.0", &[(1, 'b', '0'), (6, 'w', ' ')]),
-        &player_line(4, "FM", "Delta, Dora", 2300, "0.0", &[(1, 'b', '0'), (6, 'w', '+')]),
-    ).replace(
-        &player_line(6, "", "Zeta, Zoe", 2100, "0.0", &[(3, 'b', '0'), (4, 'b', ' ')]),
-        &player_line(6, "", "Zeta, Zoe", 2100, "0.0", &[(3, 'b', '0'), (4, 'b', '-')]),
-    );
+    let text = six_players()
+        .replace(
+            &player_line(
+                4,
+                "FM",
+                "Delta, Dora",
+                2300,
+                "0.0",
+                &[(1, 'b', '0'), (6, 'w', ' ')],
+            ),
+            &player_line(
+                4,
+                "FM",
+                "Delta, Dora",
+                2300,
+                "0.0",
+                &[(1, 'b', '0'), (6, 'w', '+')],
+            ),
+        )
+        .replace(
+            &player_line(
+                6,
+                "",
+                "Zeta, Zoe",
+                2100,
+                "0.0",
+                &[(3, 'b', '0'), (4, 'b', ' ')],
+            ),
+            &player_line(
+                6,
+                "",
+                "Zeta, Zoe",
+                2100,
+                "0.0",
+                &[(3, 'b', '0'), (4, 'b', '-')],
+            ),
+        );
     let trf = Trf::parse(text.as_bytes()).unwrap();
     let r = trf.round(2).unwrap();
     assert_eq!(r.board(2).unwrap().kind, GameKind::NotPlayed);
@@ -123,14 +248,21 @@ fn results_written_back_change_only_their_columns() {
     let mut trf = Trf::parse(text.as_bytes()).unwrap();
     let untouched = trf.record_game(2, 3, 1, Outcome::BlackWins).unwrap();
     assert!(untouched.is_empty());
-    trf.record_game(2, 4, 6, Outcome::WhiteWinsByForfeit).unwrap();
+    trf.record_game(2, 4, 6, Outcome::WhiteWinsByForfeit)
+        .unwrap();
     let out = trf.to_bytes();
     let again = Trf::parse(&out).unwrap();
     assert_eq!(again.player(3).unwrap().entry(2).result, ResultCode::Loss);
     assert_eq!(again.player(1).unwrap().entry(2).result, ResultCode::Win);
     assert_eq!(again.player(1).unwrap().points_tenths, Some(20));
-    assert_eq!(again.player(4).unwrap().entry(2).result, ResultCode::ForfeitWin);
-    assert_eq!(again.player(6).unwrap().entry(2).result, ResultCode::ForfeitLoss);
+    assert_eq!(
+        again.player(4).unwrap().entry(2).result,
+        ResultCode::ForfeitWin
+    );
+    assert_eq!(
+        again.player(6).unwrap().entry(2).result,
+        ResultCode::ForfeitLoss
+    );
     // Byte by byte: only result columns (round 2 = column 109) and points (81-84) moved.
     let before: Vec<&str> = text.split("\r\n").collect();
     let after_text = String::from_utf8(out).unwrap();
@@ -141,7 +273,10 @@ fn results_written_back_change_only_their_columns() {
         for (i, (x, y)) in b.chars().zip(a.chars()).enumerate() {
             let column = i + 1;
             if x != y {
-                assert!(column == 109 || (81..=84).contains(&column), "column {column} changed in {a:?}");
+                assert!(
+                    column == 109 || (81..=84).contains(&column),
+                    "column {column} changed in {a:?}"
+                );
             }
         }
     }
@@ -170,7 +305,11 @@ fn a_result_for_a_pair_that_is_not_paired_is_refused() {
 fn a_short_line_is_padded_to_take_its_result() {
     // The pairing program trimmed the blank result: "   3 b" ends the line.
     let text = six_players();
-    let trimmed: String = text.split("\r\n").map(|l| l.trim_end()).collect::<Vec<_>>().join("\r\n");
+    let trimmed: String = text
+        .split("\r\n")
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\r\n");
     let mut trf = Trf::parse(trimmed.as_bytes()).unwrap();
     trf.record_game(2, 3, 1, Outcome::WhiteWins).unwrap();
     let again = Trf::parse(&trf.to_bytes()).unwrap();
@@ -248,7 +387,13 @@ fn latin1_and_utf8_are_detected_and_kept() {
     trf.record_game(1, 1, 2, Outcome::WhiteWins).unwrap();
     let out = trf.to_bytes();
     assert_eq!(out.len(), latin1.len());
-    let diff: Vec<usize> = out.iter().zip(&latin1).enumerate().filter(|(_, (a, b))| a != b).map(|(i, _)| i).collect();
+    let diff: Vec<usize> = out
+        .iter()
+        .zip(&latin1)
+        .enumerate()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(i, _)| i)
+        .collect();
     // Two result columns, and the points of both players (0.0 -> 1.0 and 0.0 stays 0.0).
     assert!(diff.len() <= 4, "{diff:?}");
     assert_eq!(Trf::parse(&out).unwrap().encoding(), Encoding::Latin1);

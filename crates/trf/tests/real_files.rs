@@ -32,7 +32,10 @@ fn gonzaga_classic_reads_by_columns() {
     }
     // Forfeits: 4 beat 11 by forfeit in round 4.
     assert_eq!(t.player(4).unwrap().entry(4).result, ResultCode::ForfeitWin);
-    assert_eq!(t.player(11).unwrap().entry(4).result, ResultCode::ForfeitLoss);
+    assert_eq!(
+        t.player(11).unwrap().entry(4).result,
+        ResultCode::ForfeitLoss
+    );
     // The line of player 12 ends after round 3: rounds 4 and 5 are blank (absent).
     assert_eq!(t.player(12).unwrap().rounds.len(), 3);
     assert_eq!(t.to_bytes(), bytes, "written back unchanged");
@@ -50,13 +53,27 @@ fn gonzaga_classic_round_pairings_in_board_order() {
     // Round 5. Scores after round 4: 1:3.0 2:2.5 3:2.5 4:2.5 5:3.0 6:2.5 7:2.5 8:1.5
     // 9:1.5 10:1.0 11:1.5 12:0.5.
     let r5 = t.round(5).unwrap();
-    let pairs: Vec<(u32, u16, u16)> = r5.games.iter().map(|g| (g.board, g.white, g.black)).collect();
+    let pairs: Vec<(u32, u16, u16)> = r5
+        .games
+        .iter()
+        .map(|g| (g.board, g.white, g.black))
+        .collect();
     // 7-1 (higher 1: 3.0, sum 5.5), 5-2 (higher 5: 3.0, sum 5.5): equal, rank 1 first;
     // 4-6 (2.5, sum 5.0), 8-3 (higher 3: 2.5, sum 4.0), 9-10 (1.5, sum 2.5).
-    assert_eq!(pairs, vec![(1, 1, 7), (2, 2, 5), (3, 4, 6), (4, 3, 8), (5, 9, 10)]);
+    assert_eq!(
+        pairs,
+        vec![(1, 1, 7), (2, 2, 5), (3, 4, 6), (4, 3, 8), (5, 9, 10)]
+    );
     // 11 has a bye scored "+" (no opponent); 12 is absent (blank).
-    let unpaired: Vec<(u16, ResultCode)> = r5.unpaired.iter().map(|u| (u.start_rank, u.result)).collect();
-    assert_eq!(unpaired, vec![(11, ResultCode::ForfeitWin), (12, ResultCode::Blank)]);
+    let unpaired: Vec<(u16, ResultCode)> = r5
+        .unpaired
+        .iter()
+        .map(|u| (u.start_rank, u.result))
+        .collect();
+    assert_eq!(
+        unpaired,
+        vec![(11, ResultCode::ForfeitWin), (12, ResultCode::Blank)]
+    );
     // Round 4's forfeit keeps its board but needs none.
     let r4 = t.round(4).unwrap();
     let forfeit = r4.games.iter().find(|g| g.white == 11).unwrap();
@@ -70,7 +87,17 @@ fn gonzaga_classic_results_rewritten_change_only_result_columns() {
     let mut t = Trf::parse(&bytes).unwrap();
     // Rewrite round 5 with the opposite of every result, then with the originals again.
     let r5 = t.round(5).unwrap();
-    let originals: Vec<_> = r5.games.iter().map(|g| (g.white, g.black, Outcome::from_codes(g.white_result, g.black_result).unwrap())).collect();
+    let originals: Vec<_> = r5
+        .games
+        .iter()
+        .map(|g| {
+            (
+                g.white,
+                g.black,
+                Outcome::from_codes(g.white_result, g.black_result).unwrap(),
+            )
+        })
+        .collect();
     for (w, b, o) in &originals {
         let flipped = match o {
             Outcome::WhiteWins => Outcome::BlackWins,
@@ -81,25 +108,48 @@ fn gonzaga_classic_results_rewritten_change_only_result_columns() {
     }
     let flipped = t.to_bytes();
     assert_ne!(flipped, bytes);
-    for (a, b) in String::from_utf8(flipped).unwrap().lines().zip(String::from_utf8(bytes.clone()).unwrap().lines()) {
+    for (a, b) in String::from_utf8(flipped)
+        .unwrap()
+        .lines()
+        .zip(String::from_utf8(bytes.clone()).unwrap().lines())
+    {
         for (i, (x, y)) in a.chars().zip(b.chars()).enumerate() {
-            assert!(x == y || i + 1 == 139 || (81..=84).contains(&(i + 1)), "column {} of {a:?}", i + 1);
+            assert!(
+                x == y || i + 1 == 139 || (81..=84).contains(&(i + 1)),
+                "column {} of {a:?}",
+                i + 1
+            );
         }
     }
     for (w, b, o) in &originals {
         t.record_game(5, *w, *b, *o).unwrap();
     }
-    assert_eq!(t.to_bytes(), bytes, "the original results give back the original file");
+    assert_eq!(
+        t.to_bytes(),
+        bytes,
+        "the original results give back the original file"
+    );
 }
 
 #[test]
 fn utf8_and_latin1_files_say_which_and_keep_their_bytes() {
-    for (name, encoding) in [("las_vegas_utf8.trf", Encoding::Utf8), ("las_vegas_latin1.trf", Encoding::Latin1)] {
+    for (name, encoding) in [
+        ("las_vegas_utf8.trf", Encoding::Utf8),
+        ("las_vegas_latin1.trf", Encoding::Latin1),
+    ] {
         let bytes = data(name);
         let mut t = Trf::parse(&bytes).unwrap();
         assert_eq!(t.encoding(), encoding, "{name}");
-        assert_eq!(t.tournament_name(), Some("Läs Végas National Opeñ"), "{name}");
-        assert_eq!(t.player(1).unwrap().name, "Uì Laighlèis,Gearoìdin", "{name}");
+        assert_eq!(
+            t.tournament_name(),
+            Some("Läs Végas National Opeñ"),
+            "{name}"
+        );
+        assert_eq!(
+            t.player(1).unwrap().name,
+            "Uì Laighlèis,Gearoìdin",
+            "{name}"
+        );
         assert_eq!(t.player(2).unwrap().name, "Örr,Mârk", "{name}");
         assert_eq!(t.player(2).unwrap().points_tenths, Some(20));
         // Round 2: 2 had no game; 1 plays 3 with White.
