@@ -18,6 +18,7 @@ use toml::Spanned;
 use touch_tracker::{Penalties, Supervision, TimeCategory, TrackerConfig};
 
 use crate::dashboard::auth::ArbiterToken;
+use crate::pairings::{BoardPairing, TrfRound};
 
 /// The configuration cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +82,9 @@ pub struct BoardConfig {
     /// The daemon may run the clock on its own after a ruling (handled by the unattended
     /// clock control; kept here so the config names it).
     pub unattended: bool,
+    /// The players as the pairing program's TRF names them (`[event] trf`); `white` and
+    /// `black` then hold their names.
+    pub pairing: Option<BoardPairing>,
 }
 
 impl BoardConfig {
@@ -158,6 +162,8 @@ pub struct Config {
     pub timing: Timing,
     /// In board-number order.
     pub boards: Vec<BoardConfig>,
+    /// The pairing program's TRF file the round's players come from (`[event] trf`).
+    pub trf: Option<PathBuf>,
     /// A message (with file, line and column) for each board whose port did not exist
     /// when the file was read: `run` warns and keeps trying to open it, `run --check`
     /// refuses the file.
@@ -262,6 +268,8 @@ struct RawEvent {
     site: Option<String>,
     date: Option<Spanned<String>>,
     round: Spanned<i64>,
+    /// The pairing program's TRF file: the round's players come from it.
+    trf: Option<Spanned<String>>,
     time_control: Spanned<String>,
     category: Option<Spanned<String>>,
     supervision: Option<Spanned<String>>,
@@ -472,7 +480,11 @@ impl Validate<'_> {
                 )
             })?),
         };
-        let (boards, missing_ports) = self.boards(&raw.boards)?;
+        let (mut boards, missing_ports) = self.boards(&raw.boards)?;
+        let trf = match &e.trf {
+            Some(t) => Some(self.trf_players(t, round as u32, &raw.boards, &mut boards)?),
+            None => None,
+        };
         Ok(Config {
             path: self.path.to_owned(),
             event: EventInfo {
@@ -499,6 +511,7 @@ impl Validate<'_> {
             },
             timing,
             boards,
+            trf,
             missing_ports,
         })
     }
@@ -548,6 +561,51 @@ impl Validate<'_> {
             ));
         }
         Ok(tc)
+    }
+
+    /// Fills each board's players from round `round` of the TRF file `t` (relative to
+    /// the config's folder). A board whose number has no game in the round (fewer pairs
+    /// than boards, or a forfeit) stays without players.
+    fn trf_players(
+        &self,
+        t: &Spanned<String>,
+        round: u32,
+        raw: &[Spanned<RawBoard>],
+        boards: &mut [BoardConfig],
+    ) -> Result<PathBuf, ConfigError> {
+        let path = PathBuf::from(t.get_ref().trim());
+        let path = if path.is_relative() {
+            self.path.parent().unwrap_or(Path::new(".")).join(path)
+        } else {
+            path
+        };
+        let loaded = TrfRound::load(&path, round).map_err(|e| {
+            let cause = match &e {
+                crate::pairings::PairingsError::Read { source, .. } => format!(": {source}"),
+                crate::pairings::PairingsError::Trf { .. } => String::new(),
+            };
+            self.err(
+                t.span(),
+                format!("event.trf: {e}{cause}; expected the pairing program's TRF-16 file with round {round} paired"),
+            )
+        })?;
+        for r in raw {
+            let r = r.get_ref();
+            if let Some(name) = r.white.as_ref().or(r.black.as_ref()) {
+                return Err(self.err(
+                    name.span(),
+                    "white/black are set here and the players also come from event.trf;                      expected one of them (remove white and black from the boards)",
+                ));
+            }
+        }
+        for b in boards.iter_mut() {
+            if let Some(p) = loaded.board(b.number) {
+                b.white = Some(p.white.name.clone());
+                b.black = Some(p.black.name.clone());
+                b.pairing = Some(p);
+            }
+        }
+        Ok(path)
     }
 
     /// The boards, and a message for each configured port that does not exist now.
@@ -677,6 +735,7 @@ impl Validate<'_> {
                 black: player(&b.black, "black")?,
                 white_clock,
                 unattended: b.unattended,
+                pairing: None,
             });
         }
         out.sort_by_key(|b| b.number);

@@ -16,6 +16,8 @@
 //! - [`demo`]: eight emulated boards on ptys playing embedded games with irregularities,
 //!   through the same runtime.
 //!
+//! The round's players from the pairing program's TRF file: [`pairings`].
+//!
 //! Output layout: [`paths`]. Rulings in plain words: [`words`].
 
 pub mod config;
@@ -26,6 +28,7 @@ pub mod http;
 pub mod hub;
 pub mod journal;
 pub mod limits;
+pub mod pairings;
 pub mod paths;
 pub mod record;
 pub mod runtime;

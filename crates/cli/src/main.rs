@@ -7,6 +7,8 @@ mod demo;
 mod emulate;
 mod probe;
 mod replay;
+mod results;
+mod round;
 mod run;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
@@ -34,6 +36,10 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Replay .dgtcap captures through the arbiter and print its events as JSON lines.
     Replay(replay::ReplayArgs),
+    /// The pairings of a round from the pairing program's TRF file, by board number.
+    Round(round::RoundArgs),
+    /// Write the TRF with a round's results from the boards' games (and the arbiter's).
+    Results(results::ResultsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -45,5 +51,7 @@ fn main() -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => run::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Round(args) => round::run(args),
+        Command::Results(args) => results::run(args),
     }
 }

@@ -257,6 +257,7 @@ impl Dashboard {
                     "number": v.number,
                     "white": cfg.and_then(|c| c.white.clone()),
                     "black": cfg.and_then(|c| c.black.clone()),
+                    "players": cfg.and_then(|c| c.pairing.as_ref()).map(players_json),
                     "unattended": cfg.is_some_and(|c| c.unattended),
                     "connected": connected,
                     "clock_present": clock_present,
@@ -350,6 +351,7 @@ impl Dashboard {
             "board": board,
             "white": cfg.and_then(|c| c.white.clone()),
             "black": cfg.and_then(|c| c.black.clone()),
+            "players": cfg.and_then(|c| c.pairing.as_ref()).map(players_json),
             "game": view.games.current().number,
             "moves": moves,
             "alerts": alerts,
@@ -370,6 +372,19 @@ impl Dashboard {
             );
         }
     }
+}
+
+/// The TRF's details of a board's players (title, rating, federation, FIDE id, team), as
+/// the PGN headers give them.
+fn players_json(p: &crate::pairings::BoardPairing) -> Value {
+    let one = |x: &crate::pairings::PlayerInfo| {
+        json!({
+            "name": x.name, "title": x.title, "rating": x.rating,
+            "federation": x.federation, "fide_id": x.fide_id, "team": x.team,
+            "start_rank": x.start_rank,
+        })
+    };
+    json!({"white": one(&p.white), "black": one(&p.black)})
 }
 
 #[cfg(test)]

@@ -54,6 +54,17 @@ impl Player {
     }
 }
 
+impl Player {
+    /// From the pairing program's TRF: the name, title and federation it gives.
+    pub fn from_trf(p: &crate::pairings::PlayerInfo) -> Player {
+        Player {
+            title: p.title.clone(),
+            federation: p.federation.clone(),
+            ..Player::from_name(Some(&p.name))
+        }
+    }
+}
+
 /// One game of `index.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pairing {
@@ -132,9 +143,16 @@ fn render_changed(
         if game.is_live() {
             live += 1;
         }
+        let (white, black) = match &board.pairing {
+            Some(p) => (Player::from_trf(&p.white), Player::from_trf(&p.black)),
+            None => (
+                Player::from_name(board.white.as_deref()),
+                Player::from_name(board.black.as_deref()),
+            ),
+        };
         pairings.push(Pairing {
-            white: Player::from_name(board.white.as_deref()),
-            black: Player::from_name(board.black.as_deref()),
+            white,
+            black,
             result: game.result_or_ongoing().as_str().to_owned(),
             live: game.is_live(),
         });

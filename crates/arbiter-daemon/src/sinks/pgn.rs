@@ -1,5 +1,6 @@
 //! PGN per game and per round (formats.md §3): the Seven Tag Roster plus `Board`,
-//! `TimeControl` and `Termination`, `{[%clk 0:03:12]}` after every move whose clock is
+//! `TimeControl` and `Termination` (and, with a TRF, `Round "R.B"` and the players'
+//! `Elo`, `Title`, `FideId`, `Team` tags), `{[%clk 0:03:12]}` after every move whose clock is
 //! known, rulings as comments on the move they concern, the result. Files are rewritten
 //! whole and atomically (temp file, fsync, rename) after every change of their board.
 
@@ -12,6 +13,7 @@ use super::Sink;
 use crate::config::{BoardConfig, Config};
 use crate::fsutil::write_atomic;
 use crate::hub::{GamesView, Hub};
+use crate::pairings::PlayerInfo;
 use crate::paths::Paths;
 use crate::record::GameRecord;
 
@@ -42,13 +44,21 @@ pub fn render(config: &Config, board: &BoardConfig, game: &GameRecord, flavour: 
     pgn.set_tag(
         "Round",
         match flavour {
-            Flavour::Standard => e.round.to_string(),
+            // With the pairing program's TRF, "R.B": round and board number.
+            Flavour::Standard => match &board.pairing {
+                Some(_) => format!("{}.{}", e.round, board.number),
+                None => e.round.to_string(),
+            },
             Flavour::LiveChess { index } => format!("{}.{index}", e.round),
         },
     );
     pgn.set_tag("White", board.white.as_deref().unwrap_or("?"));
     pgn.set_tag("Black", board.black.as_deref().unwrap_or("?"));
     pgn.set_tag("Result", game.result_or_ongoing().as_str());
+    if let Some(p) = &board.pairing {
+        player_tags(&mut pgn, "White", &p.white);
+        player_tags(&mut pgn, "Black", &p.black);
+    }
     pgn.set_tag("Board", board.number.to_string());
     pgn.set_tag("TimeControl", config.time_control.to_string());
     if let Some(t) = game.termination() {
@@ -96,6 +106,23 @@ pub fn render(config: &Config, board: &BoardConfig, game: &GameRecord, flavour: 
             "[ePGN \"0.1;dgt-arbiter/{}\"]\n{text}",
             env!("CARGO_PKG_VERSION")
         ),
+    }
+}
+
+/// `WhiteElo`, `WhiteTitle`, `WhiteFideId`, `WhiteTeam` (and Black's) from the TRF, the
+/// ones the file has.
+fn player_tags(pgn: &mut PgnGame, side: &str, p: &PlayerInfo) {
+    if let Some(elo) = p.rating {
+        pgn.set_tag(&format!("{side}Elo"), elo.to_string());
+    }
+    if let Some(title) = &p.title {
+        pgn.set_tag(&format!("{side}Title"), title.as_str());
+    }
+    if let Some(id) = p.fide_id {
+        pgn.set_tag(&format!("{side}FideId"), id.to_string());
+    }
+    if let Some(team) = &p.team {
+        pgn.set_tag(&format!("{side}Team"), team.as_str());
     }
 }
 
