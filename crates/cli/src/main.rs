@@ -8,6 +8,7 @@ mod emulate;
 mod probe;
 mod replay;
 mod run;
+mod tls;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
 #[derive(Debug, Parser)]
@@ -34,6 +35,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Replay .dgtcap captures through the arbiter and print its events as JSON lines.
     Replay(replay::ReplayArgs),
+    /// Make a self-signed certificate and key for HTTPS (`[http] tls_cert`, `tls_key`)
+    /// and print the fingerprint the arbiters check on their phones.
+    TlsSelfsigned(tls::TlsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -45,5 +49,6 @@ fn main() -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => run::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::TlsSelfsigned(args) => tls::run(args),
     }
 }
