@@ -371,7 +371,12 @@ fn capture_lines() {
         ));
     }
     // Header mistakes stop the replay before any record.
-    let headers: [(&str, &str); 3] = [
+    let headers: [(&str, &str); 5] = [
+        ("a capture of a later format version", "# dgtcap 2"),
+        (
+            "a time control of no time, refused as in the config",
+            "# time-control: 0+0",
+        ),
         (
             "a time control that is not BASE+INC",
             "# time-control: 3 min",
@@ -386,11 +391,41 @@ fn capture_lines() {
         ),
     ];
     for (i, (what, line)) in headers.iter().enumerate() {
-        let content = good.replacen("# board: bad", line, 1);
+        let content = if line.starts_with("# dgtcap") {
+            good.replacen("# dgtcap 1", line, 1)
+        } else {
+            good.replacen("# board: bad", line, 1)
+        };
         let (ok, msg, _) = replay(&dir, &format!("header{i}.dgtcap"), content.as_bytes());
         assert!(!ok, "{what} was accepted");
         rows.push((format!("{what}: `{line}`"), format!("exit 1: \"{msg}\"")));
     }
+    // A byte order mark before the first line (Windows editors) is not a mistake.
+    let (ok, msg, moves) = replay(&dir, "bom.dgtcap", format!("\u{feff}{good}").as_bytes());
+    assert!(ok && moves == 1, "a BOM is skipped: {msg}");
+    rows.push((
+        "a UTF-8 byte order mark before `# dgtcap 1`".into(),
+        format!("exit 0: skipped, {moves} move replayed as without it"),
+    ));
+    // Two captures of one board name in one replay: their events could not be told apart.
+    std::fs::write(dir.join("one.dgtcap"), &good).unwrap();
+    std::fs::write(dir.join("two.dgtcap"), &good).unwrap();
+    let out = dgt_arbiter()
+        .args(["replay", "--fast"])
+        .arg(dir.join("one.dgtcap"))
+        .arg(dir.join("two.dgtcap"))
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "two captures of board \"bad\" were accepted"
+    );
+    let msg = one_line(&String::from_utf8_lossy(&out.stderr));
+    assert!(msg.contains("both board"), "{msg}");
+    rows.push((
+        "two captures that both say `# board: bad`, replayed together".into(),
+        format!("exit 1: \"{msg}\""),
+    ));
     let (ok, msg, _) = replay(&dir, "empty.dgtcap", b"");
     rows.push((
         "an empty file".into(),
@@ -538,7 +573,42 @@ fn config_mistakes() {
             add(&format!("black = \"{}\"\n", "x".repeat(101))),
         ),
         ("an empty file", String::new()),
+        (
+            "a newline in the event name (it would split a PGN tag)",
+            swap("name = \"X\"", "name = \"X\\n[Result \\\"1-0\\\"]\""),
+        ),
+        (
+            "a carriage return in the site",
+            swap("round = 1", "round = 1\nsite = \"Hall\\rB\""),
+        ),
+        (
+            "a tab in a player's name",
+            add("white = \"Carlsen,\\tMagnus\"\n"),
+        ),
+        (
+            "two boards on one port",
+            add("\n[[board]]\nnumber = 2\nport = \"/dev/null\"\n"),
+        ),
+        (
+            "two boards on one port, once through a symlink",
+            add("\n[[board]]\nnumber = 2\nport = \"LINK\"\n"),
+        ),
+        (
+            "http.tls_cert without http.tls_key",
+            add("\n[http]\ntls_cert = \"cert.pem\"\n"),
+        ),
+        (
+            "a host name with a slash in http.names",
+            add("\n[http]\nnames = [\"arbiter.local/x\"]\n"),
+        ),
     ];
+    let link = dir.join("board-link");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+    let cases: Vec<(&str, String)> = cases
+        .into_iter()
+        .map(|(what, text)| (what, text.replace("LINK", &link.display().to_string())))
+        .collect();
     let check = |path: &Path| {
         dgt_arbiter()
             .args(["run", "--check", "--config"])
@@ -576,6 +646,26 @@ fn config_mistakes() {
     rows.push((
         "a file that does not exist".into(),
         format!("\"{}\"", quiet(&out)),
+    ));
+    // An endless file: read up to the bound, then refused (it was read without end).
+    let out = check(Path::new("/dev/zero"));
+    assert!(!out.status.success());
+    let msg = quiet(&out);
+    assert!(msg.contains("larger than"), "{msg}");
+    rows.push((
+        "`--config /dev/zero` (endless)".into(),
+        format!("\"{msg}\""),
+    ));
+    let out = dgt_arbiter()
+        .args(["emulate", "--pgn", "/dev/zero"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let msg = quiet(&out);
+    assert!(msg.contains("larger than"), "{msg}");
+    rows.push((
+        "`dgt-arbiter emulate --pgn /dev/zero` (endless; not a config, same bound)".into(),
+        format!("\"{msg}\""),
     ));
     check_doc(
         "config",
@@ -632,19 +722,16 @@ fn raw_http(addr: &str, request: &[u8]) -> String {
     }
 }
 
-fn get(path: &str) -> Vec<u8> {
-    format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").into_bytes()
-}
-
-/// A request with the arbiter token header (none if `token` is empty) and a body.
-fn with_token(method: &str, path: &str, token: &str, body: &[u8]) -> Vec<u8> {
+/// A request to `host` with the arbiter token header (none if `token` is empty), extra
+/// header lines and a body.
+fn request(host: &str, method: &str, path: &str, token: &str, extra: &str, body: &[u8]) -> Vec<u8> {
     let header = if token.is_empty() {
         String::new()
     } else {
         format!("X-Arbiter-Token: {token}\r\n")
     };
     let mut r = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{header}Content-Length: {}\r\n\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{header}{extra}Content-Length: {}\r\n\r\n",
         body.len()
     )
     .into_bytes();
@@ -674,36 +761,36 @@ fn http_requests() {
         .unwrap()
         .trim()
         .to_owned();
+    // As the arbiter (with the token), so that each row shows what the route does.
+    let get = |path: &str| request(&addr, "GET", path, &token, "", b"");
+    let with_token =
+        |method: &str, path: &str, t: &str, body: &[u8]| request(&addr, method, path, t, "", body);
+    let anonymous = |path: &str| request(&addr, "GET", path, "", "", b"");
 
     // Slow clients first, held open through everything else: half-sent requests
     // (slowloris) and an event stream nobody reads.
     let mut slow: Vec<TcpStream> = (0..64)
         .map(|_| {
             let mut s = TcpStream::connect(&addr).unwrap();
-            s.write_all(b"GET /boards HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ").as_bytes())
                 .unwrap();
             s
         })
         .collect();
     let mut sse = TcpStream::connect(&addr).unwrap();
-    sse.write_all(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
+    sse.write_all(
+        format!("GET /events HTTP/1.1\r\nHost: {addr}\r\nX-Arbiter-Token: {token}\r\n\r\n")
+            .as_bytes(),
+    )
+    .unwrap();
 
-    let big_body = {
-        let mut r = b"POST /boards HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1048576\r\n\r\n".to_vec();
-        r.extend(vec![b'{'; 1 << 20]);
-        r
-    };
-    let get_with_body = {
-        let mut r = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 1048576\r\n\r\n".to_vec();
-        r.extend(vec![b'x'; 1 << 20]);
-        r
-    };
+    let big_body = { with_token("POST", "/boards", &token, &vec![b'{'; 1 << 20]) };
+    let get_with_body = { request(&addr, "GET", "/healthz", "", "", &vec![b'x'; 1 << 20]) };
     let cases: Vec<(String, Vec<u8>)> = vec![
         ("GET /healthz (for comparison)".into(), get("/healthz")),
         ("GET /nope (unknown path)".into(), get("/nope")),
-        ("POST /healthz (a method the route does not take)".into(), b"POST /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}".to_vec()),
-        ("DELETE /boards".into(), b"DELETE /boards HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec()),
+        ("POST /healthz (a method the route does not take)".into(), request(&addr, "POST", "/healthz", "", "", b"{}")),
+        ("DELETE /boards".into(), with_token("DELETE", "/boards", &token, b"")),
         ("POST /boards with a 1 MiB body".into(), big_body),
         ("GET /healthz with a 1 MiB body".into(), get_with_body),
         ("GET /games/abc".into(), get("/games/abc")),
@@ -715,12 +802,24 @@ fn http_requests() {
         ("GET /livechess/round-2/..%2f..%2f..%2fetc%2fpasswd".into(), get("/livechess/round-2/..%2f..%2f..%2fetc%2fpasswd")),
         ("GET /livechess/ (the folder itself)".into(), get("/livechess/")),
         ("GET with a 64 KiB path".into(), get(&format!("/{}", "a".repeat(64 * 1024)))),
-        ("a 1 MiB header".into(), format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "b".repeat(1 << 20)).into_bytes()),
+        ("a 1 MiB header".into(), format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Big: {}\r\n\r\n", "b".repeat(1 << 20)).into_bytes()),
         ("a request line that is not HTTP: `HELLO`".into(), b"HELLO\r\n\r\n".to_vec()),
-        ("an unknown HTTP version: `GET / HTTP/9.9`".into(), b"GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n".to_vec()),
-        ("GET /api/state without the arbiter token".into(), get("/api/state")),
+        ("an unknown HTTP version: `GET / HTTP/9.9`".into(), format!("GET /healthz HTTP/9.9\r\nHost: {addr}\r\n\r\n").into_bytes()),
+        ("GET /api/state without the arbiter token".into(), anonymous("/api/state")),
+        ("GET /events without the token (every ruling, live)".into(), anonymous("/events")),
+        ("GET /boards without the token".into(), anonymous("/boards")),
+        ("GET /round.pgn without the token (no broadcast configured, dashboard not public)".into(), anonymous("/round.pgn")),
+        ("GET /games/1.pgn without the token".into(), anonymous("/games/1.pgn")),
+        ("GET /livechess/tournament.json without the token".into(), anonymous("/livechess/tournament.json")),
+        ("GET / (the page, no data) without the token".into(), anonymous("/")),
+        ("GET /boards with the token and `Host: rebind.example` (DNS rebinding)".into(), request("rebind.example", "GET", "/boards", &token, "", b"")),
+        ("GET /boards with the token and `Host: rebind.example:PORT`".into(), request(&format!("rebind.example:{}", addr.rsplit(':').next().unwrap_or("")), "GET", "/boards", &token, "", b"")),
+        ("GET /healthz over HTTP/1.0 without a Host header".into(), b"GET /healthz HTTP/1.0\r\n\r\n".to_vec()),
+        ("POST /api/login with the token from `Origin: https://evil.example`".into(), request(&addr, "POST", "/api/login", &token, "Origin: https://evil.example\r\n", b"")),
+        ("POST /api/login with the token from `Origin: null`".into(), request(&addr, "POST", "/api/login", &token, "Origin: null\r\n", b"")),
+        ("POST /api/login with the token from the daemon's own origin".into(), request(&addr, "POST", "/api/login", &token, &format!("Origin: http://{addr}\r\n"), b"")),
         ("GET /api/state with a wrong token".into(), with_token("GET", "/api/state", "0123456789abcdef0123", b"")),
-        ("POST /api/alerts/1-1/ack without the token".into(), with_token("POST", "/api/alerts/1-1/ack", "", b"")),
+        ("POST /api/alerts/1-1/ack without the token".into(), request(&addr, "POST", "/api/alerts/1-1/ack", "", "", b"")),
         ("POST /api/alerts/1-1/ack with a wrong token".into(), with_token("POST", "/api/alerts/1-1/ack", "0123456789abcdef0123", b"")),
         ("POST /api/alerts/1-1/ack with a token of 10 KiB".into(), with_token("POST", "/api/alerts/1-1/ack", &"t".repeat(10 * 1024), b"")),
         ("POST /api/alerts/1-1/ack with the token and a 2 KiB body".into(), with_token("POST", "/api/alerts/1-1/ack", &token, &[b'x'; 2048])),
@@ -736,8 +835,10 @@ fn http_requests() {
         }),
     ];
     let mut rows: Vec<Row> = Vec::new();
+    // The port is new each run: the table says PORT.
+    let port = addr.rsplit(':').next().unwrap_or("").to_owned();
     for (what, req) in &cases {
-        let got = raw_http(&addr, req);
+        let got = raw_http(&addr, req).replace(&port, "PORT");
         rows.push((what.clone(), got));
     }
     // While the slow clients hang on, the others are served at once.
@@ -748,20 +849,28 @@ fn http_requests() {
         t.elapsed() < Duration::from_secs(5),
         "served despite the slow clients"
     );
+    // Each slow one is closed once its headers are overdue (it was kept forever).
+    let mut closed = 0;
+    for s in &mut slow {
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut rest = Vec::new();
+        if s.read_to_end(&mut rest).is_ok() {
+            closed += 1;
+        }
+    }
+    assert_eq!(
+        closed,
+        slow.len(),
+        "every slow connection is closed by the daemon"
+    );
     rows.push((
         "64 connections sending half a request and waiting, and an `/events` stream never read, held open through all the above".into(),
-        format!("the others are served meanwhile (`GET /healthz` then: {health})"),
+        format!(
+            "the others are served meanwhile (`GET /healthz` then: {health}); the daemon closes \
+             each of the 64 when its headers are {} s overdue",
+            arbiter_daemon::http::listen::HEADER_READ_TIMEOUT.as_secs()
+        ),
     ));
-    for s in &mut slow {
-        let _ = s.write_all(b"finally\r\nConnection: close\r\n\r\n");
-    }
-    let mut finished = String::new();
-    let _ = slow[0].set_read_timeout(Some(Duration::from_secs(10)));
-    let _ = slow[0].read_to_string(&mut finished);
-    assert!(
-        finished.starts_with("HTTP/1.1 200"),
-        "a slow request completes: {finished:.80}"
-    );
     drop(slow);
     drop(sse);
 
@@ -783,4 +892,408 @@ fn http_requests() {
             &rows,
         ),
     );
+}
+
+// ----- connection floods and TLS -----
+
+/// The daemon's `host:port` from its `http-address` file.
+fn address(out: &Path) -> String {
+    std::fs::read_to_string(out.join("http-address"))
+        .unwrap()
+        .trim()
+        .trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// 400 idle connections under an open-file limit of 300 (they stopped `/healthz` and
+/// made PGN and LiveChess writes fail with "Too many open files"): the daemon takes what
+/// its cap allows, refuses the rest with one log line, and every write goes on.
+#[test]
+fn a_connection_flood_under_a_low_descriptor_limit() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("bad-flood");
+    let boards = Boards::serve(vec![script(0, 5, vec![])]);
+    let cfg = config(&dir, &boards, "");
+    let out = dir.join("out");
+    let log = std::fs::File::create(cfg.with_extension("log")).unwrap();
+    // `ulimit -n` sets the soft and the hard limit, so the daemon cannot raise it.
+    let mut daemon = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 300 && exec \"$0\" run --config \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .arg(&cfg)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    wait_events(&out, Duration::from_secs(30), "the first move", |ev| {
+        ev.iter().any(|e| e["kind"] == "move")
+    });
+    let addr = address(&out);
+    let flood: Vec<TcpStream> = (0..400)
+        .filter_map(|_| TcpStream::connect(&addr).ok())
+        .collect();
+    assert_eq!(flood.len(), 400, "the kernel takes every connection");
+    // The game goes on while the flood holds: events, PGN and LiveChess files written.
+    let before = events(&out).len();
+    wait_events(
+        &out,
+        Duration::from_secs(60),
+        "moves during the flood",
+        |ev| ev.iter().filter(|e| e["kind"] == "move").count() >= 6 && ev.len() > before,
+    );
+    let moves = events(&out).iter().filter(|e| e["kind"] == "move").count();
+    drop(flood);
+    // Freed slots serve at once.
+    let (code, body) = http_get(&out, "/healthz");
+    assert_eq!((code, body.as_str()), (200, "ok\n"));
+    let (code, pgn) = http_get(&out, "/games/1.pgn");
+    assert_eq!(code, 200);
+    assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
+    let text = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
+    assert!(!text.contains("Too many open files"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+    assert!(
+        text.contains("refusing new connections"),
+        "the cap is logged when it bites: {text}"
+    );
+    let refusals = text.matches("refusing new connections").count();
+    assert!(
+        refusals <= 10,
+        "one line per 10 s, not one per connection: {refusals}"
+    );
+    assert!(
+        !text.contains("cannot write"),
+        "every file write went through: {text}"
+    );
+    // The game's PGN on disk and over HTTP has the moves played during the flood.
+    let on_disk = std::fs::read_to_string(out.join("pgn/round-2/board-1.pgn")).unwrap();
+    let plies = |pgn: &str| {
+        pgn.lines()
+            .filter(|l| !l.starts_with('['))
+            .flat_map(|l| l.split_whitespace())
+            .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+            .count()
+    };
+    assert!(plies(&on_disk) >= 6 && plies(&pgn) >= 6, "{on_disk}\n{pgn}");
+    let _ = moves;
+}
+
+/// Accepts exactly one certificate (the pinned one), checking the handshake's signatures
+/// with the ring provider: what a phone does once the arbiter accepted the fingerprint.
+#[derive(Debug)]
+struct Pinned {
+    cert: rustls::pki_types::CertificateDer<'static>,
+    provider: std::sync::Arc<rustls::crypto::CryptoProvider>,
+}
+
+impl rustls::client::danger::ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _name: &rustls::pki_types::ServerName<'_>,
+        _ocsp: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.cert.as_ref() {
+            Ok(rustls::client::danger::ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General("not the pinned certificate".into()))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+/// One HTTPS request with a rustls client pinned to `cert`: the response's status line
+/// and body, or the TLS error.
+fn https(addr: &str, name: &str, cert: &[u8], request: &str) -> Result<(String, String), String> {
+    use rustls::pki_types::pem::PemObject;
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let pinned = Pinned {
+        cert: rustls::pki_types::CertificateDer::from_pem_slice(cert).unwrap(),
+        provider: provider.clone(),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .dangerous()
+        .with_custom_certificate_verifier(std::sync::Arc::new(pinned))
+        .with_no_client_auth();
+    let server = rustls::pki_types::ServerName::try_from(name.to_owned()).unwrap();
+    let conn = rustls::ClientConnection::new(std::sync::Arc::new(config), server).unwrap();
+    let tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut tls = rustls::StreamOwned::new(conn, tcp);
+    tls.write_all(request.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    match tls.read_to_end(&mut buf) {
+        Ok(_) => {}
+        // Some servers close without close_notify; what came is what counts.
+        Err(e) if !buf.is_empty() && e.kind() == std::io::ErrorKind::UnexpectedEof => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    Ok((
+        head.lines().next().unwrap_or("").to_owned(),
+        body.to_owned(),
+    ))
+}
+
+/// `dgt-arbiter tls-selfsigned`, then the daemon on HTTPS with that pair: a rustls client
+/// pinned to the certificate reads the arbiter's state with the token, and headless
+/// Chromium that trusts exactly that key (its SPKI hash) loads the live dashboard.
+#[test]
+fn https_with_a_self_signed_pair() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("bad-tls");
+    let made = dgt_arbiter()
+        .args([
+            "tls-selfsigned",
+            "--name",
+            "arbiter.local",
+            "--name",
+            "localhost",
+            "--out",
+        ])
+        .arg(dir.join("tls"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&made.stdout).into_owned();
+    assert!(
+        made.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let value = |label: &str| {
+        said.lines()
+            .find_map(|l| l.strip_prefix(label))
+            .unwrap_or_else(|| panic!("no {label:?} in {said}"))
+            .trim()
+            .to_owned()
+    };
+    let fingerprint = value("SHA-256 fingerprint:");
+    let spki = value("public key SHA-256 (base64):");
+    let cert = std::fs::read(dir.join("tls/arbiter-cert.pem")).unwrap();
+    {
+        use rustls::pki_types::pem::PemObject;
+        let der = rustls::pki_types::CertificateDer::from_pem_slice(&cert).unwrap();
+        assert_eq!(fingerprint, arbiter_daemon::http::tls::fingerprint(&der));
+    }
+    // A second run must not overwrite the pair the phones trust.
+    let again = dgt_arbiter()
+        .args(["tls-selfsigned", "--name", "arbiter.local", "--out"])
+        .arg(dir.join("tls"))
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+
+    let boards = Boards::serve(vec![script(0, 9, vec![])]);
+    let cfg = config(&dir, &boards, "");
+    let text = std::fs::read_to_string(&cfg).unwrap().replacen(
+        "bind = \"127.0.0.1:0\"",
+        "bind = \"127.0.0.1:0\"\ntls_cert = \"tls/arbiter-cert.pem\"\ntls_key = \"tls/arbiter-key.pem\"\n\
+         names = [\"arbiter.local\"]\npublic_dashboard = true",
+        1,
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let out = dir.join("out");
+    let mut daemon = start(&cfg);
+    wait_events(&out, Duration::from_secs(30), "the first move", |ev| {
+        ev.iter().any(|e| e["kind"] == "move")
+    });
+    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
+    assert!(url.starts_with("https://"), "{url}");
+    let addr = address(&out);
+    let token = std::fs::read_to_string(out.join("arbiter-token")).unwrap();
+    let get = |host: &str, path: &str| {
+        https(
+            &addr,
+            "arbiter.local",
+            &cert,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: {host}\r\nX-Arbiter-Token: {}\r\nConnection: close\r\n\r\n",
+                token.trim()
+            ),
+        )
+    };
+    let (status, _) = get("arbiter.local", "/healthz").unwrap();
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    let port = addr.rsplit(':').next().unwrap();
+    let (status, body) = get(&format!("arbiter.local:{port}"), "/api/state").unwrap();
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert!(body.contains("\"boards\""), "{body}");
+    let (status, _) = get("rebind.example", "/api/state").unwrap();
+    assert!(status.starts_with("HTTP/1.1 421"), "{status}");
+    // Another certificate is refused by the pinned client; plain HTTP gets no answer.
+    let other = arbiter_daemon::http::tls::self_signed(&["arbiter.local".into()]).unwrap();
+    assert!(https(
+        &addr,
+        "arbiter.local",
+        other.cert_pem.as_bytes(),
+        "GET / HTTP/1.1\r\n\r\n"
+    )
+    .is_err());
+    let plain = {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+            .unwrap();
+        let mut b = Vec::new();
+        let _ = s.read_to_end(&mut b);
+        b
+    };
+    assert!(
+        !plain.starts_with(b"HTTP/1.1 200"),
+        "plain HTTP is not served on the TLS port"
+    );
+
+    match browser_loads_over_https(&dir, &format!("https://localhost:{port}/"), &spki) {
+        Ok(()) => {}
+        Err(why) if std::env::var("DGT_ARBITER_BROWSER_TESTS").as_deref() != Ok("require") => {
+            println!("skipped the browser part: {why}");
+        }
+        Err(why) => panic!("{why}"),
+    }
+    assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
+}
+
+/// Headless Chromium, trusting only the key whose SPKI SHA-256 is `spki`, loads the
+/// dashboard at `url` and waits for its live event stream. `Err` when there is no
+/// browser (the caller decides whether that is a skip).
+fn browser_loads_over_https(dir: &Path, url: &str, spki: &str) -> Result<(), String> {
+    let find = |env: &str, names: &[&str]| -> Option<std::path::PathBuf> {
+        if let Some(p) = std::env::var_os(env) {
+            return Some(std::path::PathBuf::from(p)).filter(|p| p.exists());
+        }
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+            .find(|p| p.is_file())
+    };
+    let chromium = find(
+        "DGT_ARBITER_CHROMIUM",
+        &["chromium", "chromium-browser", "google-chrome"],
+    )
+    .ok_or("no chromium on PATH (apt-get install chromium)")?;
+    let chromedriver = find("DGT_ARBITER_CHROMEDRIVER", &["chromedriver"])
+        .ok_or("no chromedriver on PATH (apt-get install chromium-driver)")?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(dir.join("chromedriver.log")).unwrap();
+    let driver = {
+        use std::os::unix::process::CommandExt;
+        Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    };
+    // Kills chromedriver with its browsers (its process group) however this ends.
+    struct Group(std::process::Child);
+    impl Drop for Group {
+        fn drop(&mut self) {
+            let _ = Command::new("sh")
+                .args(["-c", "kill -s KILL -- -\"$0\""])
+                .arg(self.0.id().to_string())
+                .status();
+            let _ = self.0.wait();
+        }
+    }
+    let _driver = Group(driver);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver is not listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let profile = dir.join("chromium-profile");
+    let result: Result<(), String> = rt.block_on(async {
+        use fantoccini::{ClientBuilder, Locator};
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                    format!("--user-data-dir={}", profile.display()),
+                    format!("--ignore-certificate-errors-spki-list={spki}"),
+                ],
+            }),
+        );
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .map_err(|e| format!("no chromedriver session: {e}"))?;
+        c.goto(url)
+            .await
+            .map_err(|e| format!("cannot load {url}: {e}"))?;
+        let loaded = c
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css("#live.on"))
+            .await;
+        let tile = c
+            .find(Locator::Css(".board-tile[data-board=\"1\"]"))
+            .await
+            .map_err(|e| format!("no board tile over https: {e}"));
+        let _ = c.close().await;
+        loaded.map_err(|e| format!("the dashboard over https never went live: {e}"))?;
+        tile.map(|_| ())
+    });
+    // A browser that is there but fails is a failure, not a skip.
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    Ok(())
 }

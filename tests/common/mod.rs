@@ -294,12 +294,21 @@ fn connect(out: &Path, read_timeout: Duration) -> (TcpStream, String) {
     (s, host)
 }
 
-/// A GET on the daemon's HTTP endpoint: status code and body.
+/// The `X-Arbiter-Token` header line with the token the daemon keeps in its output
+/// folder (empty when it has none there): the arbiter's routes need it.
+pub fn token_header(out: &Path) -> String {
+    std::fs::read_to_string(out.join("arbiter-token"))
+        .map(|t| format!("X-Arbiter-Token: {}\r\n", t.trim()))
+        .unwrap_or_default()
+}
+
+/// A GET on the daemon's HTTP endpoint, as the arbiter: status code and body.
 pub fn http_get(out: &Path, path: &str) -> (u16, String) {
     let (mut s, host) = connect(out, Duration::from_secs(5));
+    let token = token_header(out);
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\n{token}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut reader = BufReader::new(s);
@@ -342,7 +351,8 @@ pub fn http_get(out: &Path, path: &str) -> (u16, String) {
 /// and `data:` lines.
 pub fn sse_first_event(out: &Path) -> (String, String) {
     let (mut s, host) = connect(out, Duration::from_secs(10));
-    write!(s, "GET /events HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    let token = token_header(out);
+    write!(s, "GET /events HTTP/1.1\r\nHost: {host}\r\n{token}\r\n").unwrap();
     let mut reader = BufReader::new(s);
     let (mut event, mut data) = (String::new(), String::new());
     loop {

@@ -41,6 +41,9 @@ pub enum ConfigError {
     },
 }
 
+/// Largest config file read (a thousand boards take about 100 KiB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// The tournament: what goes into every PGN header and LiveChess file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventInfo {
@@ -113,6 +116,18 @@ pub struct HttpConfig {
     pub token: Option<ArbiterToken>,
     /// The dashboard's read-only view is open to anyone who reaches the endpoint.
     pub public_dashboard: bool,
+    /// Host names the endpoint answers to besides its address and `localhost`
+    /// (see [`crate::http::access`]).
+    pub names: Vec<String>,
+    /// HTTPS: the certificate chain and its key, PEM files (see [`crate::http::tls`]).
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files of `[http] tls_cert` and `tls_key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
 }
 
 /// Timings; the defaults suit real boards (tests and the sped-up demo scale them).
@@ -174,9 +189,11 @@ impl Config {
     /// Reads and validates a config file. Relative `output.dir` is taken from the file's
     /// folder.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
+        let text = crate::fsutil::read_text_bounded(path, MAX_CONFIG_BYTES).map_err(|source| {
+            ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            }
         })?;
         Config::parse(&text, path)
     }
@@ -265,7 +282,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawEvent {
     name: Spanned<String>,
-    site: Option<String>,
+    site: Option<Spanned<String>>,
     date: Option<Spanned<String>>,
     round: Spanned<i64>,
     /// The pairing program's TRF file: the round's players come from it.
@@ -298,6 +315,9 @@ struct RawHttp {
     bind: Option<Spanned<String>>,
     token: Option<Spanned<String>>,
     public_dashboard: Option<bool>,
+    names: Option<Vec<Spanned<String>>>,
+    tls_cert: Option<Spanned<String>>,
+    tls_key: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -335,7 +355,70 @@ impl Validate<'_> {
         invalid(self.path, self.text, span.start, message.into())
     }
 
+    /// A text that goes into PGN tags, paths or logs must be one line of printable text:
+    /// a newline in a player's name would split a PGN tag in two.
+    fn one_line(&self, s: &Spanned<String>, key: &str) -> Result<(), ConfigError> {
+        match s
+            .get_ref()
+            .chars()
+            .enumerate()
+            .find(|(_, c)| c.is_control())
+        {
+            None => Ok(()),
+            Some((i, c)) => Err(self.err(
+                s.span(),
+                format!(
+                    "{key} holds a control character (U+{:04X}) at character {}; expected \
+                     one line of printable text",
+                    c as u32,
+                    i + 1
+                ),
+            )),
+        }
+    }
+
+    /// Every text field of the file, checked with [`Validate::one_line`].
+    fn text_fields(&self, raw: &RawConfig) -> Result<(), ConfigError> {
+        let e = &raw.event;
+        self.one_line(&e.name, "event.name")?;
+        for (v, key) in [
+            (&e.site, "event.site"),
+            (&e.date, "event.date"),
+            (&e.category, "event.category"),
+            (&e.supervision, "event.supervision"),
+            (&raw.penalties.two_handed, "penalties.two_handed"),
+            (&raw.http.bind, "http.bind"),
+            (&raw.http.tls_cert, "http.tls_cert"),
+            (&raw.http.tls_key, "http.tls_key"),
+        ] {
+            if let Some(v) = v {
+                self.one_line(v, key)?;
+            }
+        }
+        self.one_line(&e.time_control, "event.time_control")?;
+        self.one_line(&raw.output.dir, "output.dir")?;
+        for n in raw.http.names.iter().flatten() {
+            self.one_line(n, "http.names")?;
+        }
+        for b in &raw.boards {
+            let b = b.get_ref();
+            for (v, key) in [
+                (&b.port, "board.port"),
+                (&b.serial, "board.serial"),
+                (&b.white, "board.white"),
+                (&b.black, "board.black"),
+                (&b.white_clock, "board.white_clock"),
+            ] {
+                if let Some(v) = v {
+                    self.one_line(v, key)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn config(&self, raw: RawConfig) -> Result<Config, ConfigError> {
+        self.text_fields(&raw)?;
         let e = &raw.event;
         let name = e.name.get_ref().trim();
         if name.is_empty() {
@@ -480,6 +563,8 @@ impl Validate<'_> {
                 )
             })?),
         };
+        let names = self.host_names(&raw.http)?;
+        let tls = self.tls_files(&raw.http)?;
         let (mut boards, missing_ports) = self.boards(&raw.boards)?;
         let trf = match &e.trf {
             Some(t) => Some(self.trf_players(t, round as u32, &raw.boards, &mut boards)?),
@@ -489,7 +574,10 @@ impl Validate<'_> {
             path: self.path.to_owned(),
             event: EventInfo {
                 name: name.to_owned(),
-                site: e.site.clone().unwrap_or_else(|| "?".into()),
+                site: e
+                    .site
+                    .as_ref()
+                    .map_or_else(|| "?".into(), |s| s.get_ref().clone()),
                 date,
                 round: round as u32,
             },
@@ -508,12 +596,62 @@ impl Validate<'_> {
                 bind,
                 token,
                 public_dashboard: raw.http.public_dashboard.unwrap_or(false),
+                names,
+                tls,
             },
             timing,
             boards,
             trf,
             missing_ports,
         })
+    }
+
+    /// `[http] names`: host names such as `arbiter.local`.
+    fn host_names(&self, http: &RawHttp) -> Result<Vec<String>, ConfigError> {
+        let mut out = Vec::new();
+        for n in http.names.iter().flatten() {
+            let name = n.get_ref();
+            let ok = !name.is_empty()
+                && name.len() <= 253
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+            if !ok {
+                return Err(self.err(
+                    n.span(),
+                    format!(
+                        "http.names: {name:?} is not a host name; expected letters, digits, \
+                         dots and hyphens, such as \"arbiter.local\""
+                    ),
+                ));
+            }
+            out.push(name.to_ascii_lowercase());
+        }
+        Ok(out)
+    }
+
+    /// `[http] tls_cert` and `tls_key`: both or neither, relative to the file's folder.
+    fn tls_files(&self, http: &RawHttp) -> Result<Option<TlsFiles>, ConfigError> {
+        let resolve = |s: &Spanned<String>| {
+            let p = PathBuf::from(s.get_ref());
+            if p.is_relative() {
+                self.path.parent().unwrap_or(Path::new(".")).join(p)
+            } else {
+                p
+            }
+        };
+        match (&http.tls_cert, &http.tls_key) {
+            (None, None) => Ok(None),
+            (Some(c), Some(k)) => Ok(Some(TlsFiles {
+                cert: resolve(c),
+                key: resolve(k),
+            })),
+            (Some(s), None) | (None, Some(s)) => Err(self.err(
+                s.span(),
+                "http.tls_cert and http.tls_key go together; expected both PEM files (\
+                 `dgt-arbiter tls-selfsigned` makes a pair) or neither",
+            )),
+        }
     }
 
     fn in_range(
@@ -625,6 +763,8 @@ impl Validate<'_> {
         }
         let mut out: Vec<BoardConfig> = Vec::with_capacity(raw.len());
         let mut missing = Vec::new();
+        // (board, the port as its canonical path) of the boards so far.
+        let mut devices: Vec<(u32, PathBuf)> = Vec::with_capacity(raw.len());
         for b in raw {
             let span = b.span();
             let b = b.get_ref();
@@ -656,6 +796,21 @@ impl Validate<'_> {
                             .to_string(),
                         );
                     }
+                    // Two boards on one device (the same path twice, or a link and its
+                    // target) would read each other's bytes.
+                    let device = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                    if let Some((other, _)) = devices.iter().find(|(_, d)| *d == device) {
+                        return Err(self.err(
+                            p.span(),
+                            format!(
+                                "board {number}: port {:?} is the device of board {other} \
+                                 ({}); expected each board on its own port",
+                                p.get_ref(),
+                                device.display()
+                            ),
+                        ));
+                    }
+                    devices.push((number, device));
                     BoardPort::Path(path)
                 }
                 (None, Some(s)) => {

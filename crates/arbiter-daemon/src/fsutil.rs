@@ -228,6 +228,38 @@ pub fn follow_path(file: &File, path: &Path) -> io::Result<Option<(File, Moved)>
     Ok(Some((new, moved)))
 }
 
+/// Reads a whole file of at most `limit` bytes; a longer one (or an endless one such as
+/// `/dev/zero`) is an `InvalidData` error that says the limit, read no further than it.
+pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the file is larger than {}", size_words(limit)),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// `1 MiB`, `64 KiB`, `100 bytes`.
+pub fn size_words(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// [`read_bounded`] as UTF-8 text.
+pub fn read_text_bounded(path: &Path, limit: u64) -> io::Result<String> {
+    String::from_utf8(read_bounded(path, limit)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the file is not UTF-8 text"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

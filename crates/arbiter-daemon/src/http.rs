@@ -9,9 +9,16 @@
 //! | `/livechess/...` | the LiveChess folder (`tournament.json`, `round-R/index.json`, `round-R/game-N.pgn`, `round-R/games.pgn`) |
 //! | `/events` | the JSON events as Server-Sent Events (`event:` the kind, `id:` board-seq) |
 //!
+//! Who may read which route, and the Host/Origin checks: [`access`]. Connection caps,
+//! timeouts and TLS: [`listen`], [`tls`].
+//!
 //! Everything is rendered from the hub on request. Bodies are limited to 16 KiB (nothing
 //! here takes one); bad paths get 404 with a word of explanation, never a panic. Other
 //! modules add routes with [`router`]'s state ([`AppState`]) and `Router::merge`.
+
+pub mod access;
+pub mod listen;
+pub mod tls;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -54,11 +61,15 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves until the task is aborted.
-pub async fn serve(listener: tokio::net::TcpListener, router: Router) {
-    if let Err(e) = axum::serve(listener, router).await {
-        tracing::error!("the HTTP endpoint stopped: {e}");
-    }
+/// Serves until the task is aborted, with the connection caps and timeouts of
+/// [`listen`] (over TLS when `tls` is given).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    caps: listen::Caps,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) {
+    listen::serve(listener, router, caps, tls).await
 }
 
 fn pgn(text: String) -> Response {

@@ -49,6 +49,8 @@ pub enum DaemonError {
         #[source]
         source: dgt_serial::SpawnError,
     },
+    #[error("cannot serve HTTPS (check [http] tls_cert and tls_key)")]
+    Tls(#[source] http::tls::TlsError),
     #[error("cannot listen for HTTP on {addr}: {source} (set [http] bind to a free address or enabled = false)")]
     Http {
         addr: SocketAddr,
@@ -110,7 +112,13 @@ impl Daemon {
     /// HTTP endpoint. Must run inside a tokio runtime.
     pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
         let needed = crate::limits::fds_needed(config.boards.len(), opts.record);
-        match crate::limits::raise_nofile_limit() {
+        let fd_limit = crate::limits::raise_nofile_limit();
+        let http_caps = http::listen::caps_for(
+            *fd_limit.as_ref().unwrap_or(&1024),
+            config.boards.len(),
+            opts.record,
+        );
+        match fd_limit {
             Ok(limit) if limit < needed => {
                 return Err(DaemonError::FdLimit {
                     boards: config.boards.len(),
@@ -169,6 +177,10 @@ impl Daemon {
             .collect();
 
         let http = if config.http.enabled {
+            let tls = match &config.http.tls {
+                Some(files) => Some(http::tls::server_config(files).map_err(DaemonError::Tls)?),
+                None => None,
+            };
             let listener = tokio::net::TcpListener::bind(config.http.bind)
                 .await
                 .map_err(|source| DaemonError::Http {
@@ -180,19 +192,28 @@ impl Daemon {
                 hub: Arc::clone(&hub),
                 config: Arc::clone(&config),
             };
-            let (_, dashboard, follower) =
+            let (dash, dashboard, follower) =
                 crate::dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
             tasks.push(follower);
             let mut router = http::router(state.clone()).merge(dashboard);
             if let Some(extra) = opts.extra_routes.clone() {
                 router = router.merge(extra.with_state(state));
             }
-            let task = tokio::spawn(http::serve(listener, router));
-            let url = format!("http://{addr}/\n");
+            let router = http::access::layer(
+                router,
+                http::access::Policy {
+                    dashboard: dash,
+                    config: Arc::clone(&config),
+                    hosts: http::access::HostCheck::new(&config),
+                },
+            );
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            let task = tokio::spawn(http::serve(listener, router, http_caps, tls));
+            let url = format!("{scheme}://{addr}/\n");
             if let Err(e) = crate::fsutil::write_atomic(&paths.http_address(), url.as_bytes()) {
                 tracing::warn!("cannot write {}: {e}", paths.http_address().display());
             }
-            tracing::info!("HTTP endpoint on http://{addr}/");
+            tracing::info!("HTTP endpoint on {scheme}://{addr}/");
             Some((addr, task))
         } else {
             None

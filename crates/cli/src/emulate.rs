@@ -20,6 +20,9 @@ use dgt_protocol::{ClockSide, Orientation};
 use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script, Variations};
 use dgt_sim::{serve_pty, Emulator, EmulatorConfig, ServeOptions};
 
+/// Largest PGN file read (a big tournament's games are a few MiB).
+const MAX_PGN_BYTES: u64 = 64 << 20;
+
 /// Arguments of `emulate`.
 #[derive(Debug, clap::Args)]
 pub struct EmulateArgs {
@@ -97,7 +100,7 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
             args.start_delay
         );
     }
-    let bytes = std::fs::read(&args.pgn)
+    let bytes = arbiter_daemon::fsutil::read_bounded(&args.pgn, MAX_PGN_BYTES)
         .with_context(|| format!("cannot read the PGN file {}", args.pgn.display()))?;
     let games = read_pgn(&bytes).with_context(|| format!("in {}", args.pgn.display()))?;
     if games.is_empty() {

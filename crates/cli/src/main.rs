@@ -10,6 +10,7 @@ mod replay;
 mod results;
 mod round;
 mod run;
+mod tls;
 
 /// A FIDE arbiter for DGT electronic chess boards and clocks.
 #[derive(Debug, Parser)]
@@ -40,6 +41,9 @@ enum Command {
     Round(round::RoundArgs),
     /// Write the TRF with a round's results from the boards' games (and the arbiter's).
     Results(results::ResultsArgs),
+    /// Make a self-signed certificate and key for HTTPS (`[http] tls_cert`, `tls_key`)
+    /// and print the fingerprint the arbiters check on their phones.
+    TlsSelfsigned(tls::TlsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -53,5 +57,6 @@ fn main() -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(args),
         Command::Round(args) => round::run(args),
         Command::Results(args) => results::run(args),
+        Command::TlsSelfsigned(args) => tls::run(args),
     }
 }

@@ -168,6 +168,8 @@ pub enum CaptureErrorKind {
     NoBytes,
     #[error("time {t_ms} is before the previous record's {previous}")]
     TimeWentBack { t_ms: u64, previous: u64 },
+    #[error("this is a dgtcap version {0} capture; this program reads version 1")]
+    UnknownVersion(String),
     #[error("header {key:?} has a bad value {value:?} ({expected})")]
     BadHeader {
         key: String,
@@ -224,8 +226,18 @@ impl<R: BufRead> CaptureReader<R> {
     }
 
     fn header_line(&mut self, text: &str) -> Result<(), CaptureError> {
+        if let Some(version) = text.strip_prefix("dgtcap ") {
+            let version = version.trim();
+            if version != "1" {
+                return Err(CaptureError {
+                    line: self.line_no,
+                    kind: CaptureErrorKind::UnknownVersion(version.chars().take(20).collect()),
+                });
+            }
+            return Ok(());
+        }
         let Some((key, value)) = text.split_once(':') else {
-            return Ok(()); // A plain comment, e.g. "dgtcap 1".
+            return Ok(()); // A plain comment.
         };
         let (key, value) = (key.trim(), value.trim());
         if key.is_empty() || key.contains(char::is_whitespace) {
@@ -243,8 +255,14 @@ impl<R: BufRead> CaptureReader<R> {
             "board" => self.header.board = Some(value.to_owned()),
             "start-fen" => self.header.start_fen = Some(value.to_owned()),
             "time-control" => {
-                self.header.time_control =
-                    Some(value.parse().map_err(|_| bad("BASE+INC in seconds"))?)
+                let tc: TimeControl = value.parse().map_err(|_| bad("BASE+INC in seconds"))?;
+                // The bounds of the daemon's config (event.time_control).
+                if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
+                    return Err(bad(
+                        "a base of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds",
+                    ));
+                }
+                self.header.time_control = Some(tc);
             }
             "white-clock" => {
                 self.header.white_clock = Some(match value {
@@ -278,7 +296,15 @@ impl<R: BufRead> CaptureReader<R> {
                 kind: CaptureErrorKind::TooLong,
             });
         }
-        match std::str::from_utf8(&self.buf) {
+        // A UTF-8 byte order mark (some Windows editors write one) is not part of the text.
+        let text = if line == 1 {
+            self.buf
+                .strip_prefix("\u{feff}".as_bytes())
+                .unwrap_or(&self.buf)
+        } else {
+            &self.buf
+        };
+        match std::str::from_utf8(text) {
             Ok(s) => Ok(Some(s.to_owned())),
             Err(_) => Err(CaptureError {
                 line,
@@ -430,6 +456,24 @@ mod tests {
             }
             Err(e) => panic!("header error {e}"),
         }
+    }
+
+    #[test]
+    fn versions_time_controls_and_a_byte_order_mark() {
+        let header_error = |text: &str| match CaptureReader::new(text.as_bytes()) {
+            Ok(_) => panic!("{text:?} was accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            header_error("# dgtcap 2\n0 > 45\n"),
+            "line 1: this is a dgtcap version 2 capture; this program reads version 1"
+        );
+        let e = header_error("# dgtcap 1\n# time-control: 0+0\n0 > 45\n");
+        assert!(e.starts_with("line 2: header \"time-control\""), "{e}");
+        let (h, records) = read("\u{feff}# dgtcap 1\n# board: 3\n0 > 45\n");
+        assert_eq!(h.board.as_deref(), Some("3"));
+        assert_eq!(records.len(), 1);
+        assert!(records[0].is_ok());
     }
 
     #[test]

@@ -236,6 +236,9 @@ enum Retry {
 #[derive(Debug, Clone, Default)]
 struct Session {
     serial: Option<String>,
+    /// A different serial number the board sent once while running: asked again before
+    /// it is believed (one stray frame must not make a disconnect/connect pair).
+    suspect_serial: Option<String>,
     version: Option<Version>,
     bytes_in: u64,
 }
@@ -609,11 +612,30 @@ impl Link {
         }
         match &msg {
             BoardMessage::SerialNumber(s) => {
-                let swapped = self
+                let differs = self
                     .session
                     .serial
                     .as_ref()
                     .is_some_and(|old| *old != s.number);
+                let confirmed = self.session.suspect_serial.as_ref() == Some(&s.number);
+                if differs && self.is_running() && !confirmed {
+                    tracing::warn!(
+                        "the board sent serial {} where it is {}: asking again before \
+                         taking it for another board",
+                        s.number,
+                        self.session.serial.as_deref().unwrap_or("?")
+                    );
+                    self.session.suspect_serial = Some(s.number.clone());
+                    self.transmit.push(RETURN_SERIAL);
+                    return;
+                }
+                if !differs && self.session.suspect_serial.take().is_some() {
+                    tracing::info!(
+                        "the board confirmed its serial {}: the other one was a stray frame",
+                        s.number
+                    );
+                }
+                let swapped = differs;
                 if swapped && self.is_running() {
                     // Another board answers on this port (cables swapped): start over on
                     // the same port, so its own dump follows.

@@ -29,6 +29,15 @@ pub struct ReplayOptions {
 pub enum ReplayError {
     #[error("capture {name}: {error}")]
     Capture { name: String, error: CaptureError },
+    #[error(
+        "captures {first} and {second} are both board {board:?}: their events could not be \
+         told apart; give each its own `# board:` header (or file name)"
+    )]
+    DuplicateBoard {
+        first: String,
+        second: String,
+        board: String,
+    },
     #[error("capture {name}: the start-fen header is not a usable position: {error}")]
     StartFen { name: String, error: FenError },
 }
@@ -119,6 +128,8 @@ impl Replay {
         opts: &ReplayOptions,
     ) -> Result<Replay, ReplayError> {
         let mut boards = Vec::with_capacity(captures.len());
+        // (capture name, board name) of the captures read so far.
+        let mut names: Vec<(String, String)> = Vec::with_capacity(captures.len());
         for (name, input) in captures {
             let records = CaptureReader::new(input).map_err(|error| ReplayError::Capture {
                 name: name.clone(),
@@ -126,6 +137,14 @@ impl Replay {
             })?;
             let header = records.header().clone();
             let board_name = header.board.clone().unwrap_or_else(|| name.clone());
+            if let Some((first, _)) = names.iter().find(|(_, b)| *b == board_name) {
+                return Err(ReplayError::DuplicateBoard {
+                    first: String::clone(first),
+                    second: name,
+                    board: board_name,
+                });
+            }
+            names.push((name.clone(), board_name.clone()));
             let mut cfg = TrackerConfig::new(board_name);
             if let Some(fen) = &header.start_fen {
                 cfg.start = Position::from_fen(fen).map_err(|error| ReplayError::StartFen {

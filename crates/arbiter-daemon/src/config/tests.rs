@@ -362,19 +362,9 @@ fn example_configs_load() {
     let mut n = 0;
     for name in ["club-blitz.toml", "rapid-open-50.toml", "classical.toml"] {
         let path = dir.join(name);
+        // The examples name real device paths: where they do not exist, they are
+        // `missing_ports` (a warning), not an error.
         let text = std::fs::read_to_string(&path).unwrap();
-        // The examples name real device paths; stand /dev/null in for them here.
-        let text = text
-            .lines()
-            .map(|l| {
-                if l.trim_start().starts_with("port =") {
-                    "port = \"/dev/null\"".to_owned()
-                } else {
-                    l.to_owned()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
         let c = Config::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
         assert!(!c.boards.is_empty());
         n += c.boards.len();

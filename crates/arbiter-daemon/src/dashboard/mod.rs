@@ -134,6 +134,11 @@ impl Dashboard {
         (dash, router, task)
     }
 
+    /// The token and the read sessions (for the endpoint's access policy).
+    pub fn gate(&self) -> &Gate {
+        &self.gate
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }

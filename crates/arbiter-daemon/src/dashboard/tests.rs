@@ -30,7 +30,7 @@ fn config(dir: &Path, http: &str) -> Config {
         "[event]\nname = \"Club blitz\"\nround = 4\ntime_control = \"180+2\"\n\
          [output]\ndir = \"{}\"\n[http]\n{http}\n\
          [[board]]\nnumber = 1\nport = \"/dev/null\"\nwhite = \"Ann\"\nblack = \"Bo\"\n\
-         [[board]]\nnumber = 2\nport = \"/dev/null\"\nunattended = true\n",
+         [[board]]\nnumber = 2\nport = \"/dev/zero\"\nunattended = true\n",
         dir.display()
     );
     Config::parse(&text, Path::new("t.toml")).unwrap()

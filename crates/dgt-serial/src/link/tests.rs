@@ -630,6 +630,32 @@ fn a_swapped_board_on_the_same_port_starts_a_new_session() {
 }
 
 #[test]
+fn one_stray_serial_frame_is_asked_about_again_not_taken_for_another_board() {
+    let mut b = Bench::board();
+    b.run_until(1_000);
+    let serial = b.link.info().serial.clone();
+    assert!(serial.is_some());
+    let stray = BoardMessage::SerialNumber(dgt_protocol::SerialNumber {
+        number: "99999".into(),
+        storage_version: None,
+    })
+    .encode();
+    let before = b.written.len();
+    b.link.on_input(b.now, &stray);
+    b.run_for(2_000);
+    let asked_again = b.written[before..]
+        .iter()
+        .any(|(_, bytes)| bytes.contains(&RETURN_SERIAL));
+    assert!(asked_again, "the serial number is asked again");
+    assert!(!b.kinds().contains(&"disconnected"), "{:?}", b.kinds());
+    assert_eq!(b.link.info().serial, serial);
+    assert!(
+        b.link.session.suspect_serial.is_none(),
+        "the board's answer cleared it"
+    );
+}
+
+#[test]
 fn commands_are_refused_when_not_connected_or_the_queue_is_full() {
     let mut b = Bench::new(
         EmulatorConfig {
