@@ -212,6 +212,13 @@ fn rulings_pgn_livechess_and_http_on_emulated_boards() {
     assert_eq!(http_get(&out, "/livechess/../../etc/passwd").0, 404);
 
     assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
+    // stderr is a file, not a terminal: no colour codes in the log.
+    let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
+    assert!(log.contains("INFO"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "ANSI escapes in a log file: {log:?}"
+    );
     eprintln!(
         "three games with irregularities in {:.1?}",
         started.elapsed()
@@ -450,6 +457,40 @@ fn config_mistakes_give_their_messages() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok (1 boards, 180+2 blitz, round 1)"));
+    // A cable out is no mistake (the unit's ExecStartPre must pass): a warning, exit 0.
+    let path = dir.join("port.toml");
+    std::fs::write(&path, good.replace("/dev/null", "/dev/ttyNOPE9")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["run", "--check", "--config"])
+        .arg(&path)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("warning: ")
+            && stderr.contains("board 1: port \"/dev/ttyNOPE9\" does not exist"),
+        "{stderr}"
+    );
+    // A mistake is one plain `Error:` line and its causes, never a backtrace, even with
+    // RUST_BACKTRACE set.
+    let path = dir.join("round0.toml");
+    std::fs::write(&path, good.replace("round = 1", "round = 0")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["run", "--check", "--config"])
+        .arg(&path)
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.starts_with("Error: "), "{stderr}");
+    assert!(
+        !stderr.contains("backtrace") && !stderr.contains("main.rs"),
+        "{stderr}"
+    );
     let cases = [
         (
             "unknown.toml",
@@ -465,11 +506,6 @@ fn config_mistakes_give_their_messages() {
             "tc.toml",
             good.replace("180+2", "3 min"),
             "tc.toml:4:16: event.time_control \"3 min\": expected BASE+INC in seconds, e.g. 180+2",
-        ),
-        (
-            "port.toml",
-            good.replace("/dev/null", "/dev/ttyNOPE9"),
-            "port.toml:11:8: board 1: port \"/dev/ttyNOPE9\" does not exist",
         ),
         (
             "dup.toml",
