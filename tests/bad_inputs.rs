@@ -542,10 +542,6 @@ fn config_mistakes() {
             add("\n[[board]]\nnumber = 1\nserial = \"01025\"\n"),
         ),
         (
-            "a port that does not exist",
-            swap("/dev/null", "/dev/ttyNOPE9"),
-        ),
-        (
             "both port and serial",
             swap(
                 "port = \"/dev/null\"",

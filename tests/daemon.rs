@@ -101,6 +101,12 @@ fn check_stream(events: &[Value], boards: usize) {
 /// after each pressed move, the result.
 fn check_pgn(path: &Path, script: &Script, board: usize, result: GameResult) {
     let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(
+        strict_pgn_problems(&String::from_utf8_lossy(&text)),
+        Vec::<String>::new(),
+        "{}: one comment per move, commands on one line",
+        path.display()
+    );
     let games = read_pgn(&text).unwrap();
     assert_eq!(games.len(), 1, "{}", path.display());
     let g = &games[0];
@@ -162,6 +168,13 @@ fn rulings_pgn_livechess_and_http_on_emulated_boards() {
     let boards = Boards::serve(scripts);
     let cfg = config(&dir, &boards, "");
     let out = dir.join("out");
+    // Round 1 was played before: the LiveChess folder lists it.
+    std::fs::create_dir_all(out.join("livechess")).unwrap();
+    std::fs::write(
+        out.join("livechess/tournament.json"),
+        r#"{"id": "E2E Open", "name": "E2E Open", "rounds": [{"count": 3, "live": 0}]}"#,
+    )
+    .unwrap();
     let started = Instant::now();
     let mut daemon = start(&cfg);
     // Wait for every game's end.
@@ -185,10 +198,27 @@ fn rulings_pgn_livechess_and_http_on_emulated_boards() {
     let (code, t) = http_get(&out, "/livechess/tournament.json");
     assert_eq!(code, 200);
     assert!(t.contains("\"rounds\""));
+    // The served tournament.json is the file on disk, round 1 included.
+    let on_disk = || std::fs::read_to_string(out.join("livechess/tournament.json")).unwrap();
+    let t: Value = serde_json::from_str(&t).unwrap();
+    assert_eq!(t["rounds"][0]["count"], 3, "{t}");
+    assert_eq!(t["rounds"][1]["count"], 3, "{t}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while http_get(&out, "/livechess/tournament.json").1 != on_disk() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(http_get(&out, "/livechess/tournament.json").1, on_disk());
     assert_eq!(http_get(&out, "/livechess/round-2/game-3.pgn").0, 200);
     assert_eq!(http_get(&out, "/livechess/../../etc/passwd").0, 404);
 
     assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
+    // stderr is a file, not a terminal: no colour codes in the log.
+    let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
+    assert!(log.contains("INFO"), "{log}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "ANSI escapes in a log file: {log:?}"
+    );
     eprintln!(
         "three games with irregularities in {:.1?}",
         started.elapsed()
@@ -239,6 +269,7 @@ fn rulings_pgn_livechess_and_http_on_emulated_boards() {
     }
     let round = std::fs::read_to_string(pgn.join("round-2.pgn")).unwrap();
     assert_eq!(read_pgn(round.as_bytes()).unwrap().len(), 3);
+    assert_eq!(strict_pgn_problems(&round), Vec::<String>::new(), "{round}");
     // Comments are wrapped at 80 columns: compare with single spaces.
     let round = round.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
@@ -429,6 +460,40 @@ fn config_mistakes_give_their_messages() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok (1 boards, 180+2 blitz, round 1)"));
+    // A cable out is no mistake (the unit's ExecStartPre must pass): a warning, exit 0.
+    let path = dir.join("port.toml");
+    std::fs::write(&path, good.replace("/dev/null", "/dev/ttyNOPE9")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["run", "--check", "--config"])
+        .arg(&path)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.starts_with("warning: ")
+            && stderr.contains("board 1: port \"/dev/ttyNOPE9\" does not exist"),
+        "{stderr}"
+    );
+    // A mistake is one plain `Error:` line and its causes, never a backtrace, even with
+    // RUST_BACKTRACE set.
+    let path = dir.join("round0.toml");
+    std::fs::write(&path, good.replace("round = 1", "round = 0")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["run", "--check", "--config"])
+        .arg(&path)
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LIB_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.starts_with("Error: "), "{stderr}");
+    assert!(
+        !stderr.contains("backtrace") && !stderr.contains("main.rs"),
+        "{stderr}"
+    );
     let cases = [
         (
             "unknown.toml",
@@ -444,11 +509,6 @@ fn config_mistakes_give_their_messages() {
             "tc.toml",
             good.replace("180+2", "3 min"),
             "tc.toml:4:16: event.time_control \"3 min\": expected BASE+INC in seconds, e.g. 180+2",
-        ),
-        (
-            "port.toml",
-            good.replace("/dev/null", "/dev/ttyNOPE9"),
-            "port.toml:11:8: board 1: port \"/dev/ttyNOPE9\" does not exist",
         ),
         (
             "dup.toml",

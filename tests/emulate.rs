@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use chess_rules::{read_pgn, Placement};
-use dgt_protocol::{BoardMessage, Decoder, Orientation, PieceCode};
+use dgt_protocol::{BoardMessage, ClockSide, Decoder, Orientation, PieceCode};
 use dgt_serial::port::Port;
 
 fn bin() -> Command {
@@ -66,6 +66,11 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
             "6",
             "--seed",
             "3",
+            // A turned board with its clock turned too, and a serial of its own.
+            "--white-clock",
+            "right",
+            "--serial",
+            "04321",
         ])
         .arg("--record")
         .arg(&capture)
@@ -83,13 +88,22 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
         .enable_all()
         .build()
         .unwrap();
-    let reached: Vec<usize> = rt.block_on(async {
+    // stderr is read to its end (a closed pipe would fail the emulator's last lines).
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (said_tx, said_rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = said_tx.send(line);
+        }
+    });
+    let (reached, first_running, after_end) = rt.block_on(async {
         let port = Port::open(&path).expect("open the pty as a serial port");
         // SEND_BRD (dump), then SEND_UPDATE_NICE (field updates, clock on change).
         assert_eq!(port.try_write(&[0x42, 0x4B]).unwrap(), 2);
         let mut decoder = Decoder::new();
         let mut board = Placement::EMPTY;
         let mut reached = Vec::new();
+        let mut first_running = None;
         let mut buf = [0u8; 512];
         let deadline = Instant::now() + Duration::from_secs(20);
         while reached.last() != Some(&(placements.len() - 1)) && Instant::now() < deadline {
@@ -102,6 +116,9 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
                 };
             for msg in decoder.push(&buf[..n]) {
                 let msg = msg.expect("valid frames only");
+                if let BoardMessage::ClockTime(t) = &msg {
+                    first_running = first_running.or(t.running_side());
+                }
                 if follow(&mut board, &msg) {
                     if let Some(k) = placements.iter().position(|p| *p == board) {
                         if reached.last() != Some(&k) {
@@ -111,22 +128,66 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
                 }
             }
         }
-        reached
+        // The game is over; the board stays on, as a real board does: the port still
+        // answers (no EIO, no hang-up).
+        let said = tokio::task::spawn_blocking(move || {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match said_rx.recv_timeout(left) {
+                    Ok(l) if l.starts_with("game over") => return Some(l),
+                    Ok(_) => {}
+                    Err(_) => return None,
+                }
+            }
+        })
+        .await
+        .unwrap();
+        assert!(said.is_some_and(|l| l.contains("stays on")));
+        assert_eq!(port.try_write(&[0x45]).unwrap(), 1); // RETURN_SERIALNR
+        let mut after_end = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !after_end
+            .iter()
+            .any(|m| matches!(m, BoardMessage::SerialNumber(_)))
+            && Instant::now() < deadline
+        {
+            match tokio::time::timeout(Duration::from_millis(200), port.read(&mut buf)).await {
+                Ok(Ok(0)) => break,
+                Ok(Ok(n)) => after_end.extend(decoder.push(&buf[..n]).into_iter().flatten()),
+                Ok(Err(e)) => panic!("read after the game: {e}"),
+                Err(_) => continue,
+            }
+        }
+        (reached, first_running, after_end)
     });
     // The host saw moves arrive, in order, up to the mate.
     assert!(reached.len() >= 4, "reached {reached:?}");
     assert!(reached.windows(2).all(|w| w[0] < w[1]), "{reached:?}");
     assert_eq!(reached.last(), Some(&(placements.len() - 1)));
-    // The binary ends by itself when the game is over.
+    // White's time ran first, on the right of the clock.
+    assert_eq!(first_running, Some(ClockSide::Right));
+    // After the game the board answered with its own serial number.
+    assert!(
+        after_end
+            .iter()
+            .any(|m| matches!(m, BoardMessage::SerialNumber(s) if s.number == "04321")),
+        "{after_end:?}"
+    );
+    // Still running; SIGTERM ends it cleanly.
+    assert!(child.try_wait().unwrap().is_none(), "emulate stays on");
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(
-            Instant::now() < deadline,
-            "emulate did not exit after the game"
-        );
+        assert!(Instant::now() < deadline, "emulate did not exit on SIGTERM");
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status}");
@@ -138,6 +199,11 @@ fn a_host_follows_the_emulated_game_on_the_printed_pty() {
         &cap[..cap.len().min(200)]
     );
     assert!(cap.contains("# time-control: ") && cap.contains(" > ") && cap.contains(" < "));
+    assert!(
+        cap.contains("# white-clock: right"),
+        "{}",
+        &cap[..cap.len().min(400)]
+    );
     let events: Vec<serde_json::Value> = std::fs::read_to_string(&expect)
         .unwrap()
         .lines()

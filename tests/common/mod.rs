@@ -371,3 +371,45 @@ pub fn sse_first_event(out: &Path) -> (String, String) {
         }
     }
 }
+
+/// What strict PGN readers (chess.js) refuse in a file: two brace comments in a row (a
+/// move gets at most one), or a line break inside a `[%...]` command. Empty when none.
+pub fn strict_pgn_problems(text: &str) -> Vec<String> {
+    let movetext = text
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut problems = Vec::new();
+    let mut rest = movetext.as_str();
+    let mut last_was_comment = false;
+    while let Some(c) = rest.chars().next() {
+        if c.is_whitespace() {
+            rest = &rest[c.len_utf8()..];
+        } else if c == '{' {
+            let Some(end) = rest.find('}') else {
+                problems.push("a comment is never closed".to_owned());
+                break;
+            };
+            let body = &rest[1..end];
+            if last_was_comment {
+                problems.push(format!("two comments in a row: {{{body}}}"));
+            }
+            let mut b = body;
+            while let Some(start) = b.find("[%") {
+                let close = b[start..].find(']').map_or(b.len(), |c| c + start);
+                if b[start..close].contains('\n') {
+                    problems.push(format!("line break inside {}", &b[start..close]));
+                }
+                b = &b[close..];
+            }
+            last_was_comment = true;
+            rest = &rest[end + 1..];
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            last_was_comment = false;
+            rest = &rest[end..];
+        }
+    }
+    problems
+}

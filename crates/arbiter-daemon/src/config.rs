@@ -181,7 +181,7 @@ pub struct Config {
     pub trf: Option<PathBuf>,
     /// A message (with file, line and column) for each board whose port did not exist
     /// when the file was read: `run` warns and keeps trying to open it, `run --check`
-    /// refuses the file.
+    /// warns too (a cable out is no config mistake).
     pub missing_ports: Vec<String>,
 }
 
@@ -780,7 +780,7 @@ impl Validate<'_> {
                     let path = PathBuf::from(p.get_ref());
                     // Not an error: udev removes a board's link while its cable is out,
                     // and a daemon restarted then must still come up (the driver keeps
-                    // trying to open the port). `run --check` refuses it, to catch typos.
+                    // trying to open the port). `run --check` warns about it, to catch typos.
                     if !path.exists() {
                         missing.push(
                             self.err(

@@ -35,7 +35,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::config::Config;
 use crate::hub::Hub;
-use crate::sinks::livechess::render_folder;
+use crate::sinks::livechess::{existing_rounds, render_folder};
 use crate::sinks::pgn::{render, render_round, Flavour};
 
 /// Largest request body accepted.
@@ -145,7 +145,10 @@ async fn game_pgn(State(s): State<AppState>, Path(file): Path<String>) -> Respon
 }
 
 async fn livechess(State(s): State<AppState>, Path(path): Path<String>) -> Response {
-    let rounds = Vec::new();
+    // The earlier rounds as the folder on disk has them, so that the served
+    // tournament.json is the file the LiveChess sink writes.
+    let folder = crate::paths::Paths::new(&s.config.output.dir).livechess();
+    let rounds = existing_rounds(&folder);
     let files = render_folder(&s.config, &s.hub.games(), &rounds);
     match files.get(path.as_str()) {
         Some(bytes) => {

@@ -166,7 +166,7 @@ impl BoardGames {
                 g.result = Some(over.result);
                 g.reason = Some(over.reason);
                 g.unfinished = None;
-                let mut why = format!("game over: {}", over.reason.name().replace('_', " "));
+                let mut why = format!("game over: {}", crate::words::end_reason(over.reason));
                 if let Some(c) = over.flag {
                     why.push_str(&format!(", {}'s flag fell", words::side(c)));
                 }

@@ -2,11 +2,11 @@
 //! comments: "board 3, move 14, Black: illegal move (king left in check) Nf6-d5; put back:
 //! take Nd5 off, put N on f6; add 1:00 to White: 2:31 -> 3:31".
 
-use chess_rules::{Attempt, Color, IllegalCategory, Piece, RestoreStep, Role};
+use chess_rules::{Attempt, Color, IllegalCategory, Move, Piece, RestoreStep, Role};
 use touch_tracker::events::{
     DisplacedEvent, IllegalMoveEvent, RecoveryUncertainEvent, TouchMoveEvent,
 };
-use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EventKind, Obligation};
+use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EndReason, EventKind, Obligation};
 
 /// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
 pub fn clock(ms: u64) -> String {
@@ -23,6 +23,30 @@ pub fn side(c: Color) -> &'static str {
     match c {
         Color::White => "White",
         Color::Black => "Black",
+    }
+}
+
+/// Why a game ended, in words for people ("checkmate", "result set with the kings").
+pub fn end_reason(r: EndReason) -> String {
+    match r {
+        EndReason::ResultOnBoard => "result set with the kings".to_owned(),
+        EndReason::SeventyFiveMoves => "75-move rule".to_owned(),
+        EndReason::FiftyMoves => "50-move rule".to_owned(),
+        EndReason::Fivefold => "fivefold repetition".to_owned(),
+        EndReason::Threefold => "threefold repetition".to_owned(),
+        other => other.name().replace('_', " "),
+    }
+}
+
+/// Whether an event is a ruling or a suspicion the arbiter rules on (an illegal move,
+/// one that stands, a touch-move violation, a two-handed move), not a notice.
+pub fn is_ruling(e: &ArbiterEvent) -> bool {
+    match &e.kind {
+        EventKind::IllegalMove(_)
+        | EventKind::IllegalMoveStands(_)
+        | EventKind::TwoHandedSuspected(_) => true,
+        EventKind::TouchMove(t) => t.violation,
+        _ => false,
     }
 }
 
@@ -92,7 +116,7 @@ pub fn illegal(i: &IllegalMoveEvent) -> String {
         out.push_str(&format!(": {}", i.explanation));
     }
     if i.count > 1 {
-        out.push_str(&format!(", his illegal move no. {}", i.count));
+        out.push_str(&format!(", their illegal move no. {}", i.count));
     }
     if !i.restore.is_empty() {
         let what = if i.category == IllegalCategory::UnpromotedPawn {
@@ -137,6 +161,16 @@ pub fn illegal(i: &IllegalMoveEvent) -> String {
     out
 }
 
+/// The move in SAN for a sentence; its UCI only for an event that has no SAN (written
+/// before events carried it).
+fn san_or(san: &str, uci: Move) -> String {
+    if san.is_empty() {
+        uci.to_string()
+    } else {
+        san.to_owned()
+    }
+}
+
 fn touch(t: &TouchMoveEvent) -> String {
     let touched: Vec<String> = t
         .touched
@@ -153,7 +187,7 @@ fn touch(t: &TouchMoveEvent) -> String {
         "{}: possible touch-move violation: touched {} in that order, so {duty}; played {}",
         side(t.color),
         touched.join(", "),
-        t.played
+        san_or(&t.played_san, t.played)
     )
 }
 
@@ -193,7 +227,7 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
             "{}{}: two-handed move suspected ({}): {}",
             prefix(t.ply),
             side(t.color),
-            t.uci,
+            san_or(&t.san, t.uci),
             t.evidence
         ),
         EventKind::DrawClaimable(d) => format!(
@@ -214,7 +248,7 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
                 e.board,
                 g.plies,
                 g.result,
-                g.reason.name().replace('_', " ")
+                end_reason(g.reason)
             );
             if let Some(c) = g.flag {
                 s.push_str(&format!(", {}'s flag fell", side(c)));
@@ -273,7 +307,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
 mod tests {
     use super::*;
     use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
-    use touch_tracker::{ClockMs, EndReason, Penalty};
+    use touch_tracker::{ClockMs, Penalty};
 
     #[test]
     fn clock_and_numbers() {
@@ -310,7 +344,7 @@ mod tests {
 
     #[test]
     fn an_illegal_move_reads_as_the_ruling() {
-        let e = ArbiterEvent {
+        let mut e = ArbiterEvent {
             t_ms: 1,
             board: "3".into(),
             kind: EventKind::IllegalMove(IllegalMoveEvent {
@@ -361,6 +395,10 @@ mod tests {
              (increment of the illegal press taken back)"
         );
         assert!(comment(&e).unwrap().starts_with("Black: illegal move"));
+        if let EventKind::IllegalMove(i) = &mut e.kind {
+            i.count = 2;
+        }
+        assert!(ruling(&e).unwrap().contains(", their illegal move no. 2"));
     }
 
     #[test]
@@ -386,5 +424,60 @@ mod tests {
             kind: EventKind::NewGame { fen: "x".into() },
         };
         assert_eq!(ruling(&r), None);
+        assert!(!is_ruling(&e) && !is_ruling(&r), "notices are no rulings");
+        let kings = ArbiterEvent {
+            t_ms: 1,
+            board: "4".into(),
+            kind: EventKind::GameOver(GameOverEvent {
+                result: chess_rules::GameResult::WhiteWins,
+                reason: EndReason::ResultOnBoard,
+                flag: None,
+                undetermined: false,
+                plies: 51,
+            }),
+        };
+        assert_eq!(
+            ruling(&kings).unwrap(),
+            "board 4: game over after 51 plies: 1-0 (result set with the kings)"
+        );
+    }
+
+    #[test]
+    fn moves_in_sentences_are_in_san() {
+        let touch = ArbiterEvent {
+            t_ms: 1,
+            board: "2".into(),
+            kind: EventKind::TouchMove(TouchMoveEvent {
+                color: Color::Black,
+                touched: vec![touch_tracker::events::Touched {
+                    square: "d8".parse().unwrap(),
+                    piece: Piece::from_fen_char('q').unwrap(),
+                }],
+                obligation: Obligation::Move,
+                square: "d8".parse().unwrap(),
+                played: "e7e6".parse().unwrap(),
+                played_san: "e6".into(),
+                violation: true,
+                ply: 4,
+            }),
+        };
+        let line = ruling(&touch).unwrap();
+        assert!(line.ends_with("; played e6"), "{line}");
+        assert!(is_ruling(&touch));
+        let two = ArbiterEvent {
+            t_ms: 1,
+            board: "2".into(),
+            kind: EventKind::TwoHandedSuspected(touch_tracker::events::TwoHandedEvent {
+                color: Color::White,
+                uci: "e1g1".parse().unwrap(),
+                san: "O-O".into(),
+                evidence: "both hands".into(),
+                ply: 9,
+            }),
+        };
+        assert_eq!(
+            ruling(&two).unwrap(),
+            "board 2, move 5, White: two-handed move suspected (O-O): both hands"
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! PGN: a small strict reader (tag pairs, movetext with move numbers, comments `{}` and
 //! `;`, `[%clk]` clock commands, NAGs and `!?` glyphs, variations skipped, results, `%`
 //! escape lines, `SetUp`/`FEN` tags; UTF-8 or Latin-1 input) and an export-format writer
-//! (Seven Tag Roster first, lines of at most 80 characters, `{[%clk 0:03:12]}` after a move).
+//! (Seven Tag Roster first, lines of at most 80 characters, one comment after a move:
+//! `{[%clk 0:03:12] its comments}`).
 //!
 //! No permissively licensed PGN crate fitted (the well-known `pgn-reader` is GPL), so this
 //! one is ours. Its games are plain data: [`PgnGame`] is also what the daemon fills to
@@ -552,8 +553,9 @@ impl PgnGame {
 
     /// Writes the game in PGN export format: the Seven Tag Roster first (with `?` values
     /// where missing, and `Result` from the termination marker), then the other tags in
-    /// their order, a blank line, the movetext in lines of at most 80 characters with
-    /// `{[%clk H:MM:SS]}` after each timed move, and the result.
+    /// their order, a blank line, the movetext in lines of at most 80 characters with one
+    /// brace comment after a move that has a clock or comments (`{[%clk H:MM:SS] text}`,
+    /// its comments joined by a space), and the result.
     pub fn to_pgn(&self) -> String {
         let result = self
             .result
@@ -580,8 +582,8 @@ impl PgnGame {
             Err(_) => (1, Color::White),
         };
         let mut tokens: Vec<String> = Vec::new();
-        for c in &self.comments {
-            tokens.push(comment_token(c));
+        if !self.comments.is_empty() {
+            tokens.push(comment_token(None, &self.comments));
         }
         let mut need_number = true;
         for m in &self.moves {
@@ -595,12 +597,8 @@ impl PgnGame {
             for nag in &m.nags {
                 tokens.push(format!("${nag}"));
             }
-            if let Some(ms) = m.clock_ms {
-                tokens.push(format!("{{[%clk {}]}}", format_clock(ms)));
-                need_number = true;
-            }
-            for c in &m.comments {
-                tokens.push(comment_token(c));
+            if m.clock_ms.is_some() || !m.comments.is_empty() {
+                tokens.push(comment_token(m.clock_ms, &m.comments));
                 need_number = true;
             }
             if color == Color::Black {
@@ -621,17 +619,53 @@ fn write_tag(out: &mut String, name: &str, value: &str) {
     let _ = writeln!(out, "[{name} \"{escaped}\"]");
 }
 
-fn comment_token(text: &str) -> String {
-    // A '}' would end the comment early.
-    format!("{{{}}}", text.replace('}', ")"))
+/// One brace group holding the clock command and every comment: strict readers (chess.js)
+/// accept a single comment after a move, not several in a row.
+fn comment_token(clock_ms: Option<u64>, comments: &[String]) -> String {
+    let mut body = String::new();
+    if let Some(ms) = clock_ms {
+        body.push_str("[%clk ");
+        body.push_str(&format_clock(ms));
+        body.push(']');
+    }
+    for c in comments {
+        if !body.is_empty() {
+            body.push(' ');
+        }
+        // A '}' would end the comment early.
+        body.push_str(&c.replace('}', ")"));
+    }
+    format!("{{{body}}}")
+}
+
+/// The words of a token as the wrapper may break it: at its spaces, except inside a
+/// `[%...]` command, which readers expect on one line.
+fn unbreakable_words(token: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start = 0usize;
+    let mut in_command = false;
+    let bytes = token.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'[' if bytes.get(i + 1) == Some(&b'%') => in_command = true,
+            b']' => in_command = false,
+            b' ' if !in_command => {
+                words.push(&token[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    words.push(&token[start..]);
+    words
 }
 
 /// Writes space-separated tokens in lines of at most `width` characters; a comment token
-/// longer than a line is broken at its spaces.
+/// longer than a line is broken at its spaces (never inside a `[%...]` command).
 fn wrap_tokens(out: &mut String, tokens: &[String], width: usize) {
     let mut line_len = 0usize;
     for token in tokens {
-        for word in token.split(' ') {
+        for word in unbreakable_words(token) {
             let len = word.chars().count();
             if line_len > 0 && line_len + 1 + len > width {
                 out.push('\n');
@@ -772,6 +806,108 @@ mod tests {
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].moves, pgn.moves);
         assert_eq!(back[0].to_pgn(), text);
+    }
+
+    /// What strict readers (chess.js) refuse in a movetext: two brace comments in a row,
+    /// or a line break inside a `[%...]` command.
+    fn strict_layout_problems(text: &str) -> Vec<String> {
+        let movetext = text
+            .lines()
+            .filter(|l| !l.starts_with('['))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut problems = Vec::new();
+        let mut rest = movetext.as_str();
+        let mut last_was_comment = false;
+        while let Some(c) = rest.chars().next() {
+            if c.is_whitespace() {
+                rest = &rest[c.len_utf8()..];
+                continue;
+            }
+            if c == '{' {
+                let end = rest.find('}').expect("closed comment");
+                let body = &rest[1..end];
+                if last_was_comment {
+                    problems.push(format!("two comments in a row: {{{body}}}"));
+                }
+                let mut b = body;
+                while let Some(start) = b.find("[%") {
+                    let close = b[start..].find(']').expect("closed command") + start;
+                    if b[start..close].contains('\n') {
+                        problems.push(format!("line break inside {}", &b[start..=close]));
+                    }
+                    b = &b[close..];
+                }
+                last_was_comment = true;
+                rest = &rest[end + 1..];
+            } else {
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                last_was_comment = false;
+                rest = &rest[end..];
+            }
+        }
+        problems
+    }
+
+    #[test]
+    fn one_comment_per_move_and_commands_on_one_line() {
+        let mut game = Game::default();
+        for san in ["e4", "f5", "Qh5+", "g6", "Qxg6+", "hxg6"] {
+            game.play_san(san).unwrap();
+        }
+        let mut pgn = PgnGame::from_game(&game);
+        pgn.comments = vec!["board 4".to_owned(), "pairing from the config".to_owned()];
+        for (i, m) in pgn.moves.iter_mut().enumerate() {
+            m.clock_ms = Some(53_000 + 1000 * i as u64);
+            // Long comments push the clock command of the next move to a line's end.
+            m.comments.push(format!(
+                "ruling {i}: {}",
+                "word ".repeat(3 + 5 * i).trim_end()
+            ));
+            m.comments.push("game over: checkmate".to_owned());
+        }
+        // A move with comments and no clock, and a `[%...]` command inside a comment.
+        pgn.moves[2].clock_ms = None;
+        pgn.moves[3].comments.push("[%clk 00:00:56]".to_owned());
+        pgn.result = Some(GameResult::Ongoing);
+        let text = pgn.to_pgn();
+        assert_eq!(
+            strict_layout_problems(&text),
+            Vec::<String>::new(),
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        assert!(
+            text.contains("{board 4 pairing from the config} 1. e4"),
+            "{text}"
+        );
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("3... hxg6 {[%clk 0:00:58] ruling 5:"),
+            "{text}"
+        );
+        // Every `[%clk]` of the text is on one line.
+        let on_one_line = text
+            .lines()
+            .map(|l| l.matches("[%clk ").count())
+            .sum::<usize>();
+        assert_eq!(on_one_line, 6, "{text}");
+        // Read back: the clocks, and the comments as one text per move.
+        let back = &read_pgn(text.as_bytes()).unwrap()[0];
+        for (b, m) in back.moves.iter().zip(&pgn.moves) {
+            assert_eq!(b.clock_ms, m.clock_ms);
+            assert_eq!(b.comments, vec![m.comments.join(" ")]);
+        }
+        assert_eq!(back.to_pgn(), text);
+        // The checker finds what it is for.
+        assert_eq!(
+            strict_layout_problems("1. e4 {[%clk 0:00:53]} {game over}").len(),
+            1
+        );
+        assert_eq!(
+            strict_layout_problems("1. e4 {a b [%clk\n0:00:53]}").len(),
+            1
+        );
     }
 
     #[test]

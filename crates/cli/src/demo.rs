@@ -1,7 +1,8 @@
-//! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S]`: eight emulated
-//! boards on ptys playing embedded games with irregularities through the real daemon;
-//! prints each ruling, writes PGN and the LiveChess folder, serves HTTP, and ends by
-//! itself when the games are over (or on Ctrl-C).
+//! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S] [--exit-when-done]`:
+//! eight emulated boards on ptys playing embedded games with irregularities through the
+//! real daemon; prints each ruling, writes PGN and the LiveChess folder, serves HTTP; when
+//! the games are over it prints a summary and keeps the dashboard up until Ctrl-C (or
+//! ends then, with `--exit-when-done`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,6 +27,10 @@ pub struct DemoArgs {
     /// Seed of the players' hand motions.
     #[arg(long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
+    /// End when the games are over (by default the dashboard stays up, showing the
+    /// results, until Ctrl-C).
+    #[arg(long)]
+    pub exit_when_done: bool,
     /// HTTP address (default 127.0.0.1:8080, or a free port if it is taken).
     #[arg(long, value_name = "IP:PORT")]
     pub http: Option<SocketAddr>,
@@ -44,6 +49,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
         dir: args.dir.clone(),
         seed: args.seed,
         http: args.http,
+        exit_when_done: args.exit_when_done,
         ..DemoOptions::default()
     };
     runtime.block_on(async {

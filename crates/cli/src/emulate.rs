@@ -1,9 +1,11 @@
 //! `dgt-arbiter emulate --pgn FILE [--game N] [--seed S] [--speed X] [--time-control
-//! BASE+INC] [--irregularities LIST] [--rotated] [--record FILE.dgtcap]`: serves one
+//! BASE+INC] [--irregularities LIST] [--rotated] [--white-clock left|right] [--serial
+//! DIGITS] [--exit-at-end] [--record FILE.dgtcap]`: serves one
 //! emulated DGT board with a DGT3000 on a pseudo-terminal and plays a game of a PGN file
 //! on it with a player's hands (the seeded hand-motion generator of `dgt-sim`), in real
 //! time scaled by `--speed`. It prints the pty path (and the stable link, with `--link`)
-//! on stdout, and exits when the game is over or on Ctrl-C.
+//! on stdout. When the game is over the board stays on, as a real one does, until Ctrl-C
+//! (or exits then, with `--exit-at-end`).
 //!
 //! `--expect FILE` writes the events an arbiter must emit for the game, one JSON object
 //! a line in the shapes of formats.md §2, to check a daemon run against the board.
@@ -49,6 +51,18 @@ pub struct EmulateArgs {
     /// The board is turned round (White at the connector's far end).
     #[arg(long)]
     pub rotated: bool,
+    /// Which side of the clock is White's: `left` (default) or `right` (a turned board
+    /// whose clock was turned with it).
+    #[arg(long, default_value = "left", value_parser = ["left", "right"], value_name = "SIDE")]
+    pub white_clock: String,
+    /// The board's serial number, five digits (SERIALNR; also its bus address). Give
+    /// each emulated board its own, as real boards have.
+    #[arg(long, default_value = "01025", value_parser = parse_serial, value_name = "DIGITS")]
+    pub serial: String,
+    /// Exit when the game is over, closing the pty (by default the board stays on and
+    /// keeps answering, as a real board does, until Ctrl-C).
+    #[arg(long)]
+    pub exit_at_end: bool,
     /// Write all traffic to this capture file.
     #[arg(long, value_name = "FILE.dgtcap")]
     pub record: Option<PathBuf>,
@@ -82,6 +96,16 @@ fn parse_irregularities(s: &str) -> Result<Irregularities, String> {
         .map(|x| x.parse::<Irregularity>().map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()
         .map(Irregularities)
+}
+
+fn parse_serial(s: &str) -> Result<String, String> {
+    if s.len() == 5 && s.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "a serial number is five digits (like 01025), not {s:?}"
+        ))
+    }
 }
 
 /// The game's own `TimeControl` tag, when it is `BASE+INC`.
@@ -143,19 +167,27 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
         write_expected(path, &script, &board)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    let white_side = if args.white_clock == "right" {
+        ClockSide::Right
+    } else {
+        ClockSide::Left
+    };
     let cfg = EmulatorConfig {
         orientation: if args.rotated {
             Orientation::Rotated
         } else {
             Orientation::Normal
         },
+        white_side,
+        long_serial: format!("3.25A{}", args.serial),
+        serial: args.serial.clone(),
         ..script.emulator_config()
     };
     let header = CaptureHeader {
         board: Some(board.clone()),
         start_fen: (script.start != Position::start()).then(|| script.start.fen()),
         time_control: Some(time_control),
-        white_clock: Some(ClockSide::Left),
+        white_clock: Some(white_side),
         extra: vec![(
             "source".into(),
             format!("dgt-arbiter emulate, seed {}", args.seed),
@@ -183,14 +215,20 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
     drop(out);
 
     let interrupted = ctrl_c();
+    let mut over = false;
     loop {
         if interrupted.try_recv().is_ok() {
             eprintln!("interrupted");
             break;
         }
-        if served.script_left() == 0 && served.now_ms() >= script.end_ms {
-            eprintln!("game over");
-            break;
+        if !over && served.script_left() == 0 && served.now_ms() >= script.end_ms {
+            over = true;
+            if args.exit_at_end {
+                eprintln!("game over");
+                break;
+            }
+            // A real board stays on after the game: hosts keep their port (no EIO).
+            eprintln!("game over; the board stays on (Ctrl-C to stop)");
         }
         std::thread::sleep(Duration::from_millis(20));
     }

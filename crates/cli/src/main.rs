@@ -46,8 +46,35 @@ enum Command {
     TlsSelfsigned(tls::TlsArgs),
 }
 
-fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+fn main() -> std::process::ExitCode {
+    match run(&Cli::parse()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}", error_text(&e));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// `Error: ...` and its causes as anyhow prints them, but never a backtrace (a user who
+/// has `RUST_BACKTRACE` set for other programs gets a plain message here too).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut out = format!("Error: {e}");
+    let causes: Vec<String> = e.chain().skip(1).map(|c| c.to_string()).collect();
+    if !causes.is_empty() {
+        out.push_str("\n\nCaused by:");
+        for (i, c) in causes.iter().enumerate() {
+            if causes.len() == 1 {
+                out.push_str(&format!("\n    {c}"));
+            } else {
+                out.push_str(&format!("\n    {i}: {c}"));
+            }
+        }
+    }
+    out
+}
+
+fn run(cli: &Cli) -> anyhow::Result<()> {
     match &cli.command {
         Command::Decode(args) => decode::run(args),
         Command::Emulate(args) => emulate::run(args),
@@ -58,5 +85,19 @@ fn main() -> anyhow::Result<()> {
         Command::Round(args) => round::run(args),
         Command::Results(args) => results::run(args),
         Command::TlsSelfsigned(args) => tls::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_anyhow_prints_them_without_a_backtrace() {
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(error_text(&e), "Error: outer\n\nCaused by:\n    inner");
+        let e = anyhow::anyhow!("a").context("b").context("c");
+        assert_eq!(error_text(&e), "Error: c\n\nCaused by:\n    0: b\n    1: a");
+        assert_eq!(error_text(&anyhow::anyhow!("plain")), "Error: plain");
     }
 }

@@ -32,8 +32,10 @@ pub struct RunArgs {
 pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     let mut config = Config::load(&args.config)?;
     if args.check {
-        if let Some(first) = config.missing_ports.first() {
-            anyhow::bail!("{first}");
+        // A cable out is no config mistake: `run` comes up and keeps trying the port
+        // (udev removes an unplugged board's link), so the check warns and passes.
+        for missing in &config.missing_ports {
+            eprintln!("warning: {missing}");
         }
         println!(
             "{}: ok ({} boards, {} {}, round {})",

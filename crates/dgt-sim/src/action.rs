@@ -41,6 +41,9 @@ pub enum Action {
     /// contents, so nothing is reported; later actions name the real squares as the
     /// board now lies.
     TurnBoard,
+    /// The arbiter changes a player's time on the clock by this many ms (more time for
+    /// the opponent after an illegal move, FIDE 7.5.5; an increment taken back: less).
+    AdjustTime { color: Color, delta_ms: i64 },
 }
 
 /// An action at a time, in milliseconds from the start of the script.

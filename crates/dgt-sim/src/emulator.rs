@@ -538,6 +538,11 @@ impl Emulator {
             }
             Action::Hang { hung } => self.hung = *hung,
             Action::TurnBoard => self.cfg.orientation = self.cfg.orientation.flipped(),
+            Action::AdjustTime { color, delta_ms } => {
+                let side = self.side_of(*color);
+                let ms = self.clock.ms_mut(side);
+                *ms = ms.saturating_add_signed(*delta_ms);
+            }
         }
         self.maybe_send_clock();
     }
@@ -703,7 +708,14 @@ impl Emulator {
                 text: self.cfg.trademark.clone(),
             }),
             HostCommand::SendEeMoves => {
-                let mut records: Vec<EeRecord> = self.ee_log.iter().copied().collect();
+                // A real board sends its whole 0x1F00-byte log (protocol notes §4): the
+                // unused part as no-op bytes before the oldest record, 6B last. Hosts
+                // wait for that full frame.
+                let pad = EE_CAPACITY.saturating_sub(self.ee_bytes);
+                let mut records: Vec<EeRecord> =
+                    std::iter::repeat_n(EeRecord::Other { byte: 0 }, pad)
+                        .chain(self.ee_log.iter().copied())
+                        .collect();
                 records.push(EeRecord::EndOfFile);
                 self.send_message(BoardMessage::EeMoves(EeMoves { records }));
             }

@@ -73,11 +73,27 @@ fn answers_queries_in_idle_mode() {
     assert_eq!(t.left.time.secs(), 300);
     assert!(!t.running);
     // The EE log starts with power-up and a field record per piece, and ends with 6B.
-    let ee = send(&mut emu, HostCommand::SendEeMoves);
+    // The whole log comes, as on a real board: a 0x1F03-byte frame (protocol notes §4),
+    // its unused part as no-op bytes before the records.
+    emu.receive(&HostCommand::SendEeMoves.encode());
+    let bytes = emu.take_bytes();
+    assert_eq!(bytes.len(), 0x1F03);
+    assert_eq!(&bytes[..3], &[0x8F, 0x3E, 0x03]);
+    assert_eq!(bytes.last(), Some(&0x6B));
+    let ee = Decoder::new()
+        .push(&bytes)
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect::<Vec<_>>();
     let BoardMessage::EeMoves(log) = &ee[0] else {
         panic!("{ee:?}")
     };
-    assert_eq!(log.records.len(), 1 + 32 + 1);
+    let records: Vec<_> = log
+        .records
+        .iter()
+        .filter(|r| !matches!(r, dgt_protocol::EeRecord::Other { byte: 0 }))
+        .collect();
+    assert_eq!(records.len(), 1 + 32 + 1);
     // Idle: physical changes are not reported, and no clock frames come.
     emu.apply(&Action::Lift(sq("e2")));
     emu.advance_to(5000);
@@ -407,4 +423,31 @@ fn bluetooth_boards_send_a_zero_frame_after_clock_commands() {
     // The event filter drops it.
     let mut filter = dgt_protocol::EventFilter::new();
     assert!(filter.on_message(&out[0]).is_empty());
+}
+
+#[test]
+fn the_arbiter_adjusts_a_players_time_on_the_clock() {
+    let mut emu = Emulator::new(EmulatorConfig {
+        white_side: ClockSide::Right,
+        ..EmulatorConfig::default()
+    });
+    let before = (emu.remaining(Color::White), emu.remaining(Color::Black));
+    emu.apply(&Action::AdjustTime {
+        color: Color::White,
+        delta_ms: 60_000,
+    });
+    emu.apply(&Action::AdjustTime {
+        color: Color::Black,
+        delta_ms: -2_000,
+    });
+    assert_eq!(
+        emu.remaining(Color::White),
+        before.0 + Duration::from_secs(60)
+    );
+    assert_eq!(
+        emu.remaining(Color::Black),
+        before.1 - Duration::from_secs(2)
+    );
+    // White's time is on the right of this clock.
+    assert_eq!(emu.clock_time().right.time.secs(), 360);
 }

@@ -220,6 +220,9 @@ pub struct TouchMoveEvent {
     /// The square of the piece that had to move or be captured.
     pub square: Square,
     pub played: Move,
+    /// `played` in SAN, for sentences (empty in events written before it existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub played_san: String,
     pub violation: bool,
     pub ply: u32,
 }
@@ -229,6 +232,9 @@ pub struct TouchMoveEvent {
 pub struct TwoHandedEvent {
     pub color: Color,
     pub uci: Move,
+    /// `uci` in SAN, for sentences (empty in events written before it existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub san: String,
     pub evidence: String,
     pub ply: u32,
 }
@@ -488,6 +494,7 @@ mod tests {
             obligation: Obligation::KingMove,
             square: sq("e1"),
             played: "e2e4".parse().unwrap(),
+            played_san: "e4".into(),
             violation: true,
             ply: 1,
         }));
@@ -495,10 +502,12 @@ mod tests {
         assert_eq!(v["touched"], json!([{"square": "g1", "piece": "N"}]));
         assert_eq!(v["obligation"], "king_move");
         assert_eq!(v["played"], "e2e4");
+        assert_eq!(v["played_san"], "e4");
         assert_eq!(v["violation"], true);
         let v = ev(EventKind::TwoHandedSuspected(TwoHandedEvent {
             color: Color::Black,
             uci: "e8g8".parse().unwrap(),
+            san: "O-O".into(),
             evidence: "both".into(),
             ply: 20,
         }));

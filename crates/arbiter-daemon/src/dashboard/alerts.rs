@@ -382,6 +382,13 @@ impl Alerts {
                     }
                     _ => {
                         let at = self.add(e, Urgency::GameEnd, end_title(g.reason).into());
+                        // The end of a game is news, not a task: no Acknowledge needed,
+                        // unless the arbiter must look (can the opponent still mate?).
+                        let a = &mut self.alerts[at];
+                        if !g.undetermined && a.state == AlertState::Open {
+                            a.state = AlertState::Resolved;
+                            a.resolved_at = Some(when());
+                        }
                         out.push(Change::Alert(self.alerts[at].clone()));
                     }
                 }
@@ -646,6 +653,7 @@ mod tests {
             obligation: Obligation::Move,
             square: "g8".parse().unwrap(),
             played: "e7e5".parse().unwrap(),
+            played_san: "e5".into(),
             violation,
             ply: 2,
         })
@@ -659,10 +667,10 @@ mod tests {
         a.apply(&ev(2, 2, 250, touch(false)));
         a.apply(&ev(3, 1, 300, illegal(1)));
         a.apply(&ev(4, 1, 400, illegal(1)));
-        a.apply(&ev(5, 1, 500, game_over(EndReason::Flag)));
+        a.apply(&ev(5, 1, 500, illegal(2)));
         let ids: Vec<&str> = a.sorted().iter().map(|x| x.id.as_str()).collect();
         assert_eq!(ids, ["5-1", "4-1", "3-1", "2-1", "1-1"]);
-        assert_eq!(a.get("5-1").unwrap().title, "Flag fall");
+        assert_eq!(a.get("5-1").unwrap().title, "Second illegal move");
         // Acknowledged alerts go below the open ones, resolved ones last.
         a.act("4-1", Action::Acknowledge, 1_000).unwrap();
         a.act("5-1", Action::Resolve, 1_000).unwrap();
@@ -675,6 +683,24 @@ mod tests {
             a.act("9-9", Action::Resolve, 0),
             Err(ActError::Unknown("9-9".into()))
         );
+    }
+
+    #[test]
+    fn a_game_end_is_information_unless_the_arbiter_must_look() {
+        let mut a = Alerts::new();
+        a.apply(&ev(5, 1, 500, game_over(EndReason::Flag)));
+        let flag = a.get("5-1").unwrap();
+        assert_eq!(
+            (flag.title.as_str(), flag.state),
+            ("Flag fall", AlertState::Resolved)
+        );
+        assert!(a.open_by_board().is_empty(), "nothing to acknowledge");
+        let mut undetermined = game_over(EndReason::Flag);
+        if let EventKind::GameOver(g) = &mut undetermined {
+            g.undetermined = true;
+        }
+        a.apply(&ev(6, 1, 600, undetermined));
+        assert_eq!(a.get("6-1").unwrap().state, AlertState::Open);
     }
 
     #[test]

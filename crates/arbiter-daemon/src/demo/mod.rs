@@ -8,8 +8,9 @@
 //! written to a temporary folder and loaded like any other; the same [`Daemon`] as `run`
 //! opens the ptys through the real driver. Each ruling is printed as one readable line;
 //! PGN, the LiveChess folder and the events go to the folder; the HTTP endpoints are
-//! served. The demo ends when every game is over (or its script has run out), or on
-//! Ctrl-C, and prints a summary.
+//! served. When every game is over (or its script has run out) it prints a summary and
+//! keeps serving the dashboard, with the results, until Ctrl-C (or ends at once with
+//! [`DemoOptions::exit_when_done`]).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -56,6 +57,8 @@ pub struct DemoOptions {
     pub http: Option<SocketAddr>,
     /// Think-time scale of the players (smaller: faster games).
     pub think_scale: f64,
+    /// End when the games are over (by default the dashboard is served on until `stop`).
+    pub exit_when_done: bool,
 }
 
 impl Default for DemoOptions {
@@ -67,6 +70,7 @@ impl Default for DemoOptions {
             seed: 1,
             http: None,
             think_scale: 0.02,
+            exit_when_done: false,
         }
     }
 }
@@ -225,7 +229,8 @@ pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String
          time_control = \"{TIME_CONTROL}\"\n\
          supervision = \"full\"\n\n\
          [output]\n\
-         dir = \"out\"\n\n\
+         # The folder of this file.\n\
+         dir = \".\"\n\n\
          [http]\n\
          bind = \"{http}\"\n\
          # Anyone on this machine may watch the dashboard; acting needs the token.\n\
@@ -248,6 +253,11 @@ pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String
         ));
     }
     s
+}
+
+/// The serial number of demo board `i` (0-based): five digits, one per board.
+pub fn demo_serial(i: usize) -> String {
+    format!("{:05}", 10_001 + i)
 }
 
 fn free_http(requested: Option<SocketAddr>) -> SocketAddr {
@@ -323,6 +333,9 @@ pub async fn run(
             } else {
                 Orientation::Normal
             },
+            // Each board its own serial number (and bus address), as real boards have.
+            serial: demo_serial(i),
+            long_serial: format!("3.25A{}", demo_serial(i)),
             ..script.emulator_config()
         });
         let mut actions = script.actions.clone();
@@ -361,7 +374,8 @@ pub async fn run(
         source,
     })?;
     let config = Config::load(&config_path)?;
-    let out_dir = config.output.dir.clone();
+    // The config's `dir = "."` is this folder: the outputs go to the folder given.
+    let out_dir = dir.clone();
     let daemon = Daemon::start(config, RunOptions::default()).await?;
 
     p(
@@ -428,10 +442,14 @@ pub async fn run(
     let mut tick = tokio::time::interval(Duration::from_millis(200));
     tokio::pin!(stop);
     let mut grace: Option<tokio::time::Instant> = None;
+    let mut done = false;
+    let mut results = Vec::new();
     loop {
         tokio::select! {
             _ = &mut stop => {
-                p(out, "interrupted".into())?;
+                if !done {
+                    p(out, "interrupted".into())?;
+                }
                 break;
             }
             e = rx.recv() => match e {
@@ -439,38 +457,82 @@ pub async fn run(
                     if let Some(line) = words::ruling(&e.event) {
                         p(out, format!("  {line}"))?;
                     }
+                    if let Some(b) = boards.iter().find(|b| b.number == e.board) {
+                        arbiter_sets_the_clock(b, &e.event);
+                    }
                 }
                 Ok(_) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => break,
             },
-            _ = tick.tick() => {
-                if hub.all_over() {
-                    break;
-                }
+            _ = tick.tick(), if !done => {
                 let scripts_done = boards
                     .iter()
                     .all(|b| b.handle.script_left() == 0 && b.handle.now_ms() >= b.end_ms);
-                if scripts_done {
-                    // Let the last presses be ruled on, then stop.
-                    let at = *grace.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3));
-                    if tokio::time::Instant::now() >= at {
+                if scripts_done && !hub.all_over() {
+                    // Let the last presses be ruled on.
+                    grace.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3));
+                }
+                if hub.all_over() || grace.is_some_and(|at| tokio::time::Instant::now() >= at) {
+                    // Print what is still queued (the last game's end).
+                    while let Ok(e) = rx.try_recv() {
+                        if let Some(line) = words::ruling(&e.event).filter(|_| !e.replayed) {
+                            p(out, format!("  {line}"))?;
+                        }
+                    }
+                    done = true;
+                    results = summary(&hub, &boards);
+                    print_summary(out, &results, &out_dir)?;
+                    if opts.exit_when_done {
                         break;
+                    }
+                    // The boards stay on and the dashboard keeps showing the results.
+                    if let Some(a) = daemon.http_addr() {
+                        p(out, format!("The games are over; the dashboard stays up at http://{a}/ (Ctrl-C to stop)."))?;
                     }
                 }
             }
         }
     }
-    // Print what is still queued (the last game's end).
-    while let Ok(e) = rx.try_recv() {
-        if let Some(line) = words::ruling(&e.event).filter(|_| !e.replayed) {
-            p(out, format!("  {line}"))?;
-        }
+    if !done {
+        results = summary(&hub, &boards);
+        print_summary(out, &results, &out_dir)?;
     }
     daemon.shutdown().await;
-    let results = summary(&hub, &boards);
     drop(sim);
+    Ok(results)
+}
+
+/// The emulated arbiter does what a ruling says to the clock (the penalty added, an
+/// illegal press's increment taken back), so the clock, and the PGN's `[%clk]` read
+/// from it, show the times the ruling names.
+fn arbiter_sets_the_clock(board: &DemoBoard, event: &touch_tracker::ArbiterEvent) {
+    let touch_tracker::EventKind::IllegalMove(i) = &event.kind else {
+        return;
+    };
+    let (Some(_), Some(before), Some(after)) = (i.penalty, i.clock_before, i.clock_after) else {
+        return;
+    };
+    for color in [Color::White, Color::Black] {
+        let delta_ms = after.get(color) as i64 - before.get(color) as i64;
+        if delta_ms != 0 {
+            board.handle.apply(Action::AdjustTime { color, delta_ms });
+        }
+    }
+}
+
+/// The summary: each board's result, then where the files are.
+fn print_summary(
+    out: &mut (dyn Write + Send),
+    results: &[DemoResult],
+    out_dir: &Path,
+) -> Result<(), DemoError> {
+    let p = |out: &mut (dyn Write + Send), s: String| -> Result<(), DemoError> {
+        writeln!(out, "{s}")
+            .and_then(|()| out.flush())
+            .map_err(DemoError::Print)
+    };
     p(out, "Summary:".into())?;
-    for r in &results {
+    for r in results {
         p(
             out,
             format!(
@@ -488,7 +550,7 @@ pub async fn run(
             ),
         )?;
     }
-    let paths = crate::paths::Paths::new(&out_dir);
+    let paths = crate::paths::Paths::new(out_dir);
     p(out, format!("Files in {}:", out_dir.display()))?;
     p(
         out,
@@ -512,7 +574,7 @@ pub async fn run(
         out,
         format!("  {}  the journals", dir_of(&paths.journal(1, 1)).display()),
     )?;
-    Ok(results)
+    Ok(())
 }
 
 fn dir_of(p: &Path) -> PathBuf {
@@ -523,7 +585,7 @@ fn summary(hub: &Hub, boards: &[DemoBoard]) -> Vec<DemoResult> {
     let views = hub.boards();
     let mut rulings = std::collections::BTreeMap::<u32, usize>::new();
     for e in hub.events_since(0) {
-        if words::ruling(&e.event).is_some() {
+        if words::is_ruling(&e.event) {
             *rulings.entry(e.board).or_default() += 1;
         }
     }
@@ -541,7 +603,7 @@ fn summary(hub: &Hub, boards: &[DemoBoard]) -> Vec<DemoResult> {
                     .to_owned(),
                 termination: game.and_then(|g| {
                     g.reason
-                        .map(|r| r.name().replace('_', " "))
+                        .map(words::end_reason)
                         .or_else(|| g.unfinished.as_ref().map(|_| "unfinished".to_owned()))
                 }),
                 plies: game.map_or(0, |g| g.moves.len()),

@@ -399,7 +399,7 @@
     if (!r) { setLive(false, "offline"); setTimeout(start, 3000); return; }
     if (r.status === 401 || r.status === 403) {
       const e = await r.json().catch(() => ({}));
-      notice(`This dashboard is private: enter the arbiter token. (${e.error || r.status})`);
+      notice(`This dashboard is private: enter the arbiter token ([http] token in the daemon's config, or else the file arbiter-token in its output folder). (${e.error || r.status})`);
       $("token-form").hidden = false;
       setLive(false, "locked");
       return;

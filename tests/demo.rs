@@ -1,0 +1,152 @@
+//! `dgt-arbiter demo` end to end, as a new user runs it: the real binary with emulated
+//! boards on ptys. Its outputs go to the `--dir` folder itself; when the games are over it
+//! prints the summary and keeps the dashboard up (every result on its board) until
+//! Ctrl-C; the emulated arbiter puts each penalty on the emulated clock, so the next
+//! clock reading shows it; every PGN file has one comment per move.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+mod common;
+use common::*;
+
+#[test]
+fn the_demo_writes_to_its_folder_keeps_serving_and_puts_penalties_on_the_clock() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("demo");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args([
+            "demo",
+            "--boards",
+            "3",
+            "--speed",
+            "4",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    // Generous: three games at 4x on a loaded machine.
+    let mut printed = Vec::new();
+    let stays_up = loop {
+        match rx.recv_timeout(Duration::from_secs(600)) {
+            Ok(line) => {
+                let up = line.starts_with("The games are over; the dashboard stays up");
+                printed.push(line);
+                if up {
+                    break true;
+                }
+            }
+            Err(_) => break false,
+        }
+    };
+    let text = printed.join("\n");
+    assert!(stays_up, "no end of the games: {text}");
+    // Its outputs are in the folder given, not below it.
+    assert!(
+        text.contains(&format!("outputs: {}", dir.display())),
+        "{text}"
+    );
+    assert!(dir.join("pgn/round-1.pgn").is_file(), "{text}");
+    assert!(!dir.join("out").exists());
+    // The summary counts rulings only (not the end of the game or a restored position).
+    let summary: Vec<&String> = printed
+        .iter()
+        .skip_while(|l| *l != "Summary:")
+        .filter(|l| l.starts_with("  board "))
+        .collect();
+    assert_eq!(summary.len(), 3, "{text}");
+    // Still serving: every board shows its final result.
+    assert_eq!(http_get(&dir, "/healthz"), (200, "ok\n".into()));
+    let (code, body) = http_get(&dir, "/boards");
+    assert_eq!(code, 200);
+    let boards: Value = serde_json::from_str(&body).unwrap();
+    for b in boards["boards"].as_array().unwrap() {
+        assert_ne!(b["game"]["result"], "*", "board {}: {b}", b["number"]);
+    }
+    // The penalty is on the clock: the offender's next move shows the opponent's time
+    // with the added time (less what ran while the position was put back), not as it
+    // was before the ruling (a clock only runs down).
+    let events = events(&dir);
+    let mut penalties = 0;
+    for (i, e) in events.iter().enumerate() {
+        // A press without a move set the opponent's time running: not a still reading.
+        if e["kind"] != "illegal_move"
+            || e["category"] == "clock_without_move"
+            || e["penalty"].is_null()
+            || e["clock_after"].is_null()
+        {
+            continue;
+        }
+        let to = e["penalty"]["to"].as_str().unwrap();
+        let before = e["clock_before"][to].as_i64().unwrap();
+        let add = e["penalty"]["add_ms"].as_i64().unwrap();
+        let next = events[i + 1..]
+            .iter()
+            .find(|n| n["board"] == e["board"] && n["kind"] == "move");
+        let Some(got) = next.and_then(|n| n["clock_ms"][to].as_i64()) else {
+            continue;
+        };
+        assert!(
+            got > before + add / 2,
+            "board {}: {to}'s clock {got} ms after a penalty of {add} ms; {before} ms before",
+            e["board"]
+        );
+        penalties += 1;
+    }
+    assert!(penalties >= 1, "no penalty was checked");
+    // Every PGN file: one comment per move, no line break inside a [%clk].
+    let mut files = 0;
+    for sub in ["pgn", "pgn/round-1", "livechess/round-1"] {
+        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "pgn") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert_eq!(
+                    strict_pgn_problems(&text),
+                    Vec::<String>::new(),
+                    "{}",
+                    path.display()
+                );
+                files += 1;
+            }
+        }
+    }
+    assert!(files >= 7, "{files} PGN files");
+    // Ctrl-C ends it cleanly.
+    let int = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(int.success());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the demo did not stop on Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+}
