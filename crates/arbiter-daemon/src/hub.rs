@@ -86,6 +86,8 @@ struct State {
     log: Vec<Arc<HubEvent>>,
     boards: BTreeMap<u32, BoardView>,
     controls: BTreeMap<u32, dgt_serial::BoardControl>,
+    /// The last push to a broadcast server ([`crate::push`]).
+    push: Option<crate::push::PushStatus>,
 }
 
 /// See the module documentation. Shared as `Arc<Hub>`.
@@ -119,6 +121,7 @@ impl Hub {
                 log: Vec::new(),
                 boards,
                 controls: BTreeMap::new(),
+                push: None,
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
@@ -177,6 +180,16 @@ impl Hub {
     /// The driver's control of a board, while it runs (for clock commands).
     pub fn control(&self, board: u32) -> Option<dgt_serial::BoardControl> {
         self.lock().controls.get(&board).cloned()
+    }
+
+    /// Records the last push to a broadcast server (the dashboard shows it).
+    pub fn set_push_status(&self, status: crate::push::PushStatus) {
+        self.lock().push = Some(status);
+    }
+
+    /// The last push to a broadcast server, if any was made.
+    pub fn push_status(&self) -> Option<crate::push::PushStatus> {
+        self.lock().push.clone()
     }
 
     /// Live events from now on (lagging receivers lose the oldest).

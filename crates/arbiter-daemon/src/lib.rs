@@ -16,6 +16,10 @@
 //! - [`demo`]: eight emulated boards on ptys playing embedded games with irregularities,
 //!   through the same runtime.
 //!
+//! - [`public`]: the round as the public may see it (broadcast delay, boards off the
+//!   air); every public output is made from it. [`push`]: the delayed round PGN pushed to
+//!   a broadcast server.
+//!
 //! Output layout: [`paths`]. Rulings in plain words: [`words`].
 
 pub mod config;
@@ -27,6 +31,8 @@ pub mod hub;
 pub mod journal;
 pub mod limits;
 pub mod paths;
+pub mod public;
+pub mod push;
 pub mod record;
 pub mod runtime;
 pub mod sinks;

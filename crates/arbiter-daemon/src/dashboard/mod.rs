@@ -56,6 +56,8 @@ struct Inner {
     seen: usize,
     /// The board summaries the streams last got.
     boards: Option<Arc<Message>>,
+    /// The last push status the streams got (JSON).
+    push: String,
 }
 
 /// The dashboard's state, shared by its routes and its follower task.
@@ -121,6 +123,7 @@ impl Dashboard {
                 alerts,
                 seen: 0,
                 boards: None,
+                push: String::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             states_path,
@@ -179,6 +182,20 @@ impl Dashboard {
         let _ = self.stream.send(msg);
     }
 
+    /// Sends the last push to the broadcast server if it changed ([`crate::push`]).
+    fn sync_push(&self) {
+        let push = serde_json::to_string(&self.hub.push_status()).unwrap_or_default();
+        let mut inner = self.lock();
+        if inner.push == push {
+            return;
+        }
+        inner.push = push.clone();
+        let _ = self.stream.send(Arc::new(Message {
+            event: "push",
+            data: push,
+        }));
+    }
+
     async fn follow(self: Arc<Dashboard>) {
         // Subscribed first, then caught up: nothing published in between is missed.
         let mut changed = self.hub.changed();
@@ -196,7 +213,10 @@ impl Dashboard {
                     // more than a core at 1,000 boards (docs/performance.md).
                     self.sync();
                 }
-                _ = tick.tick() => self.sync_boards(),
+                _ = tick.tick() => {
+                    self.sync_boards();
+                    self.sync_push();
+                }
             }
         }
     }
@@ -279,6 +299,7 @@ impl Dashboard {
             "boards": boards,
             "alerts": inner.alerts.sorted(),
             "claims": inner.alerts.claims(),
+            "push": self.hub.push_status(),
         })
     }
 
