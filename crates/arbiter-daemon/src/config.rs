@@ -88,6 +88,9 @@ pub struct BoardConfig {
     /// The players as the pairing program's TRF names them (`[event] trf`); `white` and
     /// `black` then hold their names.
     pub pairing: Option<BoardPairing>,
+    /// Its games are published (`broadcast = false`: recorded, never published; see
+    /// [`BroadcastConfig`]).
+    pub broadcast: bool,
 }
 
 impl BoardConfig {
@@ -128,6 +131,65 @@ pub struct HttpConfig {
 pub struct TlsFiles {
     pub cert: PathBuf,
     pub key: PathBuf,
+}
+
+/// What the public sees and when (`[broadcast]`; see `broadcast_delay`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BroadcastConfig {
+    /// Every public output lags the hall by this much, ms (`delay = "15m"`).
+    pub delay_ms: u64,
+    /// The round publishes results only: no moves from any board.
+    pub results_only: bool,
+    /// A board off the air (`broadcast = false`) shows its result once the game is over.
+    pub results_off_air: bool,
+    /// Push the delayed round PGN to a broadcast server.
+    pub push: Option<PushConfig>,
+}
+
+impl BroadcastConfig {
+    /// The public view's policy for these boards.
+    pub fn policy(&self, boards: &[BoardConfig]) -> broadcast_delay::Policy {
+        broadcast_delay::Policy {
+            delay_ms: self.delay_ms,
+            results_only: self.results_only,
+            boards: boards
+                .iter()
+                .filter(|b| !b.broadcast)
+                .map(|b| {
+                    (
+                        b.number,
+                        broadcast_delay::Air::Off {
+                            results: self.results_off_air,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `[broadcast.push]`: where the delayed round PGN goes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PushConfig {
+    /// The round's push endpoint (`https://lichess.org/api/broadcast/round/ID/push`).
+    pub url: String,
+    /// The bearer token, read from `token_file` (never logged).
+    pub token: String,
+    /// The file it was read from (for messages).
+    pub token_file: PathBuf,
+    /// Least time between two pushes, ms.
+    pub interval_ms: u64,
+}
+
+impl fmt::Debug for PushConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PushConfig")
+            .field("url", &self.url)
+            .field("token", &"(hidden)")
+            .field("token_file", &self.token_file)
+            .field("interval_ms", &self.interval_ms)
+            .finish()
+    }
 }
 
 /// Timings; the defaults suit real boards (tests and the sped-up demo scale them).
@@ -175,6 +237,7 @@ pub struct Config {
     pub output: OutputConfig,
     pub http: HttpConfig,
     pub timing: Timing,
+    pub broadcast: BroadcastConfig,
     /// In board-number order.
     pub boards: Vec<BoardConfig>,
     /// The pairing program's TRF file the round's players come from (`[event] trf`).
@@ -274,6 +337,8 @@ struct RawConfig {
     http: RawHttp,
     #[serde(default)]
     timing: RawTiming,
+    #[serde(default)]
+    broadcast: RawBroadcast,
     #[serde(default, rename = "board")]
     boards: Vec<Spanned<RawBoard>>,
 }
@@ -322,6 +387,25 @@ struct RawHttp {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawBroadcast {
+    delay: Option<Spanned<String>>,
+    #[serde(default)]
+    results_only: bool,
+    #[serde(default)]
+    results_off_air: bool,
+    push: Option<Spanned<RawPush>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPush {
+    url: Spanned<String>,
+    token_file: Spanned<String>,
+    interval: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawTiming {
     settle_window_ms: Option<Spanned<i64>>,
     two_handed_window_ms: Option<Spanned<i64>>,
@@ -341,6 +425,7 @@ struct RawBoard {
     white_clock: Option<Spanned<String>>,
     #[serde(default)]
     unattended: bool,
+    broadcast: Option<bool>,
 }
 
 // ----- validation -----
@@ -570,6 +655,7 @@ impl Validate<'_> {
             Some(t) => Some(self.trf_players(t, round as u32, &raw.boards, &mut boards)?),
             None => None,
         };
+        let broadcast = self.broadcast(&raw.broadcast)?;
         Ok(Config {
             path: self.path.to_owned(),
             event: EventInfo {
@@ -600,6 +686,7 @@ impl Validate<'_> {
                 tls,
             },
             timing,
+            broadcast,
             boards,
             trf,
             missing_ports,
@@ -652,6 +739,93 @@ impl Validate<'_> {
                  `dgt-arbiter tls-selfsigned` makes a pair) or neither",
             )),
         }
+    fn broadcast(&self, raw: &RawBroadcast) -> Result<BroadcastConfig, ConfigError> {
+        let delay = |d: &Spanned<String>, key: &str| {
+            broadcast_delay::parse_delay(d.get_ref())
+                .map_err(|e| self.err(d.span(), format!("{key}: {e}")))
+        };
+        let delay_ms = match &raw.delay {
+            Some(d) => delay(d, "broadcast.delay")?,
+            None => 0,
+        };
+        if delay_ms > 24 * 3_600_000 {
+            if let Some(d) = &raw.delay {
+                return Err(self.err(
+                    d.span(),
+                    "broadcast.delay is longer than a day; expected a delay such as \"15m\"",
+                ));
+            }
+        }
+        let push = match &raw.push {
+            None => None,
+            Some(p) => {
+                let span = p.span();
+                let p = p.get_ref();
+                let url = p.url.get_ref().trim();
+                if crate::push::Endpoint::parse(url).is_none() {
+                    return Err(self.err(
+                        p.url.span(),
+                        format!(
+                            "broadcast.push.url {url:?} is not a push URL; expected \
+                             http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH, such as \
+                             https://lichess.org/api/broadcast/round/ROUNDID/push"
+                        ),
+                    ));
+                }
+                let file = PathBuf::from(p.token_file.get_ref().trim());
+                let file = if file.is_relative() {
+                    self.path.parent().unwrap_or(Path::new(".")).join(file)
+                } else {
+                    file
+                };
+                let token = std::fs::read_to_string(&file).map_err(|e| {
+                    self.err(
+                        p.token_file.span(),
+                        format!(
+                            "broadcast.push.token_file {}: cannot read it ({e}); expected a \
+                             file holding the broadcast server's API token",
+                            file.display()
+                        ),
+                    )
+                })?;
+                let token = token.trim().to_owned();
+                if token.is_empty()
+                    || token.len() > 1000
+                    || !token.chars().all(|c| c.is_ascii_graphic())
+                {
+                    return Err(self.err(
+                        p.token_file.span(),
+                        format!(
+                            "broadcast.push.token_file {} does not hold a token; expected 1 to \
+                             1000 printable ASCII characters without spaces",
+                            file.display()
+                        ),
+                    ));
+                }
+                let interval_ms = match &p.interval {
+                    Some(i) => delay(i, "broadcast.push.interval")?,
+                    None => 10_000,
+                };
+                if !(100..=3_600_000).contains(&interval_ms) {
+                    return Err(self.err(
+                        p.interval.as_ref().map_or(span, |i| i.span()),
+                        "broadcast.push.interval is out of range; expected 100ms to 1h",
+                    ));
+                }
+                Some(PushConfig {
+                    url: url.to_owned(),
+                    token,
+                    token_file: file,
+                    interval_ms,
+                })
+            }
+        };
+        Ok(BroadcastConfig {
+            delay_ms,
+            results_only: raw.results_only,
+            results_off_air: raw.results_off_air,
+            push,
+        })
     }
 
     fn in_range(
@@ -891,6 +1065,7 @@ impl Validate<'_> {
                 white_clock,
                 unattended: b.unattended,
                 pairing: None,
+                broadcast: b.broadcast.unwrap_or(true),
             });
         }
         out.sort_by_key(|b| b.number);

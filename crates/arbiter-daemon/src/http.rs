@@ -12,7 +12,10 @@
 //! Who may read which route, and the Host/Origin checks: [`access`]. Connection caps,
 //! timeouts and TLS: [`listen`], [`tls`].
 //!
-//! Everything is rendered from the hub on request. Bodies are limited to 16 KiB (nothing
+//! Everything is rendered on request: the public routes (`/boards`, `/round.pgn`,
+//! `/games/*`, `/livechess/*`) from the public view ([`crate::public`]: the broadcast
+//! delay, boards off the air), `/events` (the arbiter's feed) from the hub, real time.
+//! Bodies are limited to 16 KiB (nothing
 //! here takes one); bad paths get 404 with a word of explanation, never a panic. Other
 //! modules add routes with [`router`]'s state ([`AppState`]) and `Router::merge`.
 
@@ -35,6 +38,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::config::Config;
 use crate::hub::Hub;
+use crate::public::Public;
 use crate::sinks::livechess::{existing_rounds, render_folder};
 use crate::sinks::pgn::{render, render_round, Flavour};
 
@@ -46,6 +50,16 @@ pub const MAX_BODY: usize = 16 * 1024;
 pub struct AppState {
     pub hub: Arc<Hub>,
     pub config: Arc<Config>,
+    /// What the public may see now.
+    pub public: Arc<Public>,
+}
+
+impl AppState {
+    /// The public view, brought up to this moment.
+    fn public(&self) -> &Public {
+        self.public.refresh(&self.hub, crate::wall::unix_ms_now());
+        &self.public
+    }
 }
 
 /// The routes of this module.
@@ -88,21 +102,30 @@ fn not_found(what: String) -> Response {
 }
 
 async fn boards(State(s): State<AppState>) -> Json<Value> {
+    let public = s.public();
+    // Live (no delay, every board on the air): the hub's view as it is. Otherwise the
+    // tracker's snapshot (the position now) and the event count are not public.
+    let live = public.is_live();
     let list: Vec<Value> = s
         .hub
         .boards()
         .into_iter()
         .map(|v| {
             let cfg = s.config.board(v.number);
-            let game = v.games.current();
+            let games = if live {
+                Arc::clone(&v.games)
+            } else {
+                public.board(v.number).unwrap_or_default()
+            };
+            let game = games.current();
             json!({
                 "number": v.number,
                 "white": cfg.and_then(|c| c.white.clone()),
                 "black": cfg.and_then(|c| c.black.clone()),
                 "port": cfg.map(|c| c.port.to_string()),
-                "snapshot": v.snapshot,
+                "snapshot": if live { v.snapshot } else { None },
                 "driver": v.driver,
-                "seq": v.seq,
+                "seq": if live { Some(v.seq) } else { None },
                 "game": {
                     "number": game.number,
                     "plies": game.moves.len(),
@@ -121,7 +144,7 @@ async fn boards(State(s): State<AppState>) -> Json<Value> {
 }
 
 async fn round_pgn(State(s): State<AppState>) -> Response {
-    pgn(render_round(&s.config, &s.hub.games()))
+    pgn(render_round(&s.config, &s.public().games()))
 }
 
 async fn game_pgn(State(s): State<AppState>, Path(file): Path<String>) -> Response {
@@ -133,13 +156,8 @@ async fn game_pgn(State(s): State<AppState>, Path(file): Path<String>) -> Respon
             "no game {file:?}: ask for /games/B.pgn, B a board number"
         ));
     };
-    match (s.config.board(number), s.hub.board(number)) {
-        (Some(cfg), Some(view)) => pgn(render(
-            &s.config,
-            cfg,
-            view.games.current(),
-            Flavour::Standard,
-        )),
+    match (s.config.board(number), s.public().board(number)) {
+        (Some(cfg), Some(games)) => pgn(render(&s.config, cfg, games.current(), Flavour::Standard)),
         _ => not_found(format!("no board {number}")),
     }
 }
@@ -149,7 +167,7 @@ async fn livechess(State(s): State<AppState>, Path(path): Path<String>) -> Respo
     // tournament.json is the file the LiveChess sink writes.
     let folder = crate::paths::Paths::new(&s.config.output.dir).livechess();
     let rounds = existing_rounds(&folder);
-    let files = render_folder(&s.config, &s.hub.games(), &rounds);
+    let files = render_folder(&s.config, &s.public().games(), &rounds);
     match files.get(path.as_str()) {
         Some(bytes) => {
             let kind = if path.ends_with(".json") {

@@ -88,6 +88,8 @@ struct State {
     controls: BTreeMap<u32, dgt_serial::BoardControl>,
     /// Problems of the daemon itself (a full disk, a deleted output folder), by key.
     warnings: BTreeMap<String, String>,
+    /// The last push to a broadcast server ([`crate::push`]).
+    push: Option<crate::push::PushStatus>,
 }
 
 /// How many daemon warnings the hub keeps (one per journal and sink at most).
@@ -125,6 +127,7 @@ impl Hub {
                 boards,
                 controls: BTreeMap::new(),
                 warnings: BTreeMap::new(),
+                push: None,
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
@@ -207,6 +210,16 @@ impl Hub {
     /// The driver's control of a board, while it runs (for clock commands).
     pub fn control(&self, board: u32) -> Option<dgt_serial::BoardControl> {
         self.lock().controls.get(&board).cloned()
+    }
+
+    /// Records the last push to a broadcast server (the dashboard shows it).
+    pub fn set_push_status(&self, status: crate::push::PushStatus) {
+        self.lock().push = Some(status);
+    }
+
+    /// The last push to a broadcast server, if any was made.
+    pub fn push_status(&self) -> Option<crate::push::PushStatus> {
+        self.lock().push.clone()
     }
 
     /// Live events from now on (lagging receivers lose the oldest).

@@ -17,6 +17,9 @@
 //!   through the same runtime.
 //!
 //! The round's players from the pairing program's TRF file: [`pairings`].
+//! - [`public`]: the round as the public may see it (broadcast delay, boards off the
+//!   air); every public output is made from it. [`push`]: the delayed round PGN pushed to
+//!   a broadcast server.
 //!
 //! Output layout: [`paths`]. Rulings in plain words: [`words`].
 
@@ -30,6 +33,8 @@ pub mod journal;
 pub mod limits;
 pub mod pairings;
 pub mod paths;
+pub mod public;
+pub mod push;
 pub mod record;
 pub mod runtime;
 pub mod sinks;

@@ -66,6 +66,13 @@ impl Paths {
         self.root.join("recordings")
     }
 
+    /// How far each board's events were published (see [`crate::public`]).
+    pub fn published(&self, round: u32) -> PathBuf {
+        self.root
+            .join("broadcast")
+            .join(format!("round-{round}-published.json"))
+    }
+
     pub fn http_address(&self) -> PathBuf {
         self.root.join("http-address")
     }

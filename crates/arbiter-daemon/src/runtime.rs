@@ -28,6 +28,7 @@ use crate::http;
 use crate::hub::{Hub, HubEvent};
 use crate::journal::{Durability, Journal, JournalError, Record, Syncer};
 use crate::paths::Paths;
+use crate::public::Public;
 use crate::sinks::{self, jsonl::JsonlSink, livechess::LiveChessSink, pgn::PgnSink, Sink};
 
 /// What can stop the daemon from starting.
@@ -97,6 +98,7 @@ pub struct Daemon {
     config: Arc<Config>,
     paths: Paths,
     hub: Arc<Hub>,
+    public: Arc<Public>,
     stop_boards: watch::Sender<bool>,
     stop_sinks: watch::Sender<bool>,
     boards: Vec<JoinHandle<BoardSummary>>,
@@ -139,6 +141,10 @@ impl Daemon {
             source,
         })?;
         let hub = Arc::new(Hub::new(config.boards.iter().map(|b| b.number)));
+        let public = Arc::new(Public::new(
+            &config,
+            Some(paths.published(config.event.round)),
+        ));
         let epoch = std::time::Instant::now();
         let now_unix = crate::wall::unix_ms_now();
 
@@ -162,19 +168,54 @@ impl Daemon {
         }
 
         let (stop_sinks, stop_rx) = watch::channel(false);
-        let file_sinks: Vec<Box<dyn Sink>> = vec![
+        // The arbiter's stream follows the hub; the PGN and LiveChess files are public:
+        // they follow the public view (the broadcast delay, boards off the air).
+        let mut sinks = vec![tokio::spawn(sinks::run(
             Box::new(jsonl),
-            Box::new(PgnSink::new(Arc::clone(&config), paths.clone())),
-            Box::new(LiveChessSink::new(Arc::clone(&config), paths.livechess())),
+            Arc::clone(&hub),
+            stop_rx.clone(),
+        ))];
+        let public_sinks: Vec<Box<dyn Sink>> = vec![
+            Box::new(
+                PgnSink::new(Arc::clone(&config), paths.clone()).with_public(Arc::clone(&public)),
+            ),
+            Box::new(
+                LiveChessSink::new(Arc::clone(&config), paths.livechess())
+                    .with_public(Arc::clone(&public)),
+            ),
         ];
-        let sinks = file_sinks
-            .into_iter()
-            .map(|s| tokio::spawn(sinks::run(s, Arc::clone(&hub), stop_rx.clone())))
-            .collect();
+        for s in public_sinks {
+            // Subscribed before the view's follower starts: no change is missed.
+            let changed = public.changed();
+            sinks.push(tokio::spawn(sinks::run_on(
+                s,
+                Arc::clone(&hub),
+                changed,
+                stop_rx.clone(),
+            )));
+        }
         let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub)));
         let mut tasks: Vec<JoinHandle<()>> = crate::unattended::spawn(Arc::clone(&hub), &config)
             .into_iter()
             .collect();
+        tasks.push(tokio::spawn(crate::public::follow(
+            Arc::clone(&public),
+            Arc::clone(&hub),
+        )));
+        if let Some(push) = config.broadcast.push.clone() {
+            tracing::info!(
+                "pushing the round (delayed {} s) to {} every {} ms at most",
+                config.broadcast.delay_ms / 1000,
+                push.url,
+                push.interval_ms
+            );
+            tasks.push(tokio::spawn(crate::push::run(
+                Arc::clone(&config),
+                push,
+                Arc::clone(&public),
+                Arc::clone(&hub),
+            )));
+        }
 
         let http = if config.http.enabled {
             let tls = match &config.http.tls {
@@ -191,6 +232,7 @@ impl Daemon {
             let state = http::AppState {
                 hub: Arc::clone(&hub),
                 config: Arc::clone(&config),
+                public: Arc::clone(&public),
             };
             let (dash, dashboard, follower) =
                 crate::dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
@@ -244,6 +286,7 @@ impl Daemon {
             config,
             paths,
             hub,
+            public,
             stop_boards,
             stop_sinks,
             boards,
@@ -256,6 +299,11 @@ impl Daemon {
 
     pub fn hub(&self) -> &Arc<Hub> {
         &self.hub
+    }
+
+    /// What the public may see ([`crate::public`]).
+    pub fn public(&self) -> &Arc<Public> {
+        &self.public
     }
 
     pub fn config(&self) -> &Arc<Config> {
@@ -283,8 +331,11 @@ impl Daemon {
                 Err(e) => tracing::error!("a board task failed: {e}"),
             }
         }
-        self.hub
-            .close_unfinished("the daemon stopped; the game resumes when it is restarted");
+        let why = "the daemon stopped; the game resumes when it is restarted";
+        self.hub.close_unfinished(why);
+        // The public games as far as they are public now, closed the same way.
+        self.public.refresh(&self.hub, crate::wall::unix_ms_now());
+        self.public.close_unfinished(why);
         let _ = self.stop_sinks.send(true);
         for s in self.sinks {
             let _ = s.await;

@@ -371,3 +371,77 @@ fn example_configs_load() {
     }
     assert!(n >= 50 + 2, "the rapid open has 50 boards");
 }
+
+#[test]
+fn the_broadcast_section() {
+    let c = parse(GOOD).unwrap();
+    assert_eq!(c.broadcast, BroadcastConfig::default());
+    assert!(c.boards.iter().all(|b| b.broadcast));
+    assert!(c.broadcast.policy(&c.boards).is_live());
+
+    let dir = std::env::temp_dir().join(format!("arbiter-config-push-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("token"), "lip_secret123\n").unwrap();
+    std::fs::write(dir.join("empty"), "\n").unwrap();
+    let text = with(
+        "[[board]]\nnumber = 2\n",
+        "[broadcast]\ndelay = \"15m\"\nresults_off_air = true\n\
+         [broadcast.push]\nurl = \"https://lichess.org/api/broadcast/round/AbCd1234/push\"\n\
+         token_file = \"token\"\n\n[[board]]\nnumber = 2\nbroadcast = false\n",
+    );
+    let c = Config::parse(&text, &dir.join("cfg.toml")).unwrap();
+    assert_eq!(c.broadcast.delay_ms, 900_000);
+    assert!(c.broadcast.results_off_air && !c.broadcast.results_only);
+    let push = c.broadcast.push.clone().unwrap();
+    assert_eq!(push.token, "lip_secret123");
+    assert_eq!(push.interval_ms, 10_000);
+    assert!(
+        !format!("{c:?}").contains("lip_secret123"),
+        "the token is never logged"
+    );
+    let policy = c.broadcast.policy(&c.boards);
+    assert_eq!(policy.air(1), broadcast_delay::Air::On);
+    assert_eq!(policy.air(2), broadcast_delay::Air::Off { results: true });
+
+    let bad = |section: &str, words: &[&str]| {
+        let text = with(
+            "[[board]]\nnumber = 1\n",
+            &format!("{section}\n[[board]]\nnumber = 1\n"),
+        );
+        let m = match Config::parse(&text, &dir.join("cfg.toml")) {
+            Ok(c) => panic!("accepted: {c:?}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(m.contains("cfg.toml:1"), "names the file and line: {m}");
+        for w in words {
+            assert!(m.contains(w), "{w:?} missing from {m:?}");
+        }
+    };
+    bad(
+        "[broadcast]\ndelay = \"15 minutes\"",
+        &["broadcast.delay", "is not a delay", "\"15m\""],
+    );
+    bad("[broadcast]\ndelay = \"2000h\"", &["longer than a day"]);
+    bad("[broadcast]\nlag = \"1m\"", &["unknown field `lag`"]);
+    bad(
+        "[broadcast.push]\nurl = \"lichess.org/push\"\ntoken_file = \"token\"",
+        &["broadcast.push.url", "is not a push URL"],
+    );
+    bad(
+        "[broadcast.push]\nurl = \"http://127.0.0.1:9/p\"\ntoken_file = \"missing\"",
+        &["broadcast.push.token_file", "cannot read it"],
+    );
+    bad(
+        "[broadcast.push]\nurl = \"http://127.0.0.1:9/p\"\ntoken_file = \"empty\"",
+        &["does not hold a token"],
+    );
+    bad(
+        "[broadcast.push]\nurl = \"http://127.0.0.1:9/p\"\ntoken_file = \"token\"\ninterval = \"1ms\"",
+        &["broadcast.push.interval is out of range"],
+    );
+    bad(
+        "[broadcast]\nresults_only = \"yes\"",
+        &["expected true or false"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -58,6 +58,8 @@ struct Inner {
     boards: Option<Arc<Message>>,
     /// The daemon's warnings the streams last got.
     warnings: Option<String>,
+    /// The last push status the streams got (JSON).
+    push: String,
 }
 
 /// The dashboard's state, shared by its routes and its follower task.
@@ -124,6 +126,7 @@ impl Dashboard {
                 seen: 0,
                 boards: None,
                 warnings: None,
+                push: String::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             states_path,
@@ -197,6 +200,20 @@ impl Dashboard {
         let _ = self.stream.send(msg);
     }
 
+    /// Sends the last push to the broadcast server if it changed ([`crate::push`]).
+    fn sync_push(&self) {
+        let push = serde_json::to_string(&self.hub.push_status()).unwrap_or_default();
+        let mut inner = self.lock();
+        if inner.push == push {
+            return;
+        }
+        inner.push = push.clone();
+        let _ = self.stream.send(Arc::new(Message {
+            event: "push",
+            data: push,
+        }));
+    }
+
     async fn follow(self: Arc<Dashboard>) {
         // Subscribed first, then caught up: nothing published in between is missed.
         let mut changed = self.hub.changed();
@@ -214,7 +231,10 @@ impl Dashboard {
                     // more than a core at 1,000 boards (docs/performance.md).
                     self.sync();
                 }
-                _ = tick.tick() => self.sync_boards(),
+                _ = tick.tick() => {
+                    self.sync_boards();
+                    self.sync_push();
+                }
             }
         }
     }
@@ -310,6 +330,7 @@ impl Dashboard {
             "alerts": inner.alerts.sorted(),
             "claims": inner.alerts.claims(),
             "warnings": self.warnings_json(),
+            "push": self.hub.push_status(),
         })
     }
 

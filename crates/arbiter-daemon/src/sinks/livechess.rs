@@ -218,6 +218,8 @@ pub struct LiveChessSink {
     written: BTreeMap<String, Vec<u8>>,
     /// Each board's current game as last rendered (rendered again when it changes).
     rendered: BTreeMap<u32, RenderedGame>,
+    /// Where the games come from: the public view, or (`None`) the hub.
+    public: Option<Arc<crate::public::Public>>,
 }
 
 impl LiveChessSink {
@@ -229,7 +231,14 @@ impl LiveChessSink {
             rounds,
             written: BTreeMap::new(),
             rendered: BTreeMap::new(),
+            public: None,
         }
+    }
+
+    /// Writes the public view's games (the delayed round) instead of the hub's.
+    pub fn with_public(mut self, public: Arc<crate::public::Public>) -> LiveChessSink {
+        self.public = Some(public);
+        self
     }
 }
 
@@ -239,8 +248,12 @@ impl Sink for LiveChessSink {
     }
 
     fn update(&mut self, hub: &Hub) -> io::Result<()> {
+        let games = match &self.public {
+            Some(p) => p.games(),
+            None => hub.games(),
+        };
         let rendered = &mut self.rendered;
-        let files = render_changed(&self.config, &hub.games(), &self.rounds, rendered);
+        let files = render_changed(&self.config, &games, &self.rounds, rendered);
         for (rel, bytes) in files {
             if self.written.get(&rel) == Some(&bytes) {
                 continue;

@@ -14,7 +14,35 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::hub::Hub;
+use crate::hub::{GamesView, Hub};
+use crate::public::Public;
+
+/// Where a file sink takes its games from: the hub (the live round) or the public view
+/// (the delayed round, [`crate::public`]).
+pub trait GamesSource {
+    /// Each board's games version.
+    fn versions(&self) -> std::collections::BTreeMap<u32, u64>;
+    /// Every board's games, in number order.
+    fn games(&self) -> Vec<GamesView>;
+}
+
+impl GamesSource for Hub {
+    fn versions(&self) -> std::collections::BTreeMap<u32, u64> {
+        Hub::versions(self)
+    }
+    fn games(&self) -> Vec<GamesView> {
+        Hub::games(self)
+    }
+}
+
+impl GamesSource for Public {
+    fn versions(&self) -> std::collections::BTreeMap<u32, u64> {
+        Public::versions(self)
+    }
+    fn games(&self) -> Vec<GamesView> {
+        Public::games(self)
+    }
+}
 
 /// A file sink: brings its files up to date with the hub.
 pub trait Sink: Send + 'static {
@@ -34,8 +62,19 @@ pub const BATCH: Duration = Duration::from_millis(50);
 const PAUSE_PER_UPDATE: u32 = 4;
 
 /// Runs a sink until `stop` turns true, then brings it up to date one last time.
-pub async fn run(mut sink: Box<dyn Sink>, hub: Arc<Hub>, mut stop: watch::Receiver<bool>) {
-    let mut changed = hub.changed();
+pub async fn run(sink: Box<dyn Sink>, hub: Arc<Hub>, stop: watch::Receiver<bool>) {
+    let changed = hub.changed();
+    run_on(sink, hub, changed, stop).await
+}
+
+/// [`run`], woken by `changed` instead of the hub's changes (a sink of the public view
+/// follows the view's changes).
+pub async fn run_on(
+    mut sink: Box<dyn Sink>,
+    hub: Arc<Hub>,
+    mut changed: watch::Receiver<u64>,
+    mut stop: watch::Receiver<bool>,
+) {
     let name = sink.name();
     let mut pause = BATCH;
     loop {

@@ -9,7 +9,7 @@ use std::io;
 
 use chess_rules::{PgnGame, PgnMove, START_FEN};
 
-use super::Sink;
+use super::{GamesSource, Sink};
 use crate::config::{BoardConfig, Config};
 use crate::fsutil::write_atomic;
 use crate::hub::{GamesView, Hub};
@@ -164,6 +164,8 @@ pub struct PgnSink {
     /// games change, not at every update of the round's file).
     rendered: BTreeMap<u32, RenderedBoard>,
     first: bool,
+    /// Where the games come from: the public view, or (`None`) the hub.
+    public: Option<std::sync::Arc<crate::public::Public>>,
 }
 
 /// A board's games as rendered for its version of them.
@@ -181,7 +183,14 @@ impl PgnSink {
             written: BTreeMap::new(),
             rendered: BTreeMap::new(),
             first: true,
+            public: None,
         }
+    }
+
+    /// Writes the public view's games (the delayed round) instead of the hub's.
+    pub fn with_public(mut self, public: std::sync::Arc<crate::public::Public>) -> PgnSink {
+        self.public = Some(public);
+        self
     }
 }
 
@@ -191,12 +200,17 @@ impl Sink for PgnSink {
     }
 
     fn update(&mut self, hub: &Hub) -> io::Result<()> {
-        let versions = hub.versions();
+        let public = self.public.clone();
+        let source: &dyn GamesSource = match &public {
+            Some(p) => p.as_ref(),
+            None => hub,
+        };
+        let versions = source.versions();
         if !self.first && versions == self.written {
             return Ok(());
         }
         let round = self.config.event.round;
-        let boards = hub.games();
+        let boards = source.games();
         let mut size = 0;
         for view in &boards {
             let Some(board) = self.config.board(view.number) else {

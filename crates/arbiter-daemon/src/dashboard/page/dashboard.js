@@ -342,6 +342,18 @@
     renderBoards();
     renderAlerts();
     renderClaims();
+    renderPush(s.push);
+  }
+
+  // The last push of the delayed round PGN to the broadcast server, and its answer.
+  function renderPush(p) {
+    const e = $("push");
+    if (!p) { e.hidden = true; return; }
+    e.hidden = false;
+    e.className = `push ${p.ok ? "on" : "off"}`;
+    const answer = p.status === null ? p.answer : `${p.status} ${p.answer}`;
+    e.textContent = `push ${p.ok ? "ok" : "failed"} ${p.at.slice(11, 19)}: ${p.games} games`;
+    e.title = `last push to the broadcast server at ${p.at}: ${answer}`;
   }
 
   /** The daemon's own problems (a full disk, a deleted output folder), above the boards. */
@@ -375,6 +387,7 @@
       renderClaims();
     });
     source.addEventListener("warnings", (m) => renderWarnings(JSON.parse(m.data)));
+    source.addEventListener("push", (m) => renderPush(JSON.parse(m.data)));
     source.addEventListener("boards", (m) => {
       view.boards = JSON.parse(m.data);
       renderBoards();
