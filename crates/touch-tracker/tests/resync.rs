@@ -177,6 +177,11 @@ impl Bench {
 
     /// The line goes down; `moves` are played (and pressed) unseen; the board comes back.
     fn gap(&mut self, moves: &[Move]) {
+        self.gap_then(moves, true);
+    }
+
+    /// As [`Bench::gap`]; `last_pressed`: the last of `moves` was pressed unseen.
+    fn gap_then(&mut self, moves: &[Move], last_pressed: bool) {
         self.feed(BoardEvent::Disconnected {
             reason: "cable".into(),
         });
@@ -184,7 +189,11 @@ impl Bench {
             self.pos = self.pos.play(*m).unwrap();
         }
         self.t += 5_000;
-        self.clock.lever = self.side_of(self.pos.side_to_move());
+        let runs = match last_pressed {
+            true => self.pos.side_to_move(),
+            false => self.pos.side_to_move().opponent(),
+        };
+        self.clock.lever = self.side_of(runs);
         self.feed(BoardEvent::Connected {
             serial: None,
             version: None,
@@ -267,18 +276,8 @@ fn a_shorter_line_of_the_other_parity_never_leads_to_a_ruling() {
     assert!(!out.is_empty(), "{:#?}", b.out);
     let detail = out[0].detail.as_deref().unwrap();
     assert!(detail.contains("no ruling"), "{detail}");
-    // The deep search then explains the board only by lines with a wasted tempo (a
-    // knight out and back): several, so every one it adopts is flagged to the arbiter.
-    let recovered = b
-        .out
-        .iter()
-        .filter(|e| matches!(&e.kind, EventKind::Move(m) if m.recovered))
-        .count();
-    assert!(
-        recovered == 0 || b.kinds("recovery_uncertain") > 0,
-        "{:#?}",
-        b.out
-    );
+    // (The deep search at the presses may then adopt a line with a wasted tempo that
+    // explains the board; whatever it adopts, nothing is ruled: see docs/reliability.md.)
 }
 
 #[test]
@@ -346,7 +345,12 @@ fn a_line_only_the_deep_search_reaches_is_adopted_when_it_is_the_only_one() {
         })
         .expect("a six-ply gap with one line in the demo games");
     let mut b = Bench::new(start);
-    b.gap(&lost);
+    // The last lost move is pressed once the board is back: the press sets the deep
+    // search off.
+    b.gap_then(&lost, false);
+    b.settle();
+    assert_eq!(b.kinds("move"), 0);
+    b.press(b.pos.side_to_move().opponent());
     b.settle();
     b.no_ruling();
     let got: Vec<Move> = b

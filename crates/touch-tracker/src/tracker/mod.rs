@@ -240,9 +240,7 @@ pub struct Tracker {
     /// a press the board does not explain then puts it out of sync instead of a ruling (the
     /// moves rebuilt after the gap may not be the ones played).
     gap_open: bool,
-    /// While out of sync: when the placement last changed (the deep search waits for the
-    /// settle window), and the placement the deep search last ran on.
-    sync_since: u64,
+    /// While out of sync: the placement the deep search last ran on.
     deep_searched: Option<Placement>,
     /// Touch log of every recorded move of the game, for disputes.
     history: Vec<Vec<Touch>>,
@@ -336,7 +334,6 @@ impl Tracker {
             next_id: 1,
             desynced: false,
             gap_open: false,
-            sync_since: 0,
             deep_searched: None,
             history: Vec::new(),
             result: None,
@@ -429,7 +426,7 @@ impl Tracker {
             .as_ref()
             .filter(|_| !self.line_down)
             .map(|p| p.since + self.cfg.settle_window_ms);
-        [press, self.quiet_deadline, recovery, self.deep_search_due()]
+        [press, self.quiet_deadline, recovery]
             .into_iter()
             .flatten()
             .min()
@@ -438,9 +435,6 @@ impl Tracker {
     /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
     /// game-ending move the board has shown long enough.
     pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
-        if let Some(due) = self.deep_search_due().filter(|d| *d <= now_ms) {
-            self.deep_search(due, out);
-        }
         if let Some(since) = self
             .pending_recovery
             .as_ref()
@@ -738,9 +732,6 @@ impl Tracker {
 
     /// The placement changed.
     fn after_change(&mut self, t: u64, change: Change, out: &mut Vec<ArbiterEvent>) {
-        if self.desynced && self.deep_searched != Some(self.placement) {
-            self.sync_since = t;
-        }
         match &self.phase {
             Phase::Over => {
                 let start = self.cfg.start.placement();
@@ -955,7 +946,6 @@ impl Tracker {
             return;
         }
         self.desynced = true;
-        self.sync_since = t;
         self.deep_searched = None;
         self.pending_press = None;
         self.quiet_deadline = None;
@@ -979,19 +969,10 @@ impl Tracker {
         self.status(out, t, BoardStatus::OutOfSync, Some(detail));
     }
 
-    /// When the deep search is due: out of sync, the line up, the board still for the
-    /// settle window, and not yet searched on this placement.
-    fn deep_search_due(&self) -> Option<u64> {
-        (self.desynced
-            && !self.line_down
-            && matches!(self.phase, Phase::Playing)
-            && self.deep_searched != Some(self.placement))
-        .then(|| self.sync_since + self.cfg.settle_window_ms)
-    }
-
     /// The deep search (up to [`recover::DEEP_PLIES`], bounded by a node count): run once
-    /// per placement while out of sync, when the board has been still for the settle
-    /// window or at a press. A line found is adopted as after any reconnect (flagged
+    /// per placement while out of sync, at a press (only then is the board known to show
+    /// a completed move: a board merely still for the settle window may show a hand in
+    /// mid-move, which a line ten plies deep explains away). A line found is adopted as after any reconnect (flagged
     /// uncertain when others explain the board as well); a search that ran out of its
     /// budget adopts nothing.
     fn deep_search(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
