@@ -10,6 +10,20 @@ pub const MAX_PLIES: usize = 4;
 /// The most lines [`lost_moves`] returns: enough to say what else could have happened.
 pub const MAX_LINES: usize = 4;
 
+/// The most plies the deep search ([`lost_moves_within`]) looks ahead, when a board that
+/// is out of sync has been still for the settle window or at a press.
+pub const DEEP_PLIES: usize = 10;
+
+/// The most positions the deep search visits (about a tenth of a second, see
+/// docs/reliability.md). It is counted, not timed, so a replay of the journal gets the
+/// same answer.
+pub const DEEP_NODES: u64 = 100_000;
+
+/// The deep search ran out of its node budget before it could say what explains the
+/// board: nothing is adopted on such a search (a line found may not be the only one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exhausted;
+
 /// What the search found: the shortest series of legal moves that explains the board,
 /// and any other series just as short that explains it as well. A board shows squares, not
 /// history: Nf3-h4-f5 and Nf3-d4-f5 leave the same squares, and so do two independent
@@ -38,25 +52,58 @@ pub fn lost_moves(
     max_plies: usize,
     seen_first: Option<Move>,
 ) -> Option<LostMoves> {
+    lost_moves_within(from, target, max_plies, seen_first, u64::MAX).unwrap_or(None)
+}
+
+/// [`lost_moves`] visiting at most `nodes` positions: `Err(Exhausted)` when the budget ran
+/// out before a depth was searched to its end (what was found then proves nothing about
+/// the other lines). Each depth is searched only when the squares that differ can be
+/// filled in that many plies, so a gap too long for the bound costs next to nothing.
+pub fn lost_moves_within(
+    from: &Position,
+    target: &Placement,
+    max_plies: usize,
+    seen_first: Option<Move>,
+    nodes: u64,
+) -> Result<Option<LostMoves>, Exhausted> {
     let mut line = Vec::with_capacity(max_plies);
     let mut found = Vec::new();
+    let mut budget = Budget {
+        nodes,
+        dead_ends: std::collections::HashSet::new(),
+    };
     let seen = seen_first.and_then(|m| from.play(m).ok().map(|after| (m, after)));
-    (1..=max_plies).find_map(|depth| {
+    for depth in min_plies(from, target).max(1)..=max_plies {
         if let Some((m, after)) = &seen {
             line.clear();
             line.push(*m);
-            search(after, target, depth - 1, &mut line, &mut found);
+            search(after, target, depth - 1, &mut line, &mut found, &mut budget)?;
         }
         if found.is_empty() {
             line.clear();
-            search(from, target, depth, &mut line, &mut found);
+            search(from, target, depth, &mut line, &mut found, &mut budget)?;
         }
         let mut lines = std::mem::take(&mut found).into_iter();
-        lines.next().map(|line| LostMoves {
-            line,
-            others: lines.collect(),
-        })
-    })
+        if let Some(line) = lines.next() {
+            return Ok(Some(LostMoves {
+                line,
+                others: lines.collect(),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// The fewest plies that can turn `from` into `target` by the bound the search prunes
+/// with (each side fills at most one square a move, two when castling): a lower bound on
+/// the moves made unseen, for telling the arbiter how much is missing.
+pub fn min_plies(from: &Position, target: &Placement) -> usize {
+    if from.placement() == target {
+        return 0;
+    }
+    (1..)
+        .find(|&d| !too_few_moves(from, target, d))
+        .unwrap_or(0)
 }
 
 /// `earlier` (lines from `from`) continued by up to [`MAX_PLIES`] more plies to `target`:
@@ -136,27 +183,45 @@ fn search(
     depth: usize,
     line: &mut Vec<Move>,
     found: &mut Vec<Vec<Move>>,
-) -> bool {
+    budget: &mut Budget,
+) -> Result<bool, Exhausted> {
+    budget.nodes = budget.nodes.checked_sub(1).ok_or(Exhausted)?;
     let diff = differing(pos.placement(), target);
     if depth == 0 {
         if diff == 0 {
             found.push(line.clone());
         }
-        return found.len() >= MAX_LINES;
+        return Ok(found.len() >= MAX_LINES);
     }
     if diff > 4 * depth || too_few_moves(pos, target, depth) {
-        return false;
+        return Ok(false);
     }
+    // Moves that commute reach the same position by several orders: a position from
+    // which nothing was found at this depth is not searched again.
+    let key = (pos.repetition_hash(), depth as u8);
+    if budget.dead_ends.contains(&key) {
+        return Ok(false);
+    }
+    let before = found.len();
     for m in pos.legal_moves() {
         let Ok(next) = pos.play(m) else { continue };
         line.push(m);
-        let full = search(&next, target, depth - 1, line, found);
+        let full = search(&next, target, depth - 1, line, found, budget);
         line.pop();
-        if full {
-            return true;
+        if full? {
+            return Ok(true);
         }
     }
-    false
+    if found.len() == before {
+        budget.dead_ends.insert(key);
+    }
+    Ok(false)
+}
+
+/// What a search may still spend, and where it found nothing.
+struct Budget {
+    nodes: u64,
+    dead_ends: std::collections::HashSet<(u64, u8)>,
 }
 
 #[cfg(test)]

@@ -80,6 +80,9 @@ struct Made {
     split: usize,
     /// When it was completed: the opponent's turn began then if he replies before a press.
     at: u64,
+    /// Seen being made by lifts and places; not when a dump or the reconnect search
+    /// showed it (a move seen made after a gap confirms where the game stands).
+    seen: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -241,7 +244,16 @@ pub struct Tracker {
     analyses: VecDeque<AnalysisRequest>,
     waiting: Vec<(u64, Waiting)>,
     next_id: u64,
+    /// Out of sync: after a gap, the board shows a placement no line of moves the searches
+    /// reach explains. No ruling, penalty or clock command until it is explained again.
     desynced: bool,
+    /// Board events were lost (a disconnect, a dump that differed) and the board has not
+    /// confirmed the game since (shown the last legal position, or a move seen made on it):
+    /// a press the board does not explain then puts it out of sync instead of a ruling (the
+    /// moves rebuilt after the gap may not be the ones played).
+    gap_open: bool,
+    /// While out of sync: the placement the deep search last ran on.
+    deep_searched: Option<Placement>,
     /// Touch log of every recorded move of the game, for disputes.
     history: Vec<Vec<Touch>>,
     result: Option<GameResult>,
@@ -336,6 +348,8 @@ impl Tracker {
             waiting: Vec::new(),
             next_id: 1,
             desynced: false,
+            gap_open: false,
+            deep_searched: None,
             history: Vec::new(),
             result: None,
             left_start: false,
@@ -593,6 +607,7 @@ impl Tracker {
                 }
                 self.clock.reset();
                 self.last_gap_ms = Some(t);
+                self.gap_open = true;
                 self.line_down = true;
                 self.status(out, t, BoardStatus::Disconnected, Some(reason.clone()));
             }
@@ -789,6 +804,7 @@ impl Tracker {
         let placement = board.placement(self.orientation);
         if !first && placement != self.placement {
             self.last_gap_ms = Some(t);
+            self.gap_open = true;
         }
         self.placement = placement;
         self.displaced_after_dump(t, out);
@@ -888,7 +904,7 @@ impl Tracker {
         };
         if let Some((m, after)) = cand {
             self.in_sync(t, out);
-            self.set_made(t, m, after);
+            self.set_made_seen(t, m, after, change != Change::Dump);
             if let Some(p) = self
                 .pending_press
                 .filter(|p| p.presser == base.side_to_move())
@@ -902,6 +918,10 @@ impl Tracker {
         if self.base_diff == 0 {
             self.made = None;
             self.in_sync(t, out);
+            if !self.line_down {
+                // The board shows the last legal position: the gap hid no move.
+                self.gap_open = false;
+            }
             return true;
         }
         // The mover did not press and the opponent replied.
@@ -917,7 +937,7 @@ impl Tracker {
                     .map_or_else(How::default, |p| How::pressed(p.clock));
                 self.commit_replied(t, made, how, out);
                 if matches!(self.phase, Phase::Playing) {
-                    self.set_made(t, m2, after2);
+                    self.set_made_seen(t, m2, after2, change != Change::Dump);
                     if let Some(p) = press.filter(|p| p.presser != mover) {
                         if let Some(m) = self.current_candidate() {
                             self.record_pressed(t, m, p.clock, out);
@@ -1027,26 +1047,96 @@ impl Tracker {
                 return true;
             }
         }
-        if change == Change::Dump && !self.desynced {
-            self.desynced = true;
-            self.status(out, t, BoardStatus::OutOfSync, None);
+        if change == Change::Dump {
+            self.lose_sync(t, recover::MAX_PLIES, out);
         }
         false
     }
 
-    /// `m` was made on the board, `after` is the position it leads to.
+    /// The board shows what no line the searches reach explains: out of sync. Says how
+    /// far the last known position is and which squares differ; no ruling, penalty or
+    /// clock command on this board until it is explained (or the arbiter accepts it).
+    pub(super) fn lose_sync(&mut self, t: u64, searched: usize, out: &mut Vec<ArbiterEvent>) {
+        if self.desynced {
+            return;
+        }
+        self.desynced = true;
+        self.deep_searched = None;
+        self.pending_press = None;
+        self.quiet_deadline = None;
+        let base = self.game.position();
+        let squares: Vec<String> = base
+            .placement()
+            .diff(&self.placement)
+            .map(|d| d.square.to_string())
+            .collect();
+        let detail = format!(
+            "last known position: ply {} ({} to move, {}); the board differs on {} square(s): \
+             {}; no line of up to {searched} plies explains it, at least {} plies were made \
+             unseen; no ruling on this board until it is explained",
+            base.plies(),
+            base.side_to_move(),
+            base.fen(),
+            squares.len(),
+            squares.join(" "),
+            recover::min_plies(base, &self.placement),
+        );
+        self.status(out, t, BoardStatus::OutOfSync, Some(detail));
+    }
+
+    /// The deep search (up to [`recover::DEEP_PLIES`], bounded by a node count): run once
+    /// per placement while out of sync, at a press (only then is the board known to show
+    /// a completed move: a board merely still for the settle window may show a hand in
+    /// mid-move, which a line ten plies deep explains away). A line found is adopted as after any reconnect (flagged
+    /// uncertain when others explain the board as well); a search that ran out of its
+    /// budget adopts nothing.
+    fn deep_search(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        if !self.desynced || self.line_down || self.deep_searched == Some(self.placement) {
+            return;
+        }
+        self.deep_searched = Some(self.placement);
+        let base = *self.game.position();
+        let found = recover::lost_moves_within(
+            &base,
+            &self.placement,
+            recover::DEEP_PLIES,
+            self.made.map(|m| m.mv),
+            recover::DEEP_NODES,
+        );
+        if let Ok(Some(found)) = found {
+            self.pending_recovery = Some(PendingRecovery {
+                placement: self.placement,
+                since: t.saturating_sub(self.cfg.settle_window_ms),
+                found,
+            });
+            self.settle_recovery(t, true, out);
+        }
+    }
+
+    /// `m` was made on the board, `after` is the position it leads to (shown by a dump or
+    /// a search, not seen made).
     fn set_made(&mut self, t: u64, m: Move, after: Position) {
+        self.set_made_seen(t, m, after, false);
+    }
+
+    /// `m` was made on the board; `seen`: by lifts and places seen (which confirms the
+    /// game after a gap).
+    fn set_made_seen(&mut self, t: u64, m: Move, after: Position, seen: bool) {
         // The same move shown again (its piece, or another, lifted and put back) was
         // completed when first shown: later touches may be the opponent's.
-        let (split, at) = match self.made {
-            Some(old) if old.mv == m => (old.split, old.at),
-            _ => (self.touches.len(), t),
+        let (split, at, seen) = match self.made {
+            Some(old) if old.mv == m => (old.split, old.at, old.seen),
+            _ => (self.touches.len(), t, seen),
         };
+        if seen && !self.line_down && !self.desynced {
+            self.gap_open = false;
+        }
         self.made = Some(Made {
             mv: m,
             after,
             split,
             at,
+            seen,
         });
         self.quiet_deadline =
             (after.status() != Status::Ongoing).then(|| t + self.cfg.settle_window_ms);
@@ -1062,6 +1152,7 @@ impl Tracker {
     fn in_sync(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         if self.desynced {
             self.desynced = false;
+            self.deep_searched = None;
             self.status(out, t, BoardStatus::InSync, None);
         }
     }
@@ -1163,7 +1254,12 @@ impl Tracker {
     /// the move is not complete: it is recorded at the next press or reply, as usual; and
     /// a clock that disagreed with the board before the gap proves nothing.)
     fn complete_blind_press(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
-        if self.line_down || self.clock.last().is_none() || self.pending_recovery.is_some() {
+        if self.line_down
+            || self.clock.last().is_none()
+            || self.pending_recovery.is_some()
+            || self.desynced
+        {
+            // Out of sync: kept until the deep search explains the board.
             return;
         }
         let Some(running) = self.running_after_gap.take() else {
@@ -1194,6 +1290,7 @@ impl Tracker {
             // A press seen: the lost moves are recorded first, the press then completes
             // the move the board shows (no guess from the clock is needed).
             self.running_after_gap = None;
+            self.deep_search(t, out);
             self.settle_recovery(t, true, out);
             if !matches!(self.phase, Phase::Playing) {
                 return;
@@ -1348,6 +1445,8 @@ impl Tracker {
         self.history.clear();
         self.clear_pending();
         self.desynced = false;
+        self.gap_open = false;
+        self.deep_searched = None;
         self.result = None;
         self.left_start = false;
         self.recount();

@@ -14,7 +14,7 @@ use crate::events::{
     ArbiterEvent, ClockMs, DisplacedEvent, EventKind, IllegalMoveEvent, IllegalMoveStandsEvent,
     Penalty, RulingUnclearEvent,
 };
-use crate::{explain, touch};
+use crate::{explain, recover, touch};
 
 impl Tracker {
     /// The settle window after a press of the player to move has passed: rule on the board
@@ -43,7 +43,15 @@ impl Tracker {
         let base = *self.game.position();
         let touched = touch::touched_pieces(&base, &self.touches, None);
         let lifted: Vec<Square> = touched.iter().map(|t| t.square).collect();
-        match base.classify(&self.placement, &lifted) {
+        let classification = base.classify(&self.placement, &lifted);
+        if (self.desynced || self.gap_open) && !matches!(classification, Classification::Legal(_)) {
+            // Events were lost and the board has not confirmed the game since: what it
+            // shows may be moves made unseen, not an illegal move. Never a ruling on a
+            // guess: out of sync, the arbiter is told.
+            self.lose_sync(t, recover::MAX_PLIES, out);
+            return;
+        }
+        match classification {
             Classification::Legal(m) => self.record_now(t, m, How::pressed(p.clock), out),
             Classification::NoChange => self.illegal(
                 t,

@@ -1,0 +1,368 @@
+//! Resync after a gap of any length: the deep reconnect search on real games, and the
+//! tracker's `out_of_sync` state (no ruling, penalty or clock command on a board it
+//! cannot explain; the line adopted once exactly one explains it).
+
+use chess_rules::{read_pgn, Color, Move, Piece, Placement, Position, Square};
+use dgt_protocol::capture::TimeControl;
+use dgt_protocol::{
+    BoardEvent, ClockSide, ClockTime, FieldIndex, FieldUpdate, Hms, Orientation, PieceCode,
+    RawBoard, SideTime, TimedEvent,
+};
+use touch_tracker::recover::{self, Exhausted};
+use touch_tracker::{
+    events::BoardStatusEvent, ArbiterEvent, BoardStatus, EventKind, SyncTracker, TrackerConfig,
+};
+
+/// The demo's eight games (the daemon's `demo/games.pgn`, in this repository).
+fn games() -> Vec<Vec<Move>> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../arbiter-daemon/src/demo/games.pgn"
+    );
+    let text = std::fs::read(path).unwrap();
+    read_pgn(&text)
+        .unwrap()
+        .iter()
+        .map(|g| g.replay().unwrap().moves().to_vec())
+        .collect()
+}
+
+#[test]
+#[ignore]
+fn deep_search_experiment() {
+    for gap in [1usize, 3, 6, 8, 10, 12, 20] {
+        let (mut exact, mut uncertain, mut other, mut none, mut exhausted) = (0, 0, 0, 0, 0);
+        let (mut capped, mut shorter) = (0, 0);
+        let mut slowest = std::time::Duration::ZERO;
+        for moves in games() {
+            let mut start = 0;
+            while start + gap <= moves.len() {
+                let mut from = Position::start();
+                for m in &moves[..start] {
+                    from = from.play(*m).unwrap();
+                }
+                let mut to = from;
+                for m in &moves[start..start + gap] {
+                    to = to.play(*m).unwrap();
+                }
+                let t0 = std::time::Instant::now();
+                let r = recover::lost_moves_within(
+                    &from,
+                    to.placement(),
+                    recover::DEEP_PLIES,
+                    None,
+                    recover::DEEP_NODES,
+                );
+                slowest = slowest.max(t0.elapsed());
+                match r {
+                    Err(Exhausted) => exhausted += 1,
+                    Ok(None) => none += 1,
+                    Ok(Some(f)) => {
+                        let played = &moves[start..start + gap];
+                        if f.others.is_empty() && f.line == played {
+                            exact += 1
+                        } else if f.line == played || f.others.iter().any(|o| o == played) {
+                            uncertain += 1
+                        } else if !f.others.is_empty() {
+                            capped += 1
+                        } else if f.line.len() < gap {
+                            shorter += 1
+                        } else {
+                            other += 1
+                        }
+                    }
+                }
+                start += 7;
+            }
+        }
+        eprintln!("gap {gap}: exact {exact} uncertain {uncertain} capped {capped} shorter {shorter} other {other} none {none} exhausted {exhausted} slowest {slowest:?}");
+    }
+}
+
+/// A board, a clock and a tracker in virtual time (a small copy of the rulings tests'
+/// driver: pieces up and down, presses, reconnects).
+struct Bench {
+    t: u64,
+    tracker: SyncTracker,
+    board: Placement,
+    pos: Position,
+    clock: ClockTime,
+    out: Vec<ArbiterEvent>,
+}
+
+impl Bench {
+    fn new(start: Position) -> Bench {
+        let mut cfg = TrackerConfig::new("t");
+        cfg.time_control = Some(TimeControl {
+            base_secs: 180,
+            increment_secs: 2,
+        });
+        cfg.start = start;
+        let side = SideTime {
+            time: Hms::from_secs(180).unwrap(),
+            ..SideTime::default()
+        };
+        let mut b = Bench {
+            t: 0,
+            tracker: SyncTracker::new(cfg),
+            board: *start.placement(),
+            pos: start,
+            clock: ClockTime {
+                left: side,
+                right: side,
+                running: false,
+                lever: ClockSide::Left,
+                ..ClockTime::default()
+            },
+            out: Vec::new(),
+        };
+        b.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(&b.board, Orientation::Normal),
+        });
+        b.t += 100;
+        b.clock.running = true;
+        b.clock.lever = b.side_of(start.side_to_move());
+        b.frame();
+        b
+    }
+
+    fn feed(&mut self, event: BoardEvent) {
+        let ev = TimedEvent {
+            t_ms: self.t,
+            event,
+        };
+        self.tracker.handle(&ev, &mut self.out);
+    }
+
+    fn frame(&mut self) {
+        self.feed(BoardEvent::Clock(self.clock));
+    }
+
+    fn side_of(&self, c: Color) -> ClockSide {
+        match c {
+            Color::White => ClockSide::Left,
+            Color::Black => ClockSide::Right,
+        }
+    }
+
+    fn field(&mut self, s: Square, piece: Option<Piece>) {
+        self.t += 300;
+        self.board.set(s, piece);
+        let code = piece.map_or(PieceCode::Empty, PieceCode::Piece);
+        let field = FieldIndex::from_square(s, Orientation::Normal);
+        self.feed(BoardEvent::Field(FieldUpdate { field, piece: code }));
+    }
+
+    /// A legal move made by hand.
+    fn play(&mut self, uci: &str) {
+        let pos = self.pos;
+        let m = pos.parse_uci(uci).unwrap();
+        self.pos = pos.play(m).unwrap();
+        let after = *self.pos.placement();
+        let changes: Vec<_> = pos.placement().diff(&after).collect();
+        for d in changes.iter().filter(|d| d.after.is_none()) {
+            self.field(d.square, None);
+        }
+        for d in changes.iter().filter(|d| d.after.is_some()) {
+            self.field(d.square, d.after);
+        }
+    }
+
+    /// `c` presses: his time stops, the other's runs.
+    fn press(&mut self, c: Color) {
+        self.t += 100;
+        self.clock.lever = self.side_of(c).other();
+        self.frame();
+    }
+
+    /// The line goes down; `moves` are played (and pressed) unseen; the board comes back.
+    fn gap(&mut self, moves: &[Move]) {
+        self.gap_then(moves, true);
+    }
+
+    /// As [`Bench::gap`]; `last_pressed`: the last of `moves` was pressed unseen.
+    fn gap_then(&mut self, moves: &[Move], last_pressed: bool) {
+        self.feed(BoardEvent::Disconnected {
+            reason: "cable".into(),
+        });
+        for m in moves {
+            self.pos = self.pos.play(*m).unwrap();
+        }
+        self.t += 5_000;
+        let runs = match last_pressed {
+            true => self.pos.side_to_move(),
+            false => self.pos.side_to_move().opponent(),
+        };
+        self.clock.lever = self.side_of(runs);
+        self.feed(BoardEvent::Connected {
+            serial: None,
+            version: None,
+            clock_version: None,
+        });
+        self.board = *self.pos.placement();
+        self.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(&self.board, Orientation::Normal),
+        });
+        self.frame();
+    }
+
+    /// Time passes (past the settle window), a clock frame comes.
+    fn settle(&mut self) {
+        self.t += 1_500;
+        self.frame();
+    }
+
+    fn kinds(&self, kind: &str) -> usize {
+        self.out.iter().filter(|e| e.kind_name() == kind).count()
+    }
+
+    fn statuses(&self, status: BoardStatus) -> Vec<&BoardStatusEvent> {
+        self.out
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::BoardStatus(s) if s.status == status => Some(s),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn no_ruling(&self) {
+        let rulings: Vec<&ArbiterEvent> = self
+            .out
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    EventKind::IllegalMove(_) | EventKind::IllegalMoveStands(_)
+                )
+            })
+            .collect();
+        assert!(rulings.is_empty(), "{rulings:#?}");
+    }
+}
+
+fn uci_line(pos: &Position, line: &[&str]) -> Vec<Move> {
+    let mut p = *pos;
+    line.iter()
+        .map(|u| {
+            let m = p.parse_uci(u).unwrap();
+            p = p.play(m).unwrap();
+            m
+        })
+        .collect()
+}
+
+#[test]
+fn a_shorter_line_of_the_other_parity_never_leads_to_a_ruling() {
+    // 1. e4 e5, then unseen 2. Qh5 Nc6 3. Qg4: the search finds the shorter 2. Qg4 Nc6
+    // (the same squares, the wrong side to move). Black's next move then looks like a
+    // second black move: before, his press was ruled an illegal move nobody made.
+    let mut b = Bench::new(Position::start());
+    b.play("e2e4");
+    b.press(Color::White);
+    b.play("e7e5");
+    b.press(Color::Black);
+    let lost = uci_line(&b.pos, &["d1h5", "b8c6", "h5g4"]);
+    b.gap(&lost);
+    b.settle();
+    b.play("g8f6");
+    b.press(Color::Black);
+    b.settle();
+    b.play("g4f5");
+    b.press(Color::White);
+    b.settle();
+    b.no_ruling();
+    let out = b.statuses(BoardStatus::OutOfSync);
+    assert!(!out.is_empty(), "{:#?}", b.out);
+    let detail = out[0].detail.as_deref().unwrap();
+    assert!(detail.contains("no ruling"), "{detail}");
+    // (The deep search at the presses may then adopt a line with a wasted tempo that
+    // explains the board; whatever it adopts, nothing is ruled: see docs/reliability.md.)
+}
+
+#[test]
+fn a_gap_of_twenty_plies_is_out_of_sync_and_never_ruled() {
+    let moves = &games()[0];
+    let mut b = Bench::new(Position::start());
+    let mut p = Position::start();
+    for m in &moves[..2] {
+        b.play(&m.uci());
+        b.press(p.side_to_move());
+        p = p.play(*m).unwrap();
+    }
+    b.gap(&moves[2..22]);
+    b.settle();
+    let out = b.statuses(BoardStatus::OutOfSync);
+    assert_eq!(out.len(), 1, "{:#?}", b.out);
+    let detail = out[0].detail.as_deref().unwrap();
+    assert!(
+        detail.starts_with("last known position: ply 2 (white to move"),
+        "{detail}"
+    );
+    assert!(detail.contains("at least"), "{detail}");
+    // The players go on: six more plies, each pressed; nothing is ruled.
+    for m in &moves[22..28] {
+        let mover = b.pos.side_to_move();
+        b.play(&m.uci());
+        b.press(mover);
+        b.settle();
+    }
+    b.no_ruling();
+    assert_eq!(b.kinds("move"), 2, "only the moves before the gap");
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 0);
+}
+
+#[test]
+fn a_line_only_the_deep_search_reaches_is_adopted_when_it_is_the_only_one() {
+    // From the demo's games: a gap of six plies that exactly one line of six explains
+    // (found by the search itself, so the test does not depend on a hand-picked game).
+    let games = games();
+    let (start, lost) = games
+        .iter()
+        .flat_map(|moves| (0..moves.len().saturating_sub(6)).map(move |i| (moves, i)))
+        .find_map(|(moves, i)| {
+            let mut from = Position::start();
+            for m in &moves[..i] {
+                from = from.play(*m).unwrap();
+            }
+            let mut to = from;
+            for m in &moves[i..i + 6] {
+                to = to.play(*m).unwrap();
+            }
+            let found = recover::lost_moves_within(
+                &from,
+                to.placement(),
+                recover::DEEP_PLIES,
+                None,
+                recover::DEEP_NODES,
+            );
+            match found {
+                Ok(Some(f)) if f.others.is_empty() && f.line == moves[i..i + 6] => {
+                    Some((from, moves[i..i + 6].to_vec()))
+                }
+                _ => None,
+            }
+        })
+        .expect("a six-ply gap with one line in the demo games");
+    let mut b = Bench::new(start);
+    // The last lost move is pressed once the board is back: the press sets the deep
+    // search off.
+    b.gap_then(&lost, false);
+    b.settle();
+    assert_eq!(b.kinds("move"), 0);
+    b.press(b.pos.side_to_move().opponent());
+    b.settle();
+    b.no_ruling();
+    let got: Vec<Move> = b
+        .out
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Move(m) => Some(m.uci),
+            _ => None,
+        })
+        .collect();
+    // The last move is on the board, completed by the press the clock shows.
+    assert_eq!(got, lost, "{:#?}", b.out);
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 1);
+    assert_eq!(b.kinds("recovery_uncertain"), 0);
+}
