@@ -182,7 +182,8 @@ impl Dashboard {
         let warnings = self.warnings_json().to_string();
         let boards = self.boards_json().to_string();
         let mut inner = self.lock();
-        if inner.warnings.as_ref() != Some(&warnings) {
+        // A new viewer got the warnings in its hello: only changes go out.
+        if inner.warnings.as_deref().unwrap_or("[]") != warnings {
             inner.warnings = Some(warnings.clone());
             let _ = self.stream.send(Arc::new(Message {
                 event: "warnings",
