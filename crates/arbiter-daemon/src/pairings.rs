@@ -62,12 +62,9 @@ pub enum PairingsError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: {source}")]
-    Trf {
-        path: PathBuf,
-        #[source]
-        source: trf::TrfError,
-    },
+    /// The TRF's own error is part of the message (it names line and column).
+    #[error("{path}: {error}")]
+    Trf { path: PathBuf, error: trf::TrfError },
 }
 
 /// A TRF file read, with one round's pairings.
@@ -90,9 +87,9 @@ impl TrfRound {
 
     /// As [`TrfRound::load`], from bytes already read (`path` names them in messages).
     pub fn parse(bytes: &[u8], path: &Path, round: u32) -> Result<TrfRound, PairingsError> {
-        let err = |source| PairingsError::Trf {
+        let err = |error| PairingsError::Trf {
             path: path.to_owned(),
-            source,
+            error,
         };
         let trf = Trf::parse(bytes).map_err(err)?;
         let pairings = trf.round(round).map_err(err)?;

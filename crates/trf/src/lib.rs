@@ -39,13 +39,23 @@ pub use round::{Game, GameKind, RoundPairings, Unpaired};
 
 /// A line the parser cannot read, or a change that cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {message}")]
+#[error("{}{message}", place(*line, *column))]
 pub struct TrfError {
-    /// 1-based line number in the file.
+    /// 1-based line number in the file (0: the file as a whole, such as a round it does
+    /// not have).
     pub line: usize,
     /// 1-based column (in characters).
     pub column: usize,
     pub message: String,
+}
+
+/// "line 5, column 49: " (nothing for an error about the whole file).
+fn place(line: usize, column: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!("line {line}, column {column}: ")
+    }
 }
 
 /// Column of the first round's opponent field.
