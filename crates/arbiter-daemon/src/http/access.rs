@@ -127,7 +127,7 @@ impl HostCheck {
         if name == "localhost" || name.ends_with(".localhost") {
             return true;
         }
-        if self.names.iter().any(|n| *n == name) {
+        if self.names.contains(&name) {
             return true;
         }
         let Ok(ip) = name
@@ -198,21 +198,21 @@ fn changes_state(method: &Method) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
-/// The Host and Origin checks; `Err` is the answer.
+/// The Host and Origin checks; `Some` is the refusal to answer with.
 fn check_host(
     policy: &Policy,
     headers: &HeaderMap,
     method: &Method,
     local: Option<SocketAddr>,
-) -> Result<(), Response> {
+) -> Option<Response> {
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
-        return Err(refuse(
+        return Some(refuse(
             StatusCode::BAD_REQUEST,
             "no Host header: ask for this daemon by its address or a name in [http] names",
         ));
     };
     if !policy.hosts.allows(host, local) {
-        return Err(refuse(
+        return Some(refuse(
             StatusCode::MISDIRECTED_REQUEST,
             format!(
                 "Host {host:?} is not a name of this daemon: use its address, localhost, \
@@ -228,7 +228,7 @@ fn check_host(
                 .and_then(origin_authority)
                 .is_some_and(|a| a.eq_ignore_ascii_case(host));
             if !same {
-                return Err(refuse(
+                return Some(refuse(
                     StatusCode::FORBIDDEN,
                     format!(
                         "a request from origin {:?} may not change anything here: only the \
@@ -239,13 +239,13 @@ fn check_host(
             }
         }
     }
-    Ok(())
+    None
 }
 
 /// The middleware: Host and Origin, then the route's group.
 pub async fn enforce(State(policy): State<Policy>, request: Request, next: Next) -> Response {
     let local = request.extensions().get::<ConnInfo>().map(|c| c.local);
-    if let Err(r) = check_host(&policy, request.headers(), request.method(), local) {
+    if let Some(r) = check_host(&policy, request.headers(), request.method(), local) {
         return r;
     }
     // An unmatched path goes on to its 404.
