@@ -227,16 +227,13 @@ pub async fn follow(public: Arc<Public>, hub: Arc<Hub>) {
         public.refresh(&hub, now);
         let p = Arc::clone(&public);
         let m = std::mem::take(&mut marks);
-        marks = match tokio::task::spawn_blocking(move || {
+        marks = tokio::task::spawn_blocking(move || {
             let mut m = m;
             p.save_marks(&mut m);
             m
         })
         .await
-        {
-            Ok(m) => m,
-            Err(_) => BTreeMap::new(),
-        };
+        .unwrap_or_default();
         let wait = public
             .next_due()
             .map_or(MAX_TICK, |due| {
