@@ -11,6 +11,8 @@
 //!   move stands: the clock restarts at once. If the illegal move stands (partial
 //!   supervision: the opponent replied first), the clock restarts with the times of the
 //!   press, the penalty void, for the opponent to complete his reply.
+//! - A board out of sync after a gap (`board_status` `out_of_sync`): the clock shows
+//!   `ARBITER` and is neither stopped nor corrected (nothing is ruled on a guess).
 //! - A second illegal move, a flag fall, mate, stalemate, a dead position or any other
 //!   end: the clock is stopped and shows the result (`0-1 FLAG`, `1/2 DEAD`, ...).
 //! - After the daemon has set the clock, the DGT3000 adds no increment of its own (it
@@ -35,7 +37,7 @@ use dgt_protocol::{ClockCommand, ClockSide, ClockText, Hms, SetAndRunMode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
-use touch_tracker::{ArbiterEvent, ClockMs, EndReason, EventKind};
+use touch_tracker::{ArbiterEvent, BoardStatus, ClockMs, EndReason, EventKind};
 
 use crate::config::Config;
 use crate::hub::Hub;
@@ -46,6 +48,10 @@ pub const ILLEGAL_TEXT: &str = "ILLEGAL";
 pub const RESTORE_TEXT: &str = "RESTORE";
 /// The text shown, with the clock running, after pieces were knocked over (art. 7.4).
 pub const DISPLACED_TEXT: &str = "PUT BACK";
+/// The text shown when the board is out of sync after a gap: the daemon cannot tell what
+/// was played, so it rules nothing and leaves the clock running; the players call the
+/// arbiter.
+pub const ARBITER_TEXT: &str = "ARBITER";
 /// The beep with a ruling (1-15; see `ClockCommand::Ascii`).
 const BEEP: u8 = 3;
 
@@ -240,6 +246,9 @@ impl Referee {
             }
             _ if self.over => Vec::new(),
             EventKind::IllegalMove(i) => self.illegal(i, view),
+            EventKind::BoardStatus(s) if s.status == BoardStatus::OutOfSync => {
+                show(ARBITER_TEXT).into_iter().collect()
+            }
             EventKind::Restored { .. } => match self.pending.take() {
                 Some(p) => self.restart(view, p.corrected, p.runs),
                 None => Vec::new(),
@@ -596,6 +605,19 @@ mod tests {
             .iter()
             .any(|s| matches!(s, Step::Command(ClockCommand::SetAndRun { .. }))));
         assert!(r.on_event(&d(true), &v, 0).is_empty());
+    }
+
+    #[test]
+    fn out_of_sync_shows_arbiter_and_leaves_the_clock_running() {
+        let mut r = Referee::new(2000, HOLD);
+        let v = view(ClockSide::Left);
+        let status = touch_tracker::events::BoardStatusEvent {
+            status: BoardStatus::OutOfSync,
+            detail: Some("last known position: ply 12".into()),
+        };
+        let steps = r.on_event(&ev(EventKind::BoardStatus(status)), &v, 0);
+        assert_eq!(steps, vec![ascii("ARBITER")]);
+        assert!(!r.is_waiting());
     }
 
     #[test]

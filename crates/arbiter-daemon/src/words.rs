@@ -271,8 +271,11 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
             format!("{}{}: {}", prefix(u.ply), side(u.color), u.explanation)
         }
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
-            "board {}: the board shows a position no legal moves explain; check it",
-            e.board
+            "board {}: the board shows a position no legal moves explain; check it{}",
+            e.board,
+            b.detail
+                .as_deref()
+                .map_or(String::new(), |d| format!(" ({d})"))
         ),
         _ => return None,
     })

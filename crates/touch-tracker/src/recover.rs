@@ -10,8 +10,8 @@ pub const MAX_PLIES: usize = 4;
 /// The most lines [`lost_moves`] returns: enough to say what else could have happened.
 pub const MAX_LINES: usize = 4;
 
-/// The most plies the deep search ([`lost_moves_within`]) looks ahead, when a board that
-/// is out of sync has been still for the settle window or at a press.
+/// The most plies a deep search ([`lost_moves_within`]) looks ahead (measured in
+/// docs/reliability.md; the tracker does not call it yet: it adopted wrong lines).
 pub const DEEP_PLIES: usize = 10;
 
 /// The most positions the deep search visits (about a tenth of a second, see

@@ -252,8 +252,6 @@ pub struct Tracker {
     /// a press the board does not explain then puts it out of sync instead of a ruling (the
     /// moves rebuilt after the gap may not be the ones played).
     gap_open: bool,
-    /// While out of sync: the placement the deep search last ran on.
-    deep_searched: Option<Placement>,
     /// Touch log of every recorded move of the game, for disputes.
     history: Vec<Vec<Touch>>,
     result: Option<GameResult>,
@@ -349,7 +347,6 @@ impl Tracker {
             next_id: 1,
             desynced: false,
             gap_open: false,
-            deep_searched: None,
             history: Vec::new(),
             result: None,
             left_start: false,
@@ -1055,13 +1052,12 @@ impl Tracker {
 
     /// The board shows what no line the searches reach explains: out of sync. Says how
     /// far the last known position is and which squares differ; no ruling, penalty or
-    /// clock command on this board until it is explained (or the arbiter accepts it).
+    /// clock command on this board until it is explained.
     pub(super) fn lose_sync(&mut self, t: u64, searched: usize, out: &mut Vec<ArbiterEvent>) {
         if self.desynced {
             return;
         }
         self.desynced = true;
-        self.deep_searched = None;
         self.pending_press = None;
         self.quiet_deadline = None;
         let base = self.game.position();
@@ -1082,35 +1078,6 @@ impl Tracker {
             recover::min_plies(base, &self.placement),
         );
         self.status(out, t, BoardStatus::OutOfSync, Some(detail));
-    }
-
-    /// The deep search (up to [`recover::DEEP_PLIES`], bounded by a node count): run once
-    /// per placement while out of sync, at a press (only then is the board known to show
-    /// a completed move: a board merely still for the settle window may show a hand in
-    /// mid-move, which a line ten plies deep explains away). A line found is adopted as after any reconnect (flagged
-    /// uncertain when others explain the board as well); a search that ran out of its
-    /// budget adopts nothing.
-    fn deep_search(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
-        if !self.desynced || self.line_down || self.deep_searched == Some(self.placement) {
-            return;
-        }
-        self.deep_searched = Some(self.placement);
-        let base = *self.game.position();
-        let found = recover::lost_moves_within(
-            &base,
-            &self.placement,
-            recover::DEEP_PLIES,
-            self.made.map(|m| m.mv),
-            recover::DEEP_NODES,
-        );
-        if let Ok(Some(found)) = found {
-            self.pending_recovery = Some(PendingRecovery {
-                placement: self.placement,
-                since: t.saturating_sub(self.cfg.settle_window_ms),
-                found,
-            });
-            self.settle_recovery(t, true, out);
-        }
     }
 
     /// `m` was made on the board, `after` is the position it leads to (shown by a dump or
@@ -1152,7 +1119,6 @@ impl Tracker {
     fn in_sync(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         if self.desynced {
             self.desynced = false;
-            self.deep_searched = None;
             self.status(out, t, BoardStatus::InSync, None);
         }
     }
@@ -1259,7 +1225,7 @@ impl Tracker {
             || self.pending_recovery.is_some()
             || self.desynced
         {
-            // Out of sync: kept until the deep search explains the board.
+            // Out of sync: kept until the board is explained.
             return;
         }
         let Some(running) = self.running_after_gap.take() else {
@@ -1290,7 +1256,6 @@ impl Tracker {
             // A press seen: the lost moves are recorded first, the press then completes
             // the move the board shows (no guess from the clock is needed).
             self.running_after_gap = None;
-            self.deep_search(t, out);
             self.settle_recovery(t, true, out);
             if !matches!(self.phase, Phase::Playing) {
                 return;
@@ -1446,7 +1411,6 @@ impl Tracker {
         self.clear_pending();
         self.desynced = false;
         self.gap_open = false;
-        self.deep_searched = None;
         self.result = None;
         self.left_start = false;
         self.recount();
