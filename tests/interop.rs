@@ -81,7 +81,14 @@ fn boards_over(dir: &Path) -> BTreeSet<String> {
 /// itself; if it keeps serving, it gets Ctrl-C once every board's game is over).
 fn run_demo(dir: &Path) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
-        .args(["demo", "--speed", "8", "--boards", &BOARDS.to_string()])
+        .args([
+            "demo",
+            "--speed",
+            "8",
+            "--exit-when-done",
+            "--boards",
+            &BOARDS.to_string(),
+        ])
         .args(["--http", "127.0.0.1:0", "--dir"])
         .arg(dir)
         .stdin(Stdio::null())

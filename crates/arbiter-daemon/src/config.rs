@@ -136,6 +136,9 @@ pub struct TlsFiles {
 /// What the public sees and when (`[broadcast]`; see `broadcast_delay`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BroadcastConfig {
+    /// A `[broadcast]` section is configured: the broadcast outputs are public (see
+    /// `http::access::broadcast_is_public`).
+    pub published: bool,
     /// Every public output lags the hall by this much, ms (`delay = "15m"`).
     pub delay_ms: u64,
     /// The round publishes results only: no moves from any board.
@@ -337,8 +340,7 @@ struct RawConfig {
     http: RawHttp,
     #[serde(default)]
     timing: RawTiming,
-    #[serde(default)]
-    broadcast: RawBroadcast,
+    broadcast: Option<RawBroadcast>,
     #[serde(default, rename = "board")]
     boards: Vec<Spanned<RawBoard>>,
 }
@@ -655,7 +657,13 @@ impl Validate<'_> {
             Some(t) => Some(self.trf_players(t, round as u32, &raw.boards, &mut boards)?),
             None => None,
         };
-        let broadcast = self.broadcast(&raw.broadcast)?;
+        let broadcast = match &raw.broadcast {
+            Some(b) => BroadcastConfig {
+                published: true,
+                ..self.broadcast(b)?
+            },
+            None => BroadcastConfig::default(),
+        };
         Ok(Config {
             path: self.path.to_owned(),
             event: EventInfo {
@@ -739,6 +747,8 @@ impl Validate<'_> {
                  `dgt-arbiter tls-selfsigned` makes a pair) or neither",
             )),
         }
+    }
+
     fn broadcast(&self, raw: &RawBroadcast) -> Result<BroadcastConfig, ConfigError> {
         let delay = |d: &Spanned<String>, key: &str| {
             broadcast_delay::parse_delay(d.get_ref())
@@ -821,6 +831,7 @@ impl Validate<'_> {
             }
         };
         Ok(BroadcastConfig {
+            published: false,
             delay_ms,
             results_only: raw.results_only,
             results_off_air: raw.results_off_air,

@@ -6,8 +6,8 @@
 //! | group | routes | open to anyone when |
 //! |---|---|---|
 //! | [`Group::Open`] | `/healthz`, the dashboard page and its assets, `/api/login` | always (the page holds no data; login checks the token itself) |
-//! | [`Group::Broadcast`] | `/round.pgn`, `/games/{B}.pgn`, `/livechess/...` | `public_dashboard = true`, or a broadcast is configured ([`broadcast_is_public`]) |
-//! | [`Group::ArbiterRead`] | `/boards`, `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
+//! | [`Group::Broadcast`] | `/boards` (the public board state), `/round.pgn`, `/games/{B}.pgn`, `/livechess/...`, all made from the delayed public view | `public_dashboard = true`, or a `[broadcast]` section is configured ([`broadcast_is_public`]) |
+//! | [`Group::ArbiterRead`] | `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
 //! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}` | never: the token, in the header |
 //!
 //! A request for a closed route needs the arbiter token (the `X-Arbiter-Token` header) or
@@ -54,7 +54,7 @@ pub enum Group {
 pub const ROUTES: &[(&str, Group)] = &[
     // crate::http
     ("/healthz", Group::Open),
-    ("/boards", Group::ArbiterRead),
+    ("/boards", Group::Broadcast),
     ("/round.pgn", Group::Broadcast),
     ("/games/{file}", Group::Broadcast),
     ("/livechess/{*path}", Group::Broadcast),
@@ -75,10 +75,11 @@ pub fn group_of(pattern: &str) -> Option<Group> {
     ROUTES.iter().find(|(p, _)| *p == pattern).map(|&(_, g)| g)
 }
 
-/// Whether the broadcast outputs are open to anyone. The broadcast settings (a delayed
-/// public view, a push to a broadcast server) make them public too when they come.
+/// Whether the broadcast outputs are open to anyone: a public dashboard, or a
+/// `[broadcast]` section (the organiser publishes the round, delayed as configured; boards
+/// off the air show only what the public view lets through).
 pub fn broadcast_is_public(config: &Config) -> bool {
-    config.http.public_dashboard
+    config.http.public_dashboard || config.broadcast.published
 }
 
 /// Whether a group is open to anyone under this config.
@@ -377,6 +378,7 @@ mod tests {
         let router = crate::http::router(crate::http::AppState {
             hub,
             config: Arc::clone(&config),
+            public: Arc::new(crate::public::Public::new(&config, None)),
         })
         .merge(dashboard);
         let routes = routes_of(&router);
