@@ -823,13 +823,10 @@ fn run_gaps(kind: GapKind, gaps: &[usize], seed: u64) -> Vec<GapReport> {
             "board {}: the plies before the gap",
             i + 1
         );
-        let sync = b
-            .iter()
-            .filter(|e| {
-                e["kind"] == "board_status"
-                    && (e["status"] == "out_of_sync" || e["status"] == "in_sync")
-            })
-            .last();
+        let sync = b.iter().rfind(|e| {
+            e["kind"] == "board_status"
+                && (e["status"] == "out_of_sync" || e["status"] == "in_sync")
+        });
         reports.push(GapReport {
             kind,
             gap,

@@ -519,7 +519,7 @@ fn knocked_over(expected: &Placement, observed: &Placement, involved: &[Square])
 fn king_distance(a: Square, b: Square) -> u8 {
     let df = a.file().index().abs_diff(b.file().index());
     let dr = a.rank().index().abs_diff(b.rank().index());
-    df.max(dr) as u8
+    df.max(dr)
 }
 
 /// Is going from `from` to the square `to` beside it a step the piece makes by its own
