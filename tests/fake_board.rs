@@ -180,7 +180,6 @@ fn a_flood_of_field_updates_does_not_feed_itself_and_the_game_is_recorded() {
 }
 
 #[test]
-#[ignore = "needs the out_of_sync resync (issue 12, resync part)"]
 fn a_cable_pulled_for_six_plies_makes_no_illegal_move_ruling() {
     let Some(events) = run("gap6") else { return };
     let illegal = kinds(&events, "illegal_move");

@@ -261,7 +261,7 @@ mod tests {
             "[event]\nname = \"Open\"\nsite = \"Hall\"\ndate = \"2025-06-12\"\nround = 3\n\
              time_control = \"900+10\"\n[output]\ndir = \"/tmp/x\"\n{extra}\n\
              [[board]]\nnumber = 1\nport = \"/dev/null\"\nwhite = \"Morphy, Paul\"\nblack = \"Anderssen, Adolf\"\n\
-             [[board]]\nnumber = 2\nport = \"/dev/null\"\n{board2}\n"
+             [[board]]\nnumber = 2\nport = \"/dev/zero\"\n{board2}\n"
         );
         Config::parse(&text, std::path::Path::new("t.toml")).unwrap()
     }

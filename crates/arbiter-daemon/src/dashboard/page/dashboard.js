@@ -21,7 +21,7 @@
   const $ = (id) => document.getElementById(id);
 
   // "GM Lasker, Emanuel (2600)" when the pairing program's TRF gives title and rating.
-  function player(b, side) {
+  function tilePlayer(b, side) {
     const name = b[side] || (side === "white" ? "White" : "Black");
     const p = b.players && b.players[side];
     if (!p) return name;
@@ -264,7 +264,7 @@
       onclick: () => openHistory(b.number),
     },
     el("div", { class: "tile-head" }, el("span", null, `Board ${b.number}`), el("span", null, badges)),
-    el("div", { class: "tile-players" }, `${player(b, "white")} \u2013 ${player(b, "black")}`),
+    el("div", { class: "tile-players" }, `${tilePlayer(b, "white")} \u2013 ${tilePlayer(b, "black")}`),
     el("div", { class: "tile-clocks" },
       el("span", { class: toMove === "white" ? "to-move" : null, title: "White" }, clock(c.white)),
       el("span", { class: toMove === "black" ? "to-move" : null, title: "Black" }, clock(c.black))),
@@ -307,7 +307,7 @@
       return;
     }
     view.historyPly = h.moves.length ? h.moves[h.moves.length - 1].ply : 0;
-    $("history-title").textContent = `Board ${n}: ${player(h, "white")} \u2013 ${player(h, "black")}, game ${h.game}`;
+    $("history-title").textContent = `Board ${n}: ${tilePlayer(h, "white")} \u2013 ${tilePlayer(h, "black")}, game ${h.game}`;
     const rows = h.moves.map((m) => el("tr", { dataset: { ply: String(m.ply) } },
       el("td", null, `${Math.ceil(m.ply / 2)}${m.color === "black" ? "..." : "."}`),
       el("td", null, m.san),
