@@ -1,5 +1,5 @@
 //! Fuzzes the daemon's config loader (`arbiter_daemon::Config::parse`) with any text: no
-//! panic; a mistake is one message naming the file and a line and column inside the text;
+//! panic; each mistake is one message naming the file and a line and column inside the text;
 //! an accepted config holds what validation promises (round 1 to 999, boards numbered
 //! uniquely in order, timings in range).
 #![no_main]
@@ -25,12 +25,24 @@ fuzz_target!(|data: &[u8]| {
                 let _ = c.tracker_config(b);
             }
         }
-        Err(ConfigError::Invalid {
+        Err(e) => {
+            for m in e.mistakes() {
+                check_mistake(text, m);
+            }
+        }
+    }
+});
+
+/// One mistake names the file and a place inside the text.
+fn check_mistake(text: &str, e: &ConfigError) {
+    match e {
+        ConfigError::Invalid {
             path,
             line,
             column,
             message,
-        }) => {
+        } => {
+            let (line, column) = (*line, *column);
             assert_eq!(path, Path::new("/fuzz/arbiter.toml"));
             let lines = text.split('\n').count();
             assert!(
@@ -47,6 +59,7 @@ fuzz_target!(|data: &[u8]| {
             );
             assert!(!message.trim().is_empty());
         }
-        Err(e @ ConfigError::Read { .. }) => panic!("parse does not read files: {e}"),
+        ConfigError::Several { .. } => panic!("several mistakes inside one: {e}"),
+        ConfigError::Read { .. } => panic!("parse does not read files: {e}"),
     }
-});
+}

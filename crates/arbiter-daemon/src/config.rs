@@ -3,9 +3,10 @@
 //!
 //! Read with `toml` + serde (`deny_unknown_fields` everywhere), then validated. Every
 //! mistake is one [`ConfigError::Invalid`] naming the file, line and column and saying
-//! what is expected there. See `config/*.toml` for examples and `docs/deployment.md` for
+//! what is expected there; one load reports all of them ([`ConfigError::Several`]). See `config/*.toml` for examples and `docs/deployment.md` for
 //! every key.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::net::SocketAddr;
 use std::ops::Range;
@@ -39,7 +40,37 @@ pub enum ConfigError {
         column: usize,
         message: String,
     },
+    /// More than one mistake (each an [`ConfigError::Invalid`], in the file's order):
+    /// one run reports them all, one per line.
+    #[error("{path}: {} mistakes\n{}", .mistakes.len(), lines(.mistakes))]
+    Several {
+        path: PathBuf,
+        mistakes: Vec<ConfigError>,
+    },
 }
+
+impl ConfigError {
+    /// Each mistake on its own (one for [`ConfigError::Read`] and
+    /// [`ConfigError::Invalid`]).
+    pub fn mistakes(&self) -> Vec<&ConfigError> {
+        match self {
+            ConfigError::Several { mistakes, .. } => mistakes.iter().collect(),
+            one => vec![one],
+        }
+    }
+}
+
+fn lines(mistakes: &[ConfigError]) -> String {
+    mistakes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// At most this many mistakes are reported from one file (a file of garbage would
+/// otherwise give one per line).
+pub const MAX_MISTAKES: usize = 50;
 
 /// Largest config file read (a thousand boards take about 100 KiB).
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -196,7 +227,7 @@ impl fmt::Debug for PushConfig {
 }
 
 /// Timings; the defaults suit real boards (tests and the sped-up demo scale them).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Timing {
     /// See [`TrackerConfig::settle_window_ms`].
     pub settle_window_ms: u64,
@@ -208,6 +239,8 @@ pub struct Timing {
     pub journal_sync_ms: u64,
     /// How long an unattended ruling's text stays on the clock before the next one.
     pub ruling_text_ms: u64,
+    /// See [`TrackerConfig::time_scale`]: the emulator's `--speed` for an emulated hall.
+    pub time_scale: f64,
 }
 
 impl Default for Timing {
@@ -218,6 +251,7 @@ impl Default for Timing {
             analysis_budget_ms: 3000,
             journal_sync_ms: 150,
             ruling_text_ms: 1500,
+            time_scale: 1.0,
         }
     }
 }
@@ -265,12 +299,20 @@ impl Config {
     }
 
     /// Validates config text; `path` names it in messages and anchors relative paths.
+    /// Every mistake found is reported, not only the first (see [`ConfigError::Several`]).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let at = e.span().map_or(0, |s| s.start);
-            invalid(path, text, at, friendly(e.message().trim_end()))
-        })?;
-        Validate { path, text }.config(raw)
+        let mut mistakes = Vec::new();
+        let raw = read_raw(text, path, &mut mistakes);
+        let v = Validate {
+            path,
+            text,
+            mistakes: RefCell::new(mistakes),
+        };
+        let config = match raw {
+            Some(raw) => v.config(raw),
+            None => Err(v.stop()),
+        };
+        v.finish(config)
     }
 
     /// The tracker configuration of one board.
@@ -289,6 +331,7 @@ impl Config {
         t.penalise_two_handed = self.penalise_two_handed;
         t.settle_window_ms = self.timing.settle_window_ms;
         t.two_handed_window_ms = self.timing.two_handed_window_ms;
+        t.time_scale = self.timing.time_scale;
         t
     }
 
@@ -325,6 +368,65 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (line, before[line_start..].chars().count() + 1)
+}
+
+/// The file as written, deserialized. toml stops at its first mistake; so that one run
+/// reports the others too, the line of an unknown or mistyped key (or an unknown
+/// section, up to the next header) is blanked out and the text read again. Blanking
+/// keeps every byte offset, so each message keeps its place in the original text. A
+/// syntax error or a missing key ends the reading: after the first mistake they may be
+/// its consequence (a mistyped required key is missing once blanked), so they are then
+/// not reported. `None`: the file cannot be read into the structure at all.
+fn read_raw(text: &str, path: &Path, mistakes: &mut Vec<ConfigError>) -> Option<RawConfig> {
+    let mut read = text.to_owned();
+    loop {
+        let (syntax, e) = match toml::de::DeTable::parse(&read) {
+            Err(e) => (true, e),
+            Ok(_) => match toml::from_str::<RawConfig>(&read) {
+                Ok(raw) => return Some(raw),
+                Err(e) => (false, e),
+            },
+        };
+        let message = e.message().trim_end();
+        let missing = message.starts_with("missing field");
+        if (syntax || missing) && !mistakes.is_empty() {
+            return None;
+        }
+        let at = e.span().map_or(0, |s| s.start);
+        mistakes.push(invalid(path, text, at, friendly(message)));
+        if syntax || missing || mistakes.len() >= MAX_MISTAKES || !blank_out(&mut read, at) {
+            return None;
+        }
+    }
+}
+
+/// Blanks out (with spaces, byte for byte) the line holding byte `at`, or the whole
+/// section when it is a `[header]` line; false when there was nothing left to blank.
+fn blank_out(text: &mut String, at: usize) -> bool {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i);
+    let mut end = line_end(start);
+    if text[start..end].trim_start().starts_with('[') {
+        // The section's lines, up to the next header.
+        while end < text.len() {
+            let next = end + 1;
+            let next_end = line_end(next);
+            if text[next..next_end].trim_start().starts_with('[') {
+                break;
+            }
+            end = next_end;
+        }
+    }
+    if text[start..end].bytes().all(|b| b == b' ' || b == b'\n') {
+        return false;
+    }
+    let blank: String = text[start..end]
+        .bytes()
+        .map(|b| if b == b'\n' { '\n' } else { ' ' })
+        .collect();
+    text.replace_range(start..end, &blank);
+    true
 }
 
 // ----- the file as written -----
@@ -414,6 +516,7 @@ struct RawTiming {
     analysis_budget_ms: Option<Spanned<i64>>,
     journal_sync_ms: Option<Spanned<i64>>,
     ruling_text_ms: Option<Spanned<i64>>,
+    time_scale: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -435,11 +538,58 @@ struct RawBoard {
 struct Validate<'a> {
     path: &'a Path,
     text: &'a str,
+    /// The mistakes found so far: validation goes on past a mistake (with a stand-in
+    /// value) so that one run reports them all.
+    mistakes: RefCell<Vec<ConfigError>>,
 }
 
 impl Validate<'_> {
     fn err(&self, span: Range<usize>, message: impl Into<String>) -> ConfigError {
         invalid(self.path, self.text, span.start, message.into())
+    }
+
+    /// Notes a mistake and goes on.
+    fn note(&self, mistake: ConfigError) {
+        self.mistakes.borrow_mut().push(mistake);
+    }
+
+    /// `r`'s value, or `None` with its mistake noted.
+    fn keep<T>(&self, r: Result<T, ConfigError>) -> Option<T> {
+        r.map_err(|e| self.note(e)).ok()
+    }
+
+    /// The error to return once mistakes are noted ([`Validate::finish`] puts it back
+    /// among the others).
+    fn stop(&self) -> ConfigError {
+        self.mistakes
+            .borrow_mut()
+            .pop()
+            .unwrap_or_else(|| invalid(self.path, self.text, 0, "the config is not usable".into()))
+    }
+
+    /// The config, or every mistake noted (and `result`'s own), in the file's order,
+    /// one per place.
+    fn finish(&self, result: Result<Config, ConfigError>) -> Result<Config, ConfigError> {
+        let mut mistakes = self.mistakes.take();
+        match result {
+            Ok(config) if mistakes.is_empty() => return Ok(config),
+            Ok(_) => {}
+            Err(e) => mistakes.push(e),
+        }
+        let place = |e: &ConfigError| match e {
+            ConfigError::Invalid { line, column, .. } => (*line, *column),
+            _ => (0, 0),
+        };
+        mistakes.sort_by_key(place);
+        mistakes.dedup_by(|a, b| place(a) == place(b));
+        mistakes.truncate(MAX_MISTAKES);
+        if mistakes.len() == 1 {
+            return Err(mistakes.remove(0));
+        }
+        Err(ConfigError::Several {
+            path: self.path.to_owned(),
+            mistakes,
+        })
     }
 
     /// A text that goes into PGN tags, paths or logs must be one line of printable text:
@@ -465,9 +615,9 @@ impl Validate<'_> {
     }
 
     /// Every text field of the file, checked with [`Validate::one_line`].
-    fn text_fields(&self, raw: &RawConfig) -> Result<(), ConfigError> {
+    fn text_fields(&self, raw: &RawConfig) {
         let e = &raw.event;
-        self.one_line(&e.name, "event.name")?;
+        self.keep(self.one_line(&e.name, "event.name"));
         for (v, key) in [
             (&e.site, "event.site"),
             (&e.date, "event.date"),
@@ -479,13 +629,13 @@ impl Validate<'_> {
             (&raw.http.tls_key, "http.tls_key"),
         ] {
             if let Some(v) = v {
-                self.one_line(v, key)?;
+                self.keep(self.one_line(v, key));
             }
         }
-        self.one_line(&e.time_control, "event.time_control")?;
-        self.one_line(&raw.output.dir, "output.dir")?;
+        self.keep(self.one_line(&e.time_control, "event.time_control"));
+        self.keep(self.one_line(&raw.output.dir, "output.dir"));
         for n in raw.http.names.iter().flatten() {
-            self.one_line(n, "http.names")?;
+            self.keep(self.one_line(n, "http.names"));
         }
         for b in &raw.boards {
             let b = b.get_ref();
@@ -497,72 +647,85 @@ impl Validate<'_> {
                 (&b.white_clock, "board.white_clock"),
             ] {
                 if let Some(v) = v {
-                    self.one_line(v, key)?;
+                    self.keep(self.one_line(v, key));
                 }
             }
         }
-        Ok(())
     }
 
     fn config(&self, raw: RawConfig) -> Result<Config, ConfigError> {
-        self.text_fields(&raw)?;
+        self.text_fields(&raw);
         let e = &raw.event;
         let name = e.name.get_ref().trim();
         if name.is_empty() {
-            return Err(self.err(
+            self.note(self.err(
                 e.name.span(),
                 "event.name is empty; expected the event's name",
             ));
         }
-        let round = self.in_range(&e.round, "event.round", 1, 999, "")?;
+        let round = self
+            .keep(self.in_range(&e.round, "event.round", 1, 999, ""))
+            .unwrap_or(1);
         let date = match &e.date {
-            Some(d) => parse_date(d.get_ref()).ok_or_else(|| {
-                self.err(
+            Some(d) => parse_date(d.get_ref()).unwrap_or_else(|| {
+                self.note(self.err(
                     d.span(),
                     format!(
                         "event.date {:?} is not a date; expected YYYY-MM-DD (or YYYY.MM.DD)",
                         d.get_ref()
                     ),
-                )
-            })?,
+                ));
+                today()
+            }),
             None => today(),
         };
-        let time_control = self.time_control(&e.time_control)?;
+        let time_control = self.keep(self.time_control(&e.time_control));
         let category = match &e.category {
             Some(c) => match c.get_ref().as_str() {
                 "blitz" => TimeCategory::Blitz,
                 "rapid" => TimeCategory::Rapid,
                 "standard" => TimeCategory::Standard,
                 other => {
-                    return Err(self.err(
+                    let hint = time_control.map_or_else(String::new, |tc| {
+                        format!(" (or leave it out: {tc} is {})", TimeCategory::of(tc))
+                    });
+                    self.note(self.err(
                         c.span(),
                         format!(
                             "event.category {other:?} is not a FIDE category; expected blitz, \
-                             rapid or standard (or leave it out: {time_control} is {})",
-                            TimeCategory::of(time_control)
+                             rapid or standard{hint}"
                         ),
-                    ))
+                    ));
+                    TimeCategory::Blitz
                 }
             },
-            None => TimeCategory::of(time_control),
+            None => time_control.map_or(TimeCategory::Blitz, TimeCategory::of),
         };
+        // A stand-in for a time control already reported as a mistake.
+        let time_control = time_control.unwrap_or(TimeControl {
+            base_secs: 180,
+            increment_secs: 2,
+        });
         let supervision = match &e.supervision {
-            Some(s) => s.get_ref().parse::<Supervision>().map_err(|_| {
-                self.err(
+            Some(s) => s.get_ref().parse::<Supervision>().unwrap_or_else(|_| {
+                self.note(self.err(
                     s.span(),
                     format!(
                         "event.supervision {:?} is unknown; expected full (an arbiter watches \
                          the boards) or partial (club play without enough arbiters)",
                         s.get_ref()
                     ),
-                )
-            })?,
+                ));
+                Supervision::Full
+            }),
             None => Supervision::Full,
         };
         let p = &raw.penalties;
         let penalty_ms = match &p.first_illegal_secs {
             Some(s) => {
-                1000 * self.in_range(s, "penalties.first_illegal_secs", 1, 600, " seconds")?
+                1000 * self
+                    .keep(self.in_range(s, "penalties.first_illegal_secs", 1, 600, " seconds"))
+                    .unwrap_or(60)
             }
             None => Penalties::default().for_category(category),
         };
@@ -572,19 +735,20 @@ impl Validate<'_> {
                 "report" => false,
                 "penalise" | "penalize" => true,
                 other => {
-                    return Err(self.err(
+                    self.note(self.err(
                         s.span(),
                         format!(
                             "penalties.two_handed {other:?} is unknown; expected report (tell \
                              the arbiter) or penalise (rule it like an illegal move)"
                         ),
-                    ))
+                    ));
+                    false
                 }
             },
         };
         let dir = raw.output.dir.get_ref().trim();
         if dir.is_empty() {
-            return Err(self.err(
+            self.note(self.err(
                 raw.output.dir.span(),
                 "output.dir is empty; expected the folder for journal, events, PGN and LiveChess files",
             ));
@@ -595,51 +759,84 @@ impl Validate<'_> {
         } else {
             dir
         };
+        let default_bind = SocketAddr::from(([127, 0, 0, 1], 8080));
         let bind = match &raw.http.bind {
-            Some(b) => b.get_ref().parse::<SocketAddr>().map_err(|_| {
-                self.err(
+            Some(b) => b.get_ref().parse::<SocketAddr>().unwrap_or_else(|_| {
+                self.note(self.err(
                     b.span(),
                     format!(
                         "http.bind {:?} is not an address; expected IP:PORT such as \
                          127.0.0.1:8080 (or [::1]:8080)",
                         b.get_ref()
                     ),
-                )
-            })?,
-            None => SocketAddr::from(([127, 0, 0, 1], 8080)),
+                ));
+                default_bind
+            }),
+            None => default_bind,
         };
         let t = &raw.timing;
         let d = Timing::default();
+        let ms = |v: &Option<Spanned<i64>>, key: &str, lo: i64, hi: i64, default: u64| {
+            self.keep(self.opt_range(v, key, lo, hi))
+                .flatten()
+                .unwrap_or(default)
+        };
         let timing = Timing {
-            settle_window_ms: self
-                .opt_range(&t.settle_window_ms, "timing.settle_window_ms", 10, 5000)?
-                .unwrap_or(d.settle_window_ms),
-            two_handed_window_ms: self
-                .opt_range(
-                    &t.two_handed_window_ms,
-                    "timing.two_handed_window_ms",
-                    1,
-                    5000,
-                )?
-                .unwrap_or(d.two_handed_window_ms),
-            analysis_budget_ms: self
-                .opt_range(
-                    &t.analysis_budget_ms,
-                    "timing.analysis_budget_ms",
-                    10,
-                    600_000,
-                )?
-                .unwrap_or(d.analysis_budget_ms),
-            journal_sync_ms: self
-                .opt_range(&t.journal_sync_ms, "timing.journal_sync_ms", 0, 10_000)?
-                .unwrap_or(d.journal_sync_ms),
-            ruling_text_ms: self
-                .opt_range(&t.ruling_text_ms, "timing.ruling_text_ms", 0, 10_000)?
-                .unwrap_or(d.ruling_text_ms),
+            settle_window_ms: ms(
+                &t.settle_window_ms,
+                "timing.settle_window_ms",
+                10,
+                5000,
+                d.settle_window_ms,
+            ),
+            two_handed_window_ms: ms(
+                &t.two_handed_window_ms,
+                "timing.two_handed_window_ms",
+                1,
+                5000,
+                d.two_handed_window_ms,
+            ),
+            analysis_budget_ms: ms(
+                &t.analysis_budget_ms,
+                "timing.analysis_budget_ms",
+                10,
+                600_000,
+                d.analysis_budget_ms,
+            ),
+            journal_sync_ms: ms(
+                &t.journal_sync_ms,
+                "timing.journal_sync_ms",
+                0,
+                10_000,
+                d.journal_sync_ms,
+            ),
+            ruling_text_ms: ms(
+                &t.ruling_text_ms,
+                "timing.ruling_text_ms",
+                0,
+                10_000,
+                d.ruling_text_ms,
+            ),
+            time_scale: match &t.time_scale {
+                None => d.time_scale,
+                Some(v) => {
+                    let x = *v.get_ref();
+                    if !(0.01..=1000.0).contains(&x) {
+                        self.note(self.err(
+                            v.span(),
+                            format!(
+                                "timing.time_scale = {x} is out of range; expected 0.01 to 1000 \
+                                 (1 for real boards; an emulated hall's --speed)"
+                            ),
+                        ));
+                    }
+                    x
+                }
+            },
         };
         let token = match &raw.http.token {
             None => None,
-            Some(t) => Some(ArbiterToken::new(t.get_ref()).map_err(|e| {
+            Some(t) => self.keep(ArbiterToken::new(t.get_ref()).map_err(|e| {
                 self.err(
                     t.span(),
                     format!(
@@ -648,22 +845,26 @@ impl Validate<'_> {
                          one and keeps it in the output folder's arbiter-token file)"
                     ),
                 )
-            })?),
+            })),
         };
-        let names = self.host_names(&raw.http)?;
-        let tls = self.tls_files(&raw.http)?;
-        let (mut boards, missing_ports) = self.boards(&raw.boards)?;
+        let http_enabled = raw.http.enabled.unwrap_or(true);
+        let names = self.host_names(&raw.http);
+        let tls = self.tls_files(&raw.http, http_enabled);
+        let (mut boards, missing_ports) = self.boards(&raw.boards);
         let trf = match &e.trf {
-            Some(t) => Some(self.trf_players(t, round as u32, &raw.boards, &mut boards)?),
+            Some(t) => self.keep(self.trf_players(t, round as u32, &raw.boards, &mut boards)),
             None => None,
         };
         let broadcast = match &raw.broadcast {
             Some(b) => BroadcastConfig {
                 published: true,
-                ..self.broadcast(b)?
+                ..self.broadcast(b)
             },
             None => BroadcastConfig::default(),
         };
+        if !self.mistakes.borrow().is_empty() {
+            return Err(self.stop());
+        }
         Ok(Config {
             path: self.path.to_owned(),
             event: EventInfo {
@@ -686,7 +887,7 @@ impl Validate<'_> {
                 events_stdout: raw.output.events_stdout,
             },
             http: HttpConfig {
-                enabled: raw.http.enabled.unwrap_or(true),
+                enabled: http_enabled,
                 bind,
                 token,
                 public_dashboard: raw.http.public_dashboard.unwrap_or(false),
@@ -702,7 +903,7 @@ impl Validate<'_> {
     }
 
     /// `[http] names`: host names such as `arbiter.local`.
-    fn host_names(&self, http: &RawHttp) -> Result<Vec<String>, ConfigError> {
+    fn host_names(&self, http: &RawHttp) -> Vec<String> {
         let mut out = Vec::new();
         for n in http.names.iter().flatten() {
             let name = n.get_ref();
@@ -712,21 +913,24 @@ impl Validate<'_> {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
             if !ok {
-                return Err(self.err(
+                self.note(self.err(
                     n.span(),
                     format!(
                         "http.names: {name:?} is not a host name; expected letters, digits, \
                          dots and hyphens, such as \"arbiter.local\""
                     ),
                 ));
+                continue;
             }
             out.push(name.to_ascii_lowercase());
         }
-        Ok(out)
+        out
     }
 
     /// `[http] tls_cert` and `tls_key`: both or neither, relative to the file's folder.
-    fn tls_files(&self, http: &RawHttp) -> Result<Option<TlsFiles>, ConfigError> {
+    /// With HTTP on, the pair is loaded as the server will load it, so that a bad
+    /// certificate or key is a mistake `run --check` reports, not a failed start.
+    fn tls_files(&self, http: &RawHttp, enabled: bool) -> Option<TlsFiles> {
         let resolve = |s: &Spanned<String>| {
             let p = PathBuf::from(s.get_ref());
             if p.is_relative() {
@@ -736,106 +940,146 @@ impl Validate<'_> {
             }
         };
         match (&http.tls_cert, &http.tls_key) {
-            (None, None) => Ok(None),
-            (Some(c), Some(k)) => Ok(Some(TlsFiles {
-                cert: resolve(c),
-                key: resolve(k),
-            })),
-            (Some(s), None) | (None, Some(s)) => Err(self.err(
-                s.span(),
-                "http.tls_cert and http.tls_key go together; expected both PEM files (\
-                 `dgt-arbiter tls-selfsigned` makes a pair) or neither",
-            )),
+            (None, None) => None,
+            (Some(c), Some(k)) => {
+                let files = TlsFiles {
+                    cert: resolve(c),
+                    key: resolve(k),
+                };
+                if enabled {
+                    if let Err(e) = crate::http::tls::server_config(&files) {
+                        use crate::http::tls::TlsError;
+                        let (span, key) = match &e {
+                            TlsError::Read { path, .. } if *path == files.key => {
+                                (k.span(), "http.tls_key")
+                            }
+                            TlsError::NoKey { .. } => (k.span(), "http.tls_key"),
+                            _ => (c.span(), "http.tls_cert"),
+                        };
+                        self.note(self.err(
+                            span,
+                            format!(
+                                "{key}: {e}; expected a PEM certificate chain (tls_cert) and \
+                                 its private key (tls_key); `dgt-arbiter tls-selfsigned` makes \
+                                 a pair"
+                            ),
+                        ));
+                    }
+                }
+                Some(files)
+            }
+            (Some(s), None) | (None, Some(s)) => {
+                self.note(self.err(
+                    s.span(),
+                    "http.tls_cert and http.tls_key go together; expected both PEM files (\
+                     `dgt-arbiter tls-selfsigned` makes a pair) or neither",
+                ));
+                None
+            }
         }
     }
 
-    fn broadcast(&self, raw: &RawBroadcast) -> Result<BroadcastConfig, ConfigError> {
+    fn broadcast(&self, raw: &RawBroadcast) -> BroadcastConfig {
         let delay = |d: &Spanned<String>, key: &str| {
-            broadcast_delay::parse_delay(d.get_ref())
-                .map_err(|e| self.err(d.span(), format!("{key}: {e}")))
+            self.keep(
+                broadcast_delay::parse_delay(d.get_ref())
+                    .map_err(|e| self.err(d.span(), format!("{key}: {e}"))),
+            )
         };
         let delay_ms = match &raw.delay {
-            Some(d) => delay(d, "broadcast.delay")?,
+            Some(d) => delay(d, "broadcast.delay").unwrap_or(0),
             None => 0,
         };
         if delay_ms > 24 * 3_600_000 {
             if let Some(d) = &raw.delay {
-                return Err(self.err(
+                self.note(self.err(
                     d.span(),
                     "broadcast.delay is longer than a day; expected a delay such as \"15m\"",
                 ));
             }
         }
-        let push = match &raw.push {
-            None => None,
-            Some(p) => {
-                let span = p.span();
-                let p = p.get_ref();
-                let url = p.url.get_ref().trim();
-                if crate::push::Endpoint::parse(url).is_none() {
-                    return Err(self.err(
-                        p.url.span(),
-                        format!(
-                            "broadcast.push.url {url:?} is not a push URL; expected \
-                             http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH, such as \
-                             https://lichess.org/api/broadcast/round/ROUNDID/push"
-                        ),
-                    ));
-                }
-                let file = PathBuf::from(p.token_file.get_ref().trim());
-                let file = if file.is_relative() {
-                    self.path.parent().unwrap_or(Path::new(".")).join(file)
-                } else {
-                    file
-                };
-                let token = std::fs::read_to_string(&file).map_err(|e| {
-                    self.err(
-                        p.token_file.span(),
-                        format!(
-                            "broadcast.push.token_file {}: cannot read it ({e}); expected a \
-                             file holding the broadcast server's API token",
-                            file.display()
-                        ),
-                    )
-                })?;
-                let token = token.trim().to_owned();
-                if token.is_empty()
-                    || token.len() > 1000
-                    || !token.chars().all(|c| c.is_ascii_graphic())
-                {
-                    return Err(self.err(
-                        p.token_file.span(),
-                        format!(
-                            "broadcast.push.token_file {} does not hold a token; expected 1 to \
-                             1000 printable ASCII characters without spaces",
-                            file.display()
-                        ),
-                    ));
-                }
-                let interval_ms = match &p.interval {
-                    Some(i) => delay(i, "broadcast.push.interval")?,
-                    None => 10_000,
-                };
-                if !(100..=3_600_000).contains(&interval_ms) {
-                    return Err(self.err(
-                        p.interval.as_ref().map_or(span, |i| i.span()),
-                        "broadcast.push.interval is out of range; expected 100ms to 1h",
-                    ));
-                }
-                Some(PushConfig {
-                    url: url.to_owned(),
-                    token,
-                    token_file: file,
-                    interval_ms,
-                })
-            }
-        };
-        Ok(BroadcastConfig {
+        let push = raw.push.as_ref().and_then(|p| self.push(p, delay));
+        BroadcastConfig {
             published: false,
             delay_ms,
             results_only: raw.results_only,
             results_off_air: raw.results_off_air,
             push,
+        }
+    }
+
+    /// `[broadcast.push]`; `None` with its mistakes noted.
+    fn push(
+        &self,
+        p: &Spanned<RawPush>,
+        delay: impl Fn(&Spanned<String>, &str) -> Option<u64>,
+    ) -> Option<PushConfig> {
+        let span = p.span();
+        let p = p.get_ref();
+        let url = p.url.get_ref().trim();
+        let mut ok = true;
+        if crate::push::Endpoint::parse(url).is_none() {
+            ok = false;
+            self.note(self.err(
+                p.url.span(),
+                format!(
+                    "broadcast.push.url {url:?} is not a push URL; expected \
+                     http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH, such as \
+                     https://lichess.org/api/broadcast/round/ROUNDID/push"
+                ),
+            ));
+        }
+        let file = PathBuf::from(p.token_file.get_ref().trim());
+        let file = if file.is_relative() {
+            self.path.parent().unwrap_or(Path::new(".")).join(file)
+        } else {
+            file
+        };
+        let token = match std::fs::read_to_string(&file) {
+            Ok(token) => token.trim().to_owned(),
+            Err(e) => {
+                self.note(self.err(
+                    p.token_file.span(),
+                    format!(
+                        "broadcast.push.token_file {}: cannot read it ({e}); expected a \
+                         file holding the broadcast server's API token",
+                        file.display()
+                    ),
+                ));
+                return None;
+            }
+        };
+        if token.is_empty() || token.len() > 1000 || !token.chars().all(|c| c.is_ascii_graphic()) {
+            ok = false;
+            self.note(self.err(
+                p.token_file.span(),
+                format!(
+                    "broadcast.push.token_file {} does not hold a token; expected 1 to \
+                     1000 printable ASCII characters without spaces",
+                    file.display()
+                ),
+            ));
+        }
+        let interval_ms = match &p.interval {
+            Some(i) => delay(i, "broadcast.push.interval"),
+            None => Some(10_000),
+        };
+        match interval_ms {
+            Some(ms) if !(100..=3_600_000).contains(&ms) => {
+                ok = false;
+                self.note(self.err(
+                    p.interval.as_ref().map_or(span, |i| i.span()),
+                    "broadcast.push.interval is out of range; expected 100ms to 1h",
+                ));
+            }
+            Some(_) => {}
+            None => ok = false,
+        }
+        ok.then(|| PushConfig {
+            url: url.to_owned(),
+            token,
+            token_file: file,
+            interval_ms: interval_ms.unwrap_or(10_000),
         })
     }
 
@@ -917,7 +1161,8 @@ impl Validate<'_> {
             if let Some(name) = r.white.as_ref().or(r.black.as_ref()) {
                 return Err(self.err(
                     name.span(),
-                    "white/black are set here and the players also come from event.trf;                      expected one of them (remove white and black from the boards)",
+                    "white/black are set here and the players also come from event.trf; \
+                     expected one of them (remove white and black from the boards)",
                 ));
             }
         }
@@ -932,12 +1177,9 @@ impl Validate<'_> {
     }
 
     /// The boards, and a message for each configured port that does not exist now.
-    fn boards(
-        &self,
-        raw: &[Spanned<RawBoard>],
-    ) -> Result<(Vec<BoardConfig>, Vec<String>), ConfigError> {
+    fn boards(&self, raw: &[Spanned<RawBoard>]) -> (Vec<BoardConfig>, Vec<String>) {
         if raw.is_empty() {
-            return Err(invalid(
+            self.note(invalid(
                 self.path,
                 self.text,
                 self.text.len(),
@@ -945,17 +1187,23 @@ impl Validate<'_> {
                  port (or serial)"
                     .into(),
             ));
+            return (Vec::new(), Vec::new());
         }
         let mut out: Vec<BoardConfig> = Vec::with_capacity(raw.len());
         let mut missing = Vec::new();
         // (board, the port as its canonical path) of the boards so far.
-        let mut devices: Vec<(u32, PathBuf)> = Vec::with_capacity(raw.len());
+        let mut devices: Vec<(i64, PathBuf)> = Vec::with_capacity(raw.len());
         for b in raw {
             let span = b.span();
             let b = b.get_ref();
-            let number = self.in_range(&b.number, "board.number", 1, 9999, "")? as u32;
-            if out.iter().any(|o| o.number == number) {
-                return Err(self.err(
+            // A board whose number is a mistake is left out; its other keys are checked
+            // under its number as written.
+            let number = self.keep(self.in_range(&b.number, "board.number", 1, 9999, ""));
+            let mut usable = number.is_some();
+            let number = number.map_or_else(|| *b.number.get_ref(), |n| n as i64);
+            if usable && out.iter().any(|o| i64::from(o.number) == number) {
+                usable = false;
+                self.note(self.err(
                     b.number.span(),
                     format!("board number {number} is used twice; expected each board to have its own number"),
                 ));
@@ -985,7 +1233,8 @@ impl Validate<'_> {
                     // target) would read each other's bytes.
                     let device = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     if let Some((other, _)) = devices.iter().find(|(_, d)| *d == device) {
-                        return Err(self.err(
+                        usable = false;
+                        self.note(self.err(
                             p.span(),
                             format!(
                                 "board {number}: port {:?} is the device of board {other} \
@@ -994,8 +1243,9 @@ impl Validate<'_> {
                                 device.display()
                             ),
                         ));
+                    } else {
+                        devices.push((number, device));
                     }
-                    devices.push((number, device));
                     BoardPort::Path(path)
                 }
                 (None, Some(s)) => {
@@ -1004,7 +1254,8 @@ impl Validate<'_> {
                         || serial.len() > 16
                         || !serial.chars().all(|c| c.is_ascii_alphanumeric())
                     {
-                        return Err(self.err(
+                        usable = false;
+                        self.note(self.err(
                             s.span(),
                             format!(
                                 "board {number}: serial {serial:?} is not a DGT serial number; \
@@ -1016,19 +1267,23 @@ impl Validate<'_> {
                     BoardPort::Serial(serial.clone())
                 }
                 (Some(p), Some(_)) => {
-                    return Err(self.err(
+                    usable = false;
+                    self.note(self.err(
                         p.span(),
                         format!("board {number} has both port and serial; expected one of them"),
-                    ))
+                    ));
+                    BoardPort::Path(PathBuf::new())
                 }
                 (None, None) => {
-                    return Err(self.err(
+                    usable = false;
+                    self.note(self.err(
                         span,
                         format!(
                             "board {number} has neither port nor serial; expected port = \
                              \"/dev/...\" or serial = \"...\""
                         ),
-                    ))
+                    ));
+                    BoardPort::Path(PathBuf::new())
                 }
             };
             let white_clock = match &b.white_clock {
@@ -1038,23 +1293,24 @@ impl Validate<'_> {
                     "right" => Some(ClockSide::Right),
                     "infer" => None,
                     other => {
-                        return Err(self.err(
+                        self.note(self.err(
                             w.span(),
                             format!(
                                 "board {number}: white_clock {other:?} is unknown; expected \
                                  left, right or infer"
                             ),
-                        ))
+                        ));
+                        None
                     }
                 },
             };
-            let player = |p: &Option<Spanned<String>>, key: &str| -> Result<_, ConfigError> {
+            let player = |p: &Option<Spanned<String>>, key: &str| -> Option<String> {
                 match p {
-                    None => Ok(None),
+                    None => None,
                     Some(s) => {
                         let name = s.get_ref().trim();
                         if name.is_empty() || name.chars().count() > 100 || name.contains('"') {
-                            return Err(self.err(
+                            self.note(self.err(
                                 s.span(),
                                 format!(
                                     "board {number}: {key} {:?} is not a player's name; expected \
@@ -1063,16 +1319,22 @@ impl Validate<'_> {
                                     s.get_ref()
                                 ),
                             ));
+                            return None;
                         }
-                        Ok(Some(name.to_owned()))
+                        Some(name.to_owned())
                     }
                 }
             };
+            let white = player(&b.white, "white");
+            let black = player(&b.black, "black");
+            if !usable {
+                continue;
+            }
             out.push(BoardConfig {
-                number,
+                number: number as u32,
                 port,
-                white: player(&b.white, "white")?,
-                black: player(&b.black, "black")?,
+                white,
+                black,
                 white_clock,
                 unattended: b.unattended,
                 pairing: None,
@@ -1080,7 +1342,7 @@ impl Validate<'_> {
             });
         }
         out.sort_by_key(|b| b.number);
-        Ok((out, missing))
+        (out, missing)
     }
 }
 

@@ -213,6 +213,13 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
     }
     out.flush()?;
     drop(out);
+    if args.speed != 1.0 {
+        eprintln!(
+            "at --speed {0}: give the arbiter's config [timing] time_scale = {0:?} (the \
+             two-handed window and evidence in game time)",
+            args.speed
+        );
+    }
 
     let interrupted = ctrl_c();
     let mut over = false;

@@ -137,6 +137,11 @@ pub struct TrackerConfig {
     /// After a press, how long (ms) the board's scan may still report the move's last
     /// field changes before the board is ruled on as it stands.
     pub settle_window_ms: u64,
+    /// Game time per wall-clock time: 1 for real boards; an emulated hall playing at a
+    /// pace factor (`dgt-arbiter emulate --speed 4`, the demo) has that factor. The
+    /// touch times measured (wall clock) are scaled by it, so the two-handed window and
+    /// evidence (art. 7.5.4) are in the game's time, as the players' hands would be.
+    pub time_scale: f64,
 }
 
 impl TrackerConfig {
@@ -156,6 +161,7 @@ impl TrackerConfig {
             penalise_two_handed: false,
             two_handed_window_ms: 250,
             settle_window_ms: 400,
+            time_scale: 1.0,
         }
     }
 

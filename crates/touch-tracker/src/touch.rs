@@ -252,12 +252,24 @@ pub fn obligation(base: &Position, touched: &[Touched], castling: bool) -> Optio
 /// - capture: the moving piece and the captured one lifted less than `window_ms` apart;
 /// - promotion: the new piece put on the promotion square less than `window_ms` from the
 ///   pawn's lift.
+///
+/// The log's times are wall clock; `time_scale` (game time per wall-clock time, see
+/// [`crate::TrackerConfig::time_scale`]) turns each span into game time before it is
+/// compared with `window_ms` (game time too) and put in words.
 pub fn two_handed_evidence(
     base: &Position,
     log: &[Touch],
     played: Move,
     window_ms: u64,
+    time_scale: f64,
 ) -> Option<String> {
+    let game = |wall_ms: u64| -> u64 {
+        if time_scale == 1.0 {
+            wall_ms
+        } else {
+            (wall_ms as f64 * time_scale).round() as u64
+        }
+    };
     // Most moves are none of the three: no evidence, without describing the move. (A
     // capture lands on a piece, or is a pawn's diagonal step: en passant.)
     let pawn = base
@@ -275,7 +287,7 @@ pub fn two_handed_evidence(
         let rook = Piece::new(color, Role::Rook);
         let k = off_board(log, played.from, king)?;
         let r = off_board(log, rook_from, rook)?;
-        let both = k.1.min(r.1).saturating_sub(k.0.max(r.0));
+        let both = game(k.1.min(r.1).saturating_sub(k.0.max(r.0)));
         return (k.0.max(r.0) < k.1.min(r.1) && both >= window_ms).then(|| {
             format!(
                 "the king ({}) and the rook ({}) were both off the board for {} ms",
@@ -292,7 +304,7 @@ pub fn two_handed_evidence(
             })
             .map(|t| t.t_ms)
             .min_by_key(|t| t.abs_diff(mover_lift))?;
-        let gap = placed.abs_diff(mover_lift);
+        let gap = game(placed.abs_diff(mover_lift));
         return (gap < window_ms).then(|| {
             format!(
                 "the new {} was put on {} {} ms from the pawn leaving {}",
@@ -302,7 +314,7 @@ pub fn two_handed_evidence(
     }
     let (victim_sq, victim) = info.capture?;
     let victim_lift = lift_time(log, victim_sq, victim)?;
-    let gap = victim_lift.abs_diff(mover_lift);
+    let gap = game(victim_lift.abs_diff(mover_lift));
     (gap < window_ms).then(|| {
         format!(
             "the {} on {} and the captured {} on {} were lifted {} ms apart",
@@ -510,7 +522,7 @@ mod tests {
             lift(600, "h1", 'R'),
             place(900, "f1", 'R'),
         ];
-        assert_eq!(two_handed_evidence(&p, &one, oo, 250), None);
+        assert_eq!(two_handed_evidence(&p, &one, oo, 250, 1.0), None);
         // Both in the air for 600 ms.
         let two = [
             lift(0, "e1", 'K'),
@@ -518,7 +530,7 @@ mod tests {
             place(700, "g1", 'K'),
             place(900, "f1", 'R'),
         ];
-        assert!(two_handed_evidence(&p, &two, oo, 250)
+        assert!(two_handed_evidence(&p, &two, oo, 250, 1.0)
             .unwrap()
             .contains("600 ms"));
         // A scan that reports the rook's lift just before the king's placement: no overlap
@@ -529,7 +541,7 @@ mod tests {
             place(250, "g1", 'K'),
             place(500, "f1", 'R'),
         ];
-        assert_eq!(two_handed_evidence(&p, &scan, oo, 250), None);
+        assert_eq!(two_handed_evidence(&p, &scan, oo, 250, 1.0), None);
         // Capture: mover and victim lifted 100 ms apart, or 500 ms apart.
         let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
         let exd5: Move = "e4d5".parse().unwrap();
@@ -538,24 +550,57 @@ mod tests {
             lift(100, "e4", 'P'),
             place(400, "d5", 'P'),
         ];
-        assert!(two_handed_evidence(&p, &close, exd5, 250).is_some());
+        assert!(two_handed_evidence(&p, &close, exd5, 250, 1.0).is_some());
         let far = [
             lift(0, "d5", 'p'),
             lift(500, "e4", 'P'),
             place(800, "d5", 'P'),
         ];
-        assert_eq!(two_handed_evidence(&p, &far, exd5, 250), None);
+        assert_eq!(two_handed_evidence(&p, &far, exd5, 250, 1.0), None);
         // Promotion: the queen put down 80 ms after the pawn left.
         let p = pos("8/4P3/8/8/8/8/k7/4K3 w - - 0 1");
         let e8q: Move = "e7e8q".parse().unwrap();
         let quick = [lift(0, "e7", 'P'), place(80, "e8", 'Q')];
-        assert!(two_handed_evidence(&p, &quick, e8q, 250).is_some());
+        assert!(two_handed_evidence(&p, &quick, e8q, 250, 1.0).is_some());
         let slow = [lift(0, "e7", 'P'), place(600, "e8", 'Q')];
-        assert_eq!(two_handed_evidence(&p, &slow, e8q, 250), None);
+        assert_eq!(two_handed_evidence(&p, &slow, e8q, 250, 1.0), None);
         // A quiet move has no two-handed shape.
         assert_eq!(
-            two_handed_evidence(&p, &quick, "e1d1".parse().unwrap(), 250),
+            two_handed_evidence(&p, &quick, "e1d1".parse().unwrap(), 250, 1.0),
             None
         );
+    }
+
+    #[test]
+    fn two_handed_evidence_is_in_game_time() {
+        // A hall emulated at 4x: 50 ms of wall clock between the lifts are 200 ms of the
+        // game (evidence, said as 200 ms); 100 ms are 400 ms (one hand can do that).
+        let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
+        let exd5: Move = "e4d5".parse().unwrap();
+        let log = |gap: u64| {
+            [
+                lift(0, "d5", 'p'),
+                lift(gap, "e4", 'P'),
+                place(300, "d5", 'P'),
+            ]
+        };
+        let said = two_handed_evidence(&p, &log(50), exd5, 250, 4.0).unwrap();
+        assert!(said.contains("lifted 200 ms apart"), "{said}");
+        assert_eq!(two_handed_evidence(&p, &log(100), exd5, 250, 4.0), None);
+        // At 1x the same 100 ms are evidence, said as they were measured.
+        let said = two_handed_evidence(&p, &log(100), exd5, 250, 1.0).unwrap();
+        assert!(said.contains("lifted 100 ms apart"), "{said}");
+        // Castling: king and rook 100 ms in the air together at 4x are 400 ms.
+        let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+        let two = [
+            lift(0, "e1", 'K'),
+            lift(100, "h1", 'R'),
+            place(200, "g1", 'K'),
+            place(300, "f1", 'R'),
+        ];
+        let oo: Move = "e1g1".parse().unwrap();
+        assert_eq!(two_handed_evidence(&p, &two, oo, 250, 1.0), None);
+        let said = two_handed_evidence(&p, &two, oo, 250, 4.0).unwrap();
+        assert!(said.contains("for 400 ms"), "{said}");
     }
 }

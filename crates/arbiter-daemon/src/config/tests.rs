@@ -445,3 +445,149 @@ fn the_broadcast_section() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_mistake_is_reported_in_one_run() {
+    // Four mistakes in four places, of validation: all come back, in the file's order,
+    // each with its own line and column and its usual words.
+    let text = with("round = 3", "round = 0")
+        .replacen("supervision = \"partial\"", "supervision = \"some\"", 1)
+        .replacen("white_clock = \"left\"", "white_clock = \"west\"", 1)
+        .replacen("\"01025\"", "\"01 025\"", 1);
+    let e = parse(&text).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.starts_with("/etc/dgt/cfg.toml: 4 mistakes\n"),
+        "a heading line first: {m}"
+    );
+    let lines: Vec<&str> = m.lines().skip(1).collect();
+    let expected = [
+        ("/etc/dgt/cfg.toml:5:9: ", "event.round = 0 is out of range"),
+        (
+            "/etc/dgt/cfg.toml:7:15: ",
+            "event.supervision \"some\" is unknown",
+        ),
+        ("/etc/dgt/cfg.toml:17:15: ", "board 1: white_clock \"west\""),
+        ("/etc/dgt/cfg.toml:21:10: ", "board 2: serial \"01 025\""),
+    ];
+    assert_eq!(lines.len(), expected.len(), "{m}");
+    for (line, (place, words)) in lines.iter().zip(expected) {
+        assert!(line.starts_with(place), "{place:?} starts {line:?}");
+        assert!(line.contains(words), "{words:?} in {line:?}");
+    }
+    assert_eq!(e.mistakes().len(), 4);
+    assert!(e
+        .mistakes()
+        .iter()
+        .all(|m| matches!(m, ConfigError::Invalid { .. })));
+}
+
+#[test]
+fn mistakes_the_toml_reader_finds_are_all_reported_too() {
+    // An unknown key and a mistyped one stop the toml reader; both are reported, and
+    // the validation behind them still runs (the time control).
+    let text = with("site = \"Springfield\"", "sitte = \"Springfield\"")
+        .replacen("white_clock = \"left\"", "white_clock = 1", 1)
+        .replacen("\"180+2\"", "\"3 min\"", 1);
+    let m = message(&text);
+    assert!(m.starts_with("/etc/dgt/cfg.toml: 3 mistakes\n"), "{m}");
+    let lines: Vec<&str> = m.lines().skip(1).collect();
+    assert!(
+        lines[0].starts_with("/etc/dgt/cfg.toml:3:1: unknown field `sitte`"),
+        "{m}"
+    );
+    assert!(
+        lines[1].starts_with("/etc/dgt/cfg.toml:6:16: event.time_control"),
+        "{m}"
+    );
+    assert!(lines[2].starts_with("/etc/dgt/cfg.toml:17:15: "), "{m}");
+    assert!(lines[2].contains("expected a string"), "{m}");
+}
+
+#[test]
+fn a_mistyped_required_key_is_one_mistake_not_two() {
+    // Read without it, the key is missing: that is the same mistake, not reported again.
+    says(
+        &with("round = 3", "round = \"three\""),
+        5,
+        9,
+        &["\"three\"", "expected a whole number"],
+    );
+    assert!(!message(&with("round = 3", "round = \"three\"")).contains("missing"));
+    // An unknown section's keys are not read into the section before it.
+    let m = message(&with("[output]", "[outputs]"));
+    assert!(!m.contains("mistakes"), "{m}");
+    // A syntax error stops the reading: what follows it cannot be told apart.
+    let m = message(&with("round = 3", "round = = 3").replacen("\"left\"", "\"west\"", 1));
+    assert!(m.starts_with("/etc/dgt/cfg.toml:5:9: "), "{m}");
+    assert!(!m.contains("west"), "{m}");
+}
+
+#[test]
+fn a_file_of_mistakes_reports_a_bounded_number() {
+    let mut text = GOOD.to_owned();
+    for i in 0..200 {
+        text.push_str(&format!(
+            "\n[[board]]\nnumber = {}\nserial = \"x y\"\n",
+            i + 3
+        ));
+    }
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.mistakes().len(), MAX_MISTAKES);
+}
+
+#[test]
+fn the_tls_pair_is_loaded_when_checked() {
+    let dir = std::env::temp_dir().join(format!("arbiter-config-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pair = crate::http::tls::self_signed(&["arbiter.local".into()]).unwrap();
+    std::fs::write(dir.join("cert.pem"), &pair.cert_pem).unwrap();
+    std::fs::write(dir.join("key.pem"), &pair.key_pem).unwrap();
+    std::fs::write(dir.join("junk.pem"), "not a certificate\n").unwrap();
+    let at = |cert: &str, key: &str, extra: &str| {
+        let text = with(
+            "[[board]]\nnumber = 1\n",
+            &format!(
+                "[http]\ntls_cert = \"{cert}\"\ntls_key = \"{key}\"\n{extra}\n[[board]]\nnumber = 1\n"
+            ),
+        );
+        Config::parse(&text, &dir.join("cfg.toml"))
+    };
+    let good = at("cert.pem", "key.pem", "").unwrap();
+    assert_eq!(good.http.tls.unwrap().cert, dir.join("cert.pem"));
+    let m = at("junk.pem", "key.pem", "").unwrap_err().to_string();
+    assert!(m.contains("cfg.toml:13:12: http.tls_cert: "), "{m}");
+    assert!(m.contains("no PEM certificate"), "{m}");
+    let m = at("cert.pem", "junk.pem", "").unwrap_err().to_string();
+    assert!(m.contains("cfg.toml:14:11: http.tls_key: "), "{m}");
+    let m = at("cert.pem", "missing.pem", "").unwrap_err().to_string();
+    assert!(m.contains("http.tls_key: cannot read"), "{m}");
+    // A certificate with another pair's key cannot serve.
+    let other = crate::http::tls::self_signed(&["arbiter.local".into()]).unwrap();
+    std::fs::write(dir.join("other-key.pem"), &other.key_pem).unwrap();
+    let m = at("cert.pem", "other-key.pem", "").unwrap_err().to_string();
+    assert!(
+        m.contains("http.tls_cert: the certificate and key cannot serve TLS"),
+        "{m}"
+    );
+    // With HTTP off, the files are not the server's: not loaded.
+    assert!(at("junk.pem", "key.pem", "enabled = false").is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_time_scale_of_an_emulated_hall() {
+    assert_eq!(parse(GOOD).unwrap().timing.time_scale, 1.0);
+    let text = with("[output]", "[timing]\ntime_scale = 4\n[output]");
+    let c = parse(&text).unwrap();
+    assert_eq!(c.timing.time_scale, 4.0);
+    assert_eq!(c.tracker_config(&c.boards[0]).time_scale, 4.0);
+    let text = with("[output]", "[timing]\ntime_scale = 2.5\n[output]");
+    assert_eq!(parse(&text).unwrap().timing.time_scale, 2.5);
+    says(
+        &with("[output]", "[timing]\ntime_scale = 0\n[output]"),
+        10,
+        14,
+        &["timing.time_scale = 0 is out of range", "--speed"],
+    );
+}

@@ -235,13 +235,14 @@ pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String
          bind = \"{http}\"\n\
          # Anyone on this machine may watch the dashboard; acting needs the token.\n\
          public_dashboard = true\n\n\
-         # The tracker's windows, scaled to the demo's speed ({speed}x).\n\
+         # The games run at {speed}x: the settle window is scaled to it; the two-handed\n\
+         # window (art. 7.5.4) and its evidence are in game time.\n\
          [timing]\n\
          settle_window_ms = {settle}\n\
-         two_handed_window_ms = {two}\n",
+         two_handed_window_ms = 250\n\
+         time_scale = {speed:?}\n",
         n = boards.len(),
         settle = scaled(400.0).max(10),
-        two = scaled(250.0),
     );
     for b in boards {
         s.push_str(&format!(
@@ -677,6 +678,7 @@ mod tests {
         );
         let text = config_text(&[], 4.0, "127.0.0.1:0".parse().unwrap());
         assert!(text.contains("settle_window_ms = 100"), "{text}");
-        assert!(text.contains("two_handed_window_ms = 63"), "{text}");
+        assert!(text.contains("two_handed_window_ms = 250"), "{text}");
+        assert!(text.contains("time_scale = 4.0"), "{text}");
     }
 }

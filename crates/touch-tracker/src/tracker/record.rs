@@ -74,9 +74,13 @@ impl Tracker {
                     );
                 }
             }
-            if let Some(evidence) =
-                touch::two_handed_evidence(&before, &mine, m, self.cfg.two_handed_window_ms)
-            {
+            if let Some(evidence) = touch::two_handed_evidence(
+                &before,
+                &mine,
+                m,
+                self.cfg.two_handed_window_ms,
+                self.cfg.time_scale,
+            ) {
                 self.emit(
                     out,
                     t,
