@@ -597,7 +597,17 @@ fn config_mistakes() {
             "a host name with a slash in http.names",
             add("\n[http]\nnames = [\"arbiter.local/x\"]\n"),
         ),
+        (
+            "a PEM file that is no certificate as http.tls_cert",
+            add("\n[http]\ntls_cert = \"junk.pem\"\ntls_key = \"junk.pem\"\n"),
+        ),
+        (
+            "three mistakes at once: all are reported, in the file's order",
+            swap("round = 1", "round = 0\ncategory = \"bullet\"")
+                .replace("port = \"/dev/null\"", "serial = \"0 1\""),
+        ),
     ];
+    std::fs::write(dir.join("junk.pem"), "not a certificate\n").unwrap();
     let link = dir.join("board-link");
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink("/dev/null", &link).unwrap();
