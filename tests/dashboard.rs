@@ -57,7 +57,7 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 
 /// Kills what the test started (by id; chromedriver with its browsers, as a group).
 struct Processes {
-    daemon: Option<Child>,
+    daemon: Option<common::DaemonProcess>,
     driver: Option<Child>,
 }
 

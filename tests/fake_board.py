@@ -10,6 +10,10 @@ asked for its dump (sections 3 and 7 of the fact sheet):
   normal   a short game;
   gap3     the same game, the cable pulled for 3 plies (11-13, played while unplugged);
   gap6     the same with 6 plies unplugged (7-12);
+  gap3t    3 plies unplugged that transpose (7-9: O-O Bc5 d3 leaves the squares of
+           d3 Bc5 O-O);
+  gap6hold as gap6, then it prints "holding" and waits (answering the host) for a line on
+           its standard input before it plays on (the arbiter acts on the dashboard meanwhile);
   flood    a flood of field updates far beyond 9600 baud for a few seconds, then the game.
 It prints "done" and exits when the scenario has played out.
 """
@@ -158,7 +162,7 @@ def main():
     board.wait_for_driver()
     # (first ply unplugged, plies unplugged); gap3 avoids a transposition (6-8 could be
     # O-O Bc5 d3 or d3 Bc5 O-O: the board cannot tell them apart).
-    start, gap = {"gap3": (10, 3), "gap6": (6, 6)}.get(scenario, (0, 0))
+    start, gap = {"gap3": (10, 3), "gap6": (6, 6), "gap6hold": (6, 6), "gap3t": (6, 3)}.get(scenario, (0, 0))
     if scenario == "flood":
         board.flood(4.0)
         board.serve(3.0)
@@ -169,6 +173,11 @@ def main():
         if gap and n == start + gap - 1:
             board.plug()
             board.wait_for_driver()
+            if scenario == "gap6hold":
+                print("holding", flush=True)
+                while not select.select([sys.stdin], [], [], 0)[0]:
+                    board.serve(0.2)
+                sys.stdin.readline()
     board.serve(2.0)
     print("done", flush=True)
 

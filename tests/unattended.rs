@@ -18,7 +18,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 use chess_rules::Color;
@@ -209,7 +208,7 @@ fn play(b: &BoardHandle, out: &Path, board: usize, color: Color, uci: &str, fen_
     wait_for(out, board, "move", before + 1);
 }
 
-fn start_daemon(dir: &Path, boards: &[BoardHandle]) -> Child {
+fn start_daemon(dir: &Path, boards: &[BoardHandle]) -> common::DaemonProcess {
     let mut text = format!(
         "[event]\nname = \"Club blitz\"\nsite = \"Club\"\nround = 1\ntime_control = \"300+3\"\n\
          [output]\ndir = \"out\"\n[http]\nenabled = false\n\

@@ -188,8 +188,35 @@ pub fn config(dir: &Path, boards: &Boards, extra: &str) -> PathBuf {
     path
 }
 
+/// A running `dgt-arbiter run`: killed when dropped, so a test that panics leaves no
+/// daemon behind (one left running holds its board's pty and steals the next test's).
+/// Derefs to its [`Child`].
+pub struct DaemonProcess(Child);
+
+impl std::ops::Deref for DaemonProcess {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DaemonProcess {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for DaemonProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// `dgt-arbiter run --config PATH`, its stderr kept in a file beside it.
-pub fn start(config: &Path) -> Child {
+pub fn start(config: &Path) -> DaemonProcess {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -206,6 +233,7 @@ pub fn start(config: &Path) -> Child {
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
+        .map(DaemonProcess)
         .unwrap()
 }
 

@@ -100,6 +100,8 @@ pub struct Hub {
     state: Mutex<State>,
     stream: broadcast::Sender<Arc<HubEvent>>,
     changed: watch::Sender<u64>,
+    /// The arbiter's orders to the running board tasks ([`crate::orders`]).
+    pub orders: crate::orders::Orders,
 }
 
 impl Hub {
@@ -131,6 +133,7 @@ impl Hub {
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
+            orders: crate::orders::Orders::default(),
         }
     }
 

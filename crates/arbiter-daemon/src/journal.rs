@@ -101,6 +101,9 @@ pub enum Record {
     Timeout { t_ms: u64 },
     /// `Tracker::analysis_done(id, answer)` was called.
     Analysis { id: u64, answer: CanMate },
+    /// `Tracker::accept_board(t_ms, side)`: the arbiter accepted an out-of-sync board as
+    /// the position, `side` to move (the dashboard's action).
+    Accept { t_ms: u64, side: chess_rules::Color },
 }
 
 impl Record {
@@ -108,7 +111,7 @@ impl Record {
     pub fn t_ms(&self) -> Option<u64> {
         match self {
             Record::Event(e) => Some(e.t_ms),
-            Record::Timeout { t_ms } => Some(*t_ms),
+            Record::Timeout { t_ms } | Record::Accept { t_ms, .. } => Some(*t_ms),
             Record::Analysis { .. } => None,
         }
     }

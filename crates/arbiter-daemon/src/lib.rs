@@ -31,6 +31,7 @@ pub mod http;
 pub mod hub;
 pub mod journal;
 pub mod limits;
+pub mod orders;
 pub mod pairings;
 pub mod paths;
 pub mod public;

@@ -161,6 +161,30 @@ impl BoardGames {
                 });
                 true
             }
+            // An out-of-sync board the arbiter accepted as it stands: the moves between
+            // were not seen, so the record goes on in a game of its own from that
+            // position (a PGN with a FEN), the first one closed unfinished.
+            EventKind::PositionAccepted(a) => {
+                let cur = self.current_mut();
+                let number = cur.number;
+                if !cur.is_closed() {
+                    cur.unfinished = Some(format!(
+                        "the board went out of sync after ply {}; the arbiter accepted the \
+                         board as the position and the game goes on in game {}",
+                        a.last_known_ply,
+                        number + 1
+                    ));
+                }
+                let mut next = GameRecord::new(number + 1, &a.fen);
+                next.intro.push(format!(
+                    "game {number} goes on from the position the arbiter accepted after the \
+                     board went out of sync ({} to move; the moves after ply {} were not seen)",
+                    words::side(a.side_to_move),
+                    a.last_known_ply
+                ));
+                self.games.push(next);
+                true
+            }
             EventKind::GameOver(over) => {
                 let g = self.current_mut();
                 g.result = Some(over.result);

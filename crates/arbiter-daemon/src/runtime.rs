@@ -557,6 +557,12 @@ impl BoardTask {
             Record::Event(e) => self.tracker.handle(e, out),
             Record::Timeout { t_ms } => self.tracker.handle_timeout(*t_ms, out),
             Record::Analysis { id, answer } => self.tracker.analysis_done(*id, *answer, out),
+            Record::Accept { t_ms, side } => {
+                // Checked before it was journaled; a replay refuses it the same way.
+                if let Err(e) = self.tracker.accept_board(*t_ms, *side, out) {
+                    tracing::warn!(board = self.number, "the arbiter's acceptance: {e}");
+                }
+            }
         }
     }
 
@@ -622,6 +628,40 @@ impl BoardTask {
                 *held = None;
                 self.input(Record::Timeout { t_ms: deadline }, Durability::Now)
                     .await;
+            }
+        }
+    }
+
+    /// An order from the arbiter (the dashboard): checked against the tracker, journaled
+    /// (so a restart keeps it), applied; the reply says what came of it.
+    async fn on_order(
+        &mut self,
+        order: crate::orders::ArbiterOrder,
+        handle: &mut dgt_serial::BoardHandle,
+        epoch: Instant,
+    ) {
+        match order {
+            crate::orders::ArbiterOrder::AcceptBoard { side, reply } => {
+                // What the board sent before the order comes first.
+                while let Ok(ev) = handle.events.try_recv() {
+                    self.on_event(ev).await;
+                }
+                let answer = match self.tracker.accepted_position(side) {
+                    Ok(pos) => {
+                        let now = Instant::now().saturating_duration_since(epoch).as_millis();
+                        let t_ms = u64::try_from(now).unwrap_or(u64::MAX) + self.offset;
+                        tracing::info!(
+                            board = self.number,
+                            "the arbiter accepts the board as the position, {side} to move: {}",
+                            pos.fen()
+                        );
+                        self.input(Record::Accept { t_ms, side }, Durability::Now)
+                            .await;
+                        Ok(pos.fen())
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                let _ = reply.send(answer);
             }
         }
     }
@@ -771,6 +811,7 @@ impl BoardTask {
     ) -> BoardSummary {
         let epoch = Instant::from_std(epoch);
         self.hub.set_control(self.number, handle.control.clone());
+        let mut orders = self.hub.orders.register(self.number);
         let mut status = handle.control.watch_status();
         let instant_of =
             |t: u64, offset: u64| epoch + Duration::from_millis(t.saturating_sub(offset));
@@ -816,6 +857,9 @@ impl BoardTask {
                     // cap rules.
                     line_open = r.is_ok();
                     self.timeout_if_read(&mut handle, &mut held, epoch).await;
+                }
+                Some(order) = orders.recv() => {
+                    self.on_order(order, &mut handle, epoch).await;
                 }
                 _ = journal_tick.tick() => {
                     let r = self.journal.retry();

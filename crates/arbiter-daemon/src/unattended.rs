@@ -249,6 +249,10 @@ impl Referee {
             EventKind::BoardStatus(s) if s.status == BoardStatus::OutOfSync => {
                 show(ARBITER_TEXT).into_iter().collect()
             }
+            // Explained again (or accepted by the arbiter): the times are shown again.
+            EventKind::BoardStatus(s) if s.status == BoardStatus::InSync => {
+                vec![Step::Command(ClockCommand::End)]
+            }
             EventKind::Restored { .. } => match self.pending.take() {
                 Some(p) => self.restart(view, p.corrected, p.runs),
                 None => Vec::new(),
@@ -618,6 +622,12 @@ mod tests {
         let steps = r.on_event(&ev(EventKind::BoardStatus(status)), &v, 0);
         assert_eq!(steps, vec![ascii("ARBITER")]);
         assert!(!r.is_waiting());
+        let back = touch_tracker::events::BoardStatusEvent {
+            status: BoardStatus::InSync,
+            detail: None,
+        };
+        let steps = r.on_event(&ev(EventKind::BoardStatus(back)), &v, 0);
+        assert_eq!(steps, vec![Step::Command(ClockCommand::End)]);
     }
 
     #[test]

@@ -270,6 +270,14 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
         EventKind::RulingUnclear(u) => {
             format!("{}{}: {}", prefix(u.ply), side(u.color), u.explanation)
         }
+        EventKind::PositionAccepted(a) => format!(
+            "board {}: the arbiter accepted the board as the position, {} to move ({}); the \
+             moves after ply {} were not seen",
+            e.board,
+            side(a.side_to_move),
+            a.fen,
+            a.last_known_ply
+        ),
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
             "board {}: the board shows a position no legal moves explain; check it{}",
             e.board,

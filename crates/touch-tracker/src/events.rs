@@ -70,6 +70,9 @@ pub enum EventKind {
     /// The board at a press fits more than one reading (a move with displaced pieces, or
     /// something else): the tracker does not rule, the arbiter must look.
     RulingUnclear(RulingUnclearEvent),
+    /// The arbiter accepted what an out-of-sync board shows as the position, with the side
+    /// to move he named: the game goes on from it (the moves between were not seen).
+    PositionAccepted(PositionAcceptedEvent),
 }
 
 impl EventKind {
@@ -89,6 +92,7 @@ impl EventKind {
             EventKind::RecoveryUncertain(_) => "recovery_uncertain",
             EventKind::Displaced(_) => "displaced",
             EventKind::RulingUnclear(_) => "ruling_unclear",
+            EventKind::PositionAccepted(_) => "position_accepted",
         }
     }
 }
@@ -337,6 +341,21 @@ pub struct RecoveryUncertainEvent {
     pub alternatives: Vec<Vec<Move>>,
     /// The same, in SAN.
     pub alternatives_san: Vec<String>,
+}
+
+/// `kind: position_accepted`: the arbiter's action on a board out of sync.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionAcceptedEvent {
+    /// The position the game goes on from (full FEN: the side to move the arbiter named,
+    /// castling rights kept where king and rook still stand at home and had them, no en
+    /// passant).
+    pub fen: String,
+    pub side_to_move: Color,
+    /// The ply of the last known position before the gap.
+    pub last_known_ply: u32,
+    /// The ply of the accepted position (the first move from it is `ply + 1`): at least
+    /// the plies the board's squares need, of the parity the side to move gives.
+    pub ply: u32,
 }
 
 /// `kind: displaced` (formats.md §2, art. 7.4).

@@ -49,6 +49,18 @@ impl SyncTracker {
         self.answer_all(out);
     }
 
+    /// See [`Tracker::accept_board`].
+    pub fn accept_board(
+        &mut self,
+        t_ms: u64,
+        side: chess_rules::Color,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Result<(), crate::AcceptError> {
+        let r = self.tracker.accept_board(t_ms, side, out);
+        self.answer_all(out);
+        r
+    }
+
     fn answer_all(&mut self, out: &mut Vec<ArbiterEvent>) {
         while let Some(req) = self.tracker.poll_analysis() {
             let answer = analysis::answer(&req);

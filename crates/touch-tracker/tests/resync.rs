@@ -367,3 +367,90 @@ fn a_line_only_the_deep_search_reaches_is_adopted_when_it_is_the_only_one() {
     assert_eq!(b.statuses(BoardStatus::InSync).len(), 1);
     assert_eq!(b.kinds("recovery_uncertain"), 0);
 }
+
+/// Plays `sans` from the start, each move pressed.
+fn bench_after(sans: &[&str]) -> Bench {
+    let mut b = Bench::new(Position::start());
+    for uci in sans {
+        let mover = b.pos.side_to_move();
+        b.play(uci);
+        b.press(mover);
+    }
+    b
+}
+
+#[test]
+fn a_gap_whose_moves_transpose_is_flagged_uncertain() {
+    // 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6, then unseen 4. O-O Bc5 5. d3: 4. d3 Bc5 5. O-O
+    // leaves the same squares; the order is not known, so the arbiter is told.
+    let mut b = bench_after(&["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"]);
+    let lost = uci_line(&b.pos, &["e1g1", "f8c5", "d2d3"]);
+    b.gap(&lost);
+    b.settle();
+    b.no_ruling();
+    let uncertain: Vec<_> = b
+        .out
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::RecoveryUncertain(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(uncertain.len(), 1, "{:#?}", b.out);
+    let mut lines: Vec<&str> = std::iter::once(uncertain[0].recorded_san.as_str())
+        .chain(uncertain[0].alternatives_san.iter().map(String::as_str))
+        .collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        ["4. O-O Bc5 5. d3", "4. d3 Bc5 5. O-O"],
+        "{uncertain:#?}"
+    );
+}
+
+#[test]
+fn the_arbiter_accepts_an_out_of_sync_board_and_play_goes_on() {
+    let moves = &games()[0];
+    let mut b = Bench::new(Position::start());
+    let mut p = Position::start();
+    for m in &moves[..2] {
+        b.play(&m.uci());
+        b.press(p.side_to_move());
+        p = p.play(*m).unwrap();
+    }
+    b.gap(&moves[2..22]);
+    b.settle();
+    assert_eq!(b.statuses(BoardStatus::OutOfSync).len(), 1);
+    let side = b.pos.side_to_move();
+    // Refused with the wrong side to move only if that is no position; a board in sync
+    // refuses outright.
+    let pos = b.tracker.tracker().accepted_position(side).unwrap();
+    assert_eq!(pos.placement(), b.pos.placement());
+    assert_eq!(pos.side_to_move(), side);
+    assert!(pos.plies() >= 2 + recover::min_plies(&p, b.pos.placement()) as u32);
+    let mut out = Vec::new();
+    b.t += 100;
+    b.tracker.accept_board(b.t, side, &mut out).unwrap();
+    b.out.extend(out);
+    assert_eq!(b.kinds("position_accepted"), 1);
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 1);
+    assert!(b.tracker.tracker().accepted_position(side).is_err());
+    // Play goes on from there and is recorded.
+    for m in &moves[22..28] {
+        let mover = b.pos.side_to_move();
+        b.play(&m.uci());
+        b.press(mover);
+        b.settle();
+    }
+    b.no_ruling();
+    let after: Vec<Move> = b
+        .out
+        .iter()
+        .skip_while(|e| e.kind_name() != "position_accepted")
+        .filter_map(|e| match &e.kind {
+            EventKind::Move(m) => Some(m.uci),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(after, moves[22..28]);
+}

@@ -93,6 +93,18 @@ pub struct Alert {
     status: Option<BoardStatus>,
 }
 
+impl Alert {
+    /// Whether it still asks the arbiter something (never archived then): open, and not
+    /// only news of a board or clock gone away.
+    pub fn asks(&self) -> bool {
+        self.state == AlertState::Open
+            && !matches!(
+                self.status,
+                Some(BoardStatus::Disconnected | BoardStatus::ClockDisconnected)
+            )
+    }
+}
+
 /// A follow-up on an alert, and when it happened (RFC 3339 UTC).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Note {
@@ -185,7 +197,21 @@ pub struct Alerts {
     last_displaced: HashMap<u32, usize>,
     saved: HashMap<String, SavedState>,
     revision: u64,
+    /// Alerts moved to the archive (board, seq): their events, replayed after a restart,
+    /// do not bring them back.
+    archived: std::collections::HashSet<(u32, u64)>,
+    /// When the list is next looked over for alerts to archive (its length then).
+    next_check: usize,
 }
+
+/// The resolved alerts kept in memory for the page (the newest); older ones go to the
+/// archive on disk.
+pub const RESOLVED_KEPT: usize = 200;
+
+/// The most alerts kept in memory: beyond it the oldest that ask the arbiter nothing
+/// (acknowledged ones, a board or clock gone) go to the archive too. Alerts that ask him
+/// something are never archived while open: they stay, and the page counts them.
+pub const MAX_KEPT: usize = 2_000;
 
 /// The alert id of a board's event.
 pub fn alert_id(board: u32, seq: u64) -> String {
@@ -332,9 +358,99 @@ impl Alerts {
         (e.wall_ms.saturating_sub(self.alerts[i].wall_ms) < COALESCE_MS).then_some(i)
     }
 
+    /// Alerts archived by an earlier run (by board and seq, from the archive file): their
+    /// events, replayed, are left out.
+    pub fn restore_archived(&mut self, ids: impl IntoIterator<Item = (u32, u64)>) {
+        self.archived.extend(ids);
+    }
+
+    /// How many alerts are in the archive (this run's and earlier runs').
+    pub fn archived_count(&self) -> usize {
+        self.archived.len()
+    }
+
+    /// Takes out of memory the alerts to archive (see [`RESOLVED_KEPT`], [`MAX_KEPT`]);
+    /// the caller appends them to the archive file. Looks the list over only once it has
+    /// grown by a margin, so adding alerts stays cheap.
+    pub fn take_archivable(&mut self) -> Vec<Alert> {
+        if self.alerts.len() < self.next_check.max(RESOLVED_KEPT) {
+            return Vec::new();
+        }
+        let mut resolved: Vec<(u64, usize)> = self
+            .alerts
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.state == AlertState::Resolved)
+            .map(|(i, a)| (a.wall_ms, i))
+            .collect();
+        // Newest first: the first RESOLVED_KEPT stay.
+        resolved.sort_unstable_by(|a, b| b.cmp(a));
+        let mut out: std::collections::BTreeSet<usize> = resolved
+            .iter()
+            .skip(RESOLVED_KEPT)
+            .map(|&(_, i)| i)
+            .collect();
+        let left = self.alerts.len() - out.len();
+        if left > MAX_KEPT {
+            let mut quiet: Vec<(u64, usize)> = self
+                .alerts
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| !out.contains(i) && !a.asks())
+                .map(|(i, a)| (a.wall_ms, i))
+                .collect();
+            // Oldest first.
+            quiet.sort_unstable();
+            out.extend(quiet.iter().take(left - MAX_KEPT).map(|&(_, i)| i));
+        }
+        if out.is_empty() {
+            self.next_check = self.alerts.len() + RESOLVED_KEPT / 4;
+            return Vec::new();
+        }
+        let mut taken = Vec::with_capacity(out.len());
+        let mut new_index = vec![usize::MAX; self.alerts.len()];
+        let mut kept = Vec::with_capacity(self.alerts.len() - out.len());
+        for (i, a) in std::mem::take(&mut self.alerts).into_iter().enumerate() {
+            if out.contains(&i) {
+                self.archived.insert((a.board, a.seq));
+                taken.push(a);
+            } else {
+                new_index[i] = kept.len();
+                kept.push(a);
+            }
+        }
+        self.alerts = kept;
+        self.by_id = self
+            .alerts
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.id.clone(), i))
+            .collect();
+        for map in [&mut self.last_illegal, &mut self.last_displaced] {
+            map.retain(|_, i| {
+                *i = new_index[*i];
+                *i != usize::MAX
+            });
+        }
+        self.next_check = self.alerts.len() + RESOLVED_KEPT / 4;
+        taken
+    }
+
+    /// One page of [`Alerts::sorted`]: `limit` alerts from `offset`, and how many there
+    /// are in all.
+    pub fn page(&self, offset: usize, limit: usize) -> (Vec<&Alert>, usize) {
+        let all = self.sorted();
+        let total = all.len();
+        (all.into_iter().skip(offset).take(limit).collect(), total)
+    }
+
     /// Folds one event in; says what changed.
     pub fn apply(&mut self, e: &HubEvent) -> Vec<Change> {
         let board = e.board;
+        if !self.archived.is_empty() && self.archived.contains(&(board, e.seq)) {
+            // Its alert is in the archive (a replay after a restart).
+            return Vec::new();
+        }
         // Formatted only for the events that note a time: most events (moves, touches)
         // change nothing here.
         let when = || rfc3339(e.wall_ms);
@@ -505,7 +621,7 @@ impl Alerts {
                 // A claim is for the player to move at that moment only.
                 out.extend(self.clear_claim(board));
             }
-            EventKind::TouchMove(_) => {}
+            EventKind::TouchMove(_) | EventKind::PositionAccepted(_) => {}
         }
         out
     }
@@ -657,6 +773,39 @@ mod tests {
             violation,
             ply: 2,
         })
+    }
+
+    #[test]
+    fn beyond_the_cap_the_quiet_alerts_are_archived_never_a_question() {
+        let mut a = Alerts::new();
+        // Boards going away (news), then more questions than the cap.
+        for b in 0..600u32 {
+            a.apply(&ev(
+                1_000 + b,
+                1,
+                10 + u64::from(b),
+                status(BoardStatus::Disconnected),
+            ));
+        }
+        let questions = MAX_KEPT as u64 + 500;
+        for i in 0..questions {
+            a.apply(&ev(1, 10 + i, 1_000 + i, touch(true)));
+        }
+        let taken = a.take_archivable();
+        assert_eq!(taken.len(), 600);
+        assert!(taken.iter().all(|t| t.kind == "board_status"));
+        assert_eq!(a.sorted().len() as u64, questions);
+        assert!(a.sorted().iter().all(|x| x.asks()));
+        assert_eq!(a.archived_count(), 600);
+        // Replayed (a restart), an archived alert does not come back.
+        assert!(a
+            .apply(&ev(1_000, 1, 10, status(BoardStatus::Disconnected)))
+            .is_empty());
+        assert_eq!(a.sorted().len() as u64, questions);
+        // The indices still point at the right alerts.
+        let id = alert_id(1, 10);
+        assert_eq!(a.get(&id).unwrap().id, id);
+        assert!(a.act(&id, Action::Resolve, 5_000).is_ok());
     }
 
     #[test]

@@ -43,16 +43,20 @@ pub fn router(dash: Shared) -> Router {
         .route("/api/stream", get(stream))
         .route("/api/boards/{board}/history", get(history))
         .route("/api/alerts/{id}/{action}", post(act))
+        .route(
+            "/api/boards/{board}/accept/{side}",
+            post(super::accept::accept_board),
+        )
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(dash)
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into() }))).into_response()
 }
 
-fn refused(r: Refusal) -> Response {
+pub(super) fn refused(r: Refusal) -> Response {
     let status = match r {
         Refusal::Missing => StatusCode::UNAUTHORIZED,
         Refusal::Wrong | Refusal::NoneConfigured => StatusCode::FORBIDDEN,
@@ -61,7 +65,7 @@ fn refused(r: Refusal) -> Response {
 }
 
 /// JSON that no cache keeps.
-fn fresh(value: serde_json::Value) -> Response {
+pub(super) fn fresh(value: serde_json::Value) -> Response {
     ([(header::CACHE_CONTROL, "no-store")], Json(value)).into_response()
 }
 
@@ -92,11 +96,39 @@ async fn style() -> Response {
     asset("text/css; charset=utf-8", STYLE)
 }
 
-async fn state(State(d): State<Shared>, headers: HeaderMap) -> Response {
+async fn state(
+    State(d): State<Shared>,
+    headers: HeaderMap,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Response {
     if let Err(r) = d.gate.check_read(&headers) {
         return refused(r);
     }
-    fresh(d.state_json())
+    let (mut offset, mut limit) = (0, super::ALERTS_PAGE);
+    for pair in query
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let number = value.parse::<usize>().ok().filter(|_| value.len() <= 9);
+        match (key, number) {
+            ("alerts_offset", Some(n)) => offset = n,
+            ("alerts_limit", Some(n)) if n <= super::ALERTS_PAGE_MAX => limit = n,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "bad query {pair:?}: /api/state takes alerts_offset=N and \
+                         alerts_limit=N (N at most {})",
+                        super::ALERTS_PAGE_MAX
+                    ),
+                )
+            }
+        }
+    }
+    fresh(d.state_page_json(offset, limit))
 }
 
 async fn history(

@@ -12,12 +12,14 @@
 //! | `/api/stream` | Server-Sent Events: `hello` (the whole state), `alert`, `claim`, `boards` | viewer |
 //! | `/api/boards/{B}/history` | the current game's moves with their touch logs, and the board's alerts | viewer |
 //! | `POST /api/alerts/{id}/ack`, `.../resolve` | change an alert's state | arbiter |
+//! | `POST /api/boards/{B}/accept/{white,black}` | accept an out-of-sync board as the position, that side to move ([`accept`]) | arbiter |
 //! | `POST /api/login` | a read session cookie for the page's event stream | arbiter |
 //!
 //! Who may do what: [`auth`]. The alerts and their states: [`alerts`]. A follower task
 //! reads the hub's event log (so it never misses an event), folds it into the alerts and
 //! broadcasts each change to the open streams; board summaries go out when they change.
 
+mod accept;
 pub mod alerts;
 mod api;
 pub mod auth;
@@ -71,6 +73,50 @@ pub struct Dashboard {
     stream: broadcast::Sender<Arc<Message>>,
     /// Where acknowledged and resolved states are kept across restarts.
     states_path: PathBuf,
+    /// Where alerts taken out of memory go ([`ARCHIVE_FILE`]).
+    archive_path: PathBuf,
+}
+
+/// The alert archive in the output folder: append-only JSON lines, one alert each, framed
+/// like the journal (`crc32`, see [`crate::fsutil::frame`]).
+pub const ARCHIVE_FILE: &str = "dashboard-alerts-archive.jsonl";
+
+/// How many alerts `/api/state` gives when not asked (`alerts_limit`), and the most it
+/// gives.
+pub const ALERTS_PAGE: usize = 200;
+pub const ALERTS_PAGE_MAX: usize = 1_000;
+
+/// The alerts an archive holds, by board and seq (damaged lines are skipped, named).
+fn archived_ids(path: &std::path::Path) -> Vec<(u32, u64)> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    let mut offset = 0usize;
+    for line in bytes.split(|&b| b == b'\n') {
+        let at = offset;
+        offset += line.len() + 1;
+        if line.is_empty() {
+            continue;
+        }
+        let object = match crate::fsutil::unframe(line) {
+            Ok(Some(o)) => o,
+            Ok(None) => line.to_vec(),
+            Err(e) => {
+                tracing::warn!(
+                    "dashboard: {}, byte {at}: skipped a damaged alert ({e})",
+                    path.display()
+                );
+                continue;
+            }
+        };
+        let v: Value = serde_json::from_slice(&object).unwrap_or(Value::Null);
+        match (v["board"].as_u64(), v["seq"].as_u64()) {
+            (Some(b), Some(seq)) => ids.push((u32::try_from(b).unwrap_or(u32::MAX), seq)),
+            _ => tracing::warn!("dashboard: {}, byte {at}: not an alert", path.display()),
+        }
+    }
+    ids
 }
 
 impl Dashboard {
@@ -107,7 +153,9 @@ impl Dashboard {
             }
         };
         let states_path = paths.root().join("dashboard-alerts.json");
+        let archive_path = paths.root().join(ARCHIVE_FILE);
         let mut alerts = Alerts::new();
+        alerts.restore_archived(archived_ids(&archive_path));
         if let Ok(text) = std::fs::read_to_string(&states_path) {
             match serde_json::from_str::<HashMap<String, SavedState>>(&text) {
                 Ok(saved) => alerts.restore(saved),
@@ -130,6 +178,7 @@ impl Dashboard {
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             states_path,
+            archive_path,
         });
         dash.sync();
         let task = tokio::spawn(Arc::clone(&dash).follow());
@@ -166,6 +215,36 @@ impl Dashboard {
                 // No open stream is fine.
                 let _ = self.stream.send(Arc::new(msg));
             }
+        }
+        let taken = inner.alerts.take_archivable();
+        drop(inner);
+        if !taken.is_empty() {
+            self.archive(&taken);
+        }
+    }
+
+    /// Appends alerts taken out of memory to the archive (best effort: said in the log).
+    fn archive(&self, alerts: &[alerts::Alert]) {
+        use std::io::Write;
+        let mut text = Vec::new();
+        for a in alerts {
+            let Ok(mut line) = serde_json::to_vec(a) else {
+                continue;
+            };
+            crate::fsutil::frame(&mut line);
+            text.extend_from_slice(&line);
+        }
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.archive_path)
+            .and_then(|mut f| f.write_all(&text));
+        if let Err(e) = written {
+            tracing::warn!(
+                "dashboard: cannot archive {} resolved or quiet alert(s) in {}: {e}",
+                alerts.len(),
+                self.archive_path.display()
+            );
         }
     }
 
@@ -318,17 +397,29 @@ impl Dashboard {
         Value::Array(list)
     }
 
-    /// Everything the page shows.
+    /// Everything the page shows (the first [`ALERTS_PAGE`] alerts).
     fn state_json(&self) -> Value {
+        self.state_page_json(0, ALERTS_PAGE)
+    }
+
+    /// Everything the page shows, with `limit` alerts from `offset` in their order
+    /// (`alerts_total` in all, `alerts_more` after this page, `alerts_archived` on disk).
+    fn state_page_json(&self, offset: usize, limit: usize) -> Value {
         self.sync();
         let boards = self.boards_json();
         let inner = self.lock();
+        let (page, total) = inner.alerts.page(offset, limit.min(ALERTS_PAGE_MAX));
+        let more = total.saturating_sub(offset.saturating_add(page.len()));
         json!({
             "event": self.config.event.name,
             "round": self.config.event.round,
             "public": self.gate.is_public(),
             "boards": boards,
-            "alerts": inner.alerts.sorted(),
+            "alerts": page,
+            "alerts_total": total,
+            "alerts_offset": offset,
+            "alerts_more": more,
+            "alerts_archived": inner.alerts.archived_count(),
             "claims": inner.alerts.claims(),
             "warnings": self.warnings_json(),
             "push": self.hub.push_status(),
@@ -347,7 +438,12 @@ impl Dashboard {
             .collect();
         let start = events
             .iter()
-            .rposition(|e| matches!(e.event.kind, EventKind::NewGame { .. }))
+            .rposition(|e| {
+                matches!(
+                    e.event.kind,
+                    EventKind::NewGame { .. } | EventKind::PositionAccepted(_)
+                )
+            })
             .map_or(0, |i| i + 1);
         let mut moves: Vec<Value> = Vec::new();
         for e in &events[start..] {

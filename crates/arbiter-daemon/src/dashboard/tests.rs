@@ -490,3 +490,111 @@ async fn board_summaries_are_built_only_while_someone_watches() {
     assert_eq!(msg.event, "boards");
     assert!(msg.data.contains("e4"), "{}", msg.data);
 }
+
+/// A game over on board 2 (news: resolved at once) at `seq`.
+fn game_end(seq: u64) -> HubEvent {
+    ev(
+        2,
+        seq,
+        EventKind::GameOver(touch_tracker::events::GameOverEvent {
+            result: chess_rules::GameResult::Draw,
+            reason: touch_tracker::EndReason::Stalemate,
+            flag: None,
+            undetermined: false,
+            plies: 40,
+        }),
+    )
+}
+
+/// A possible touch-move violation on board 1 (asks the arbiter) at `seq`.
+fn touch_violation(seq: u64) -> HubEvent {
+    ev(
+        1,
+        seq,
+        EventKind::TouchMove(touch_tracker::events::TouchMoveEvent {
+            color: Color::Black,
+            touched: vec![],
+            obligation: chess_rules::Obligation::Move,
+            square: "g8".parse().unwrap(),
+            played: "e7e5".parse().unwrap(),
+            played_san: "e5".into(),
+            violation: true,
+            ply: 2,
+        }),
+    )
+}
+
+#[tokio::test]
+async fn a_flood_of_alerts_keeps_the_state_bounded_and_archives_what_is_resolved() {
+    let dir = temp_dir("flood");
+    let f = start(&dir, "public_dashboard = true");
+    // 6,000 resolved game ends and 1,500 open touch-move questions.
+    let resolved = 6_000u64;
+    let asking = 1_500u64;
+    f.hub.publish((0..resolved).map(|i| game_end(100 + i)));
+    f.hub
+        .publish((0..asking).map(|i| touch_violation(100_000 + i)));
+    let (s, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(s, StatusCode::OK);
+    let page = v["alerts"].as_array().unwrap();
+    assert_eq!(page.len(), ALERTS_PAGE);
+    // The questions come first, none dropped: the illegal move and every touch-move
+    // question are still there, counted.
+    assert!(page.iter().all(|a| a["state"] == "open"));
+    let open = asking + 1;
+    assert_eq!(
+        v["alerts_total"].as_u64(),
+        Some(open + alerts::RESOLVED_KEPT as u64)
+    );
+    assert_eq!(
+        v["alerts_more"].as_u64(),
+        Some(open + alerts::RESOLVED_KEPT as u64 - ALERTS_PAGE as u64)
+    );
+    assert_eq!(
+        v["alerts_archived"].as_u64(),
+        Some(resolved - alerts::RESOLVED_KEPT as u64)
+    );
+    let bytes = serde_json::to_vec(&v).unwrap().len();
+    assert!(bytes < 2 << 20, "/api/state is {bytes} bytes");
+    // Paginated: the next page, the last one, bad parameters.
+    let (_, _, v2) = call(
+        &f.router,
+        get("/api/state?alerts_offset=200&alerts_limit=50"),
+    )
+    .await;
+    assert_eq!(v2["alerts"].as_array().unwrap().len(), 50);
+    assert_ne!(v2["alerts"][0]["id"], v["alerts"][0]["id"]);
+    let last = format!("/api/state?alerts_offset={}", open + 150);
+    let (_, _, v3) = call(&f.router, get(&last)).await;
+    assert_eq!(v3["alerts"].as_array().unwrap().len(), 50);
+    assert_eq!(v3["alerts_more"], 0);
+    for bad in ["alerts_limit=5000", "alerts_offset=x", "page=2"] {
+        let (s, _, e) = call(&f.router, get(&format!("/api/state?{bad}"))).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(e["error"].as_str().unwrap().contains("alerts_limit"), "{e}");
+    }
+    // The archive holds the resolved ones, each line framed.
+    let archive = std::fs::read_to_string(dir.join(ARCHIVE_FILE)).unwrap();
+    let lines: Vec<&str> = archive.lines().collect();
+    assert_eq!(lines.len() as u64, resolved - alerts::RESOLVED_KEPT as u64);
+    for l in &lines {
+        let object = crate::fsutil::unframe(l.as_bytes()).unwrap().unwrap();
+        let a: Value = serde_json::from_slice(&object).unwrap();
+        assert_eq!(a["state"], "resolved");
+        assert_eq!(a["kind"], "game_over");
+    }
+    // A restart replays the same events: the archived ones stay in the archive.
+    drop(f);
+    let f = start(&dir, "public_dashboard = true");
+    f.hub.publish((0..resolved).map(|i| game_end(100 + i)));
+    f.hub
+        .publish((0..asking).map(|i| touch_violation(100_000 + i)));
+    let (_, _, v) = call(&f.router, get("/api/state")).await;
+    assert_eq!(
+        v["alerts_total"].as_u64(),
+        Some(open + alerts::RESOLVED_KEPT as u64)
+    );
+    let again = std::fs::read_to_string(dir.join(ARCHIVE_FILE)).unwrap();
+    assert_eq!(again.lines().count(), lines.len(), "archived twice");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

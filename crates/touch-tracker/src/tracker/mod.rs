@@ -31,8 +31,11 @@ use crate::events::{
 };
 use crate::recover;
 
+mod accept;
 mod record;
 mod rulings;
+
+pub use accept::AcceptError;
 
 use rulings::loss_unless_no_mate;
 

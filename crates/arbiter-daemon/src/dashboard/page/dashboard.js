@@ -192,6 +192,9 @@
     if (a.state !== "resolved") {
       actions.append(el("button", { type: "button", class: "act-resolve", onclick: () => act(a.id, "resolve") }, "Resolve"));
     }
+    if (a.kind === "board_status" && ev.status === "out_of_sync" && a.state !== "resolved") {
+      actions.append(...acceptBoardButtons(a));
+    }
     if (view.errors.has(a.id)) actions.append(el("span", { class: "card-error", role: "alert" }, view.errors.get(a.id)));
     return el("article", {
       class: `alert-card urgency-${a.urgency}`,
@@ -231,6 +234,7 @@
     const open = live.filter((a) => a.state === "open").length;
     $("alerts").replaceChildren(...(live.length ? live.map(cardOf) : [el("p", { class: "empty" }, "No alerts.")]));
     $("alert-count").textContent = live.length ? `${open} open, ${live.length - open} acknowledged` : "";
+    if (view.alertsMore) $("alert-count").textContent += ` \u00b7 ${view.alertsMore} more`;
     $("resolved-panel").hidden = done.length === 0;
     $("resolved-count").textContent = String(done.length);
     $("resolved").replaceChildren(...done.map(cardOf));
@@ -336,6 +340,7 @@
     view.round = s.round;
     view.boards = s.boards;
     view.alerts = new Map(s.alerts.map((a) => [a.id, a]));
+    view.alertsMore = s.alerts_more || 0;
     view.claims = new Map(s.claims.map((c) => [c.board, c]));
     $("event").textContent = `${s.event} \u00b7 round ${s.round}`;
     renderWarnings(s.warnings || []);
@@ -445,6 +450,35 @@
     }
     renderAlerts();
     if (view.historyBoard !== null && $("history").open) refreshHistory();
+  }
+
+  /** An out-of-sync board's card: accept what the board shows, White or Black to move. */
+  function acceptBoardButtons(a) {
+    return ["white", "black"].map((side) => el("button", {
+      type: "button", class: `act-accept-${side}`, onclick: () => acceptBoard(a, side),
+    }, `Accept board, ${side === "white" ? "White" : "Black"} to move`));
+  }
+
+  async function acceptBoard(a, side) {
+    let r;
+    try {
+      r = await fetch(`/api/boards/${encodeURIComponent(a.board)}/accept/${side}`, {
+        method: "POST", headers: authHeaders(), credentials: "same-origin",
+      });
+    } catch (e) {
+      view.errors.set(a.id, "the daemon cannot be reached");
+      renderAlerts();
+      return;
+    }
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      view.errors.set(a.id, `refused (${r.status}): ${body.error || r.statusText}`);
+      if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
+    } else {
+      // The card resolves from the stream ("back in sync").
+      view.errors.delete(a.id);
+    }
+    renderAlerts();
   }
 
   /** Checks the token and opens a read session (for private dashboards). */

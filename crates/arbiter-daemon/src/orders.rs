@@ -1,0 +1,67 @@
+//! [`Orders`]: the arbiter's orders to a running board task (the dashboard's actions that
+//! change what a tracker decides, such as accepting an out-of-sync board as the
+//! position). Each board task registers a channel when it starts; an order carries a
+//! reply, so the dashboard answers with what the tracker did or why it refused.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use chess_rules::Color;
+use tokio::sync::{mpsc, oneshot};
+
+/// How many orders may wait for one board task.
+pub const ORDERS_PER_BOARD: usize = 16;
+
+/// What the tracker said: the accepted position's FEN, or why not.
+pub type AcceptReply = Result<String, String>;
+
+/// One order for a board task.
+#[derive(Debug)]
+pub enum ArbiterOrder {
+    /// Accept what the out-of-sync board shows as the position, `side` to move.
+    AcceptBoard {
+        side: Color,
+        reply: oneshot::Sender<AcceptReply>,
+    },
+}
+
+/// Why an order did not reach its board.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OrderError {
+    #[error("board {0} is not running")]
+    NotRunning(u32),
+    #[error("board {0} has {ORDERS_PER_BOARD} orders waiting already; try again")]
+    Busy(u32),
+}
+
+/// The running boards' order channels, by board number.
+#[derive(Debug, Default)]
+pub struct Orders {
+    senders: Mutex<BTreeMap<u32, mpsc::Sender<ArbiterOrder>>>,
+}
+
+impl Orders {
+    /// A board task starts: the receiving end of its channel.
+    pub fn register(&self, board: u32) -> mpsc::Receiver<ArbiterOrder> {
+        let (tx, rx) = mpsc::channel(ORDERS_PER_BOARD);
+        self.lock().insert(board, tx);
+        rx
+    }
+
+    /// Sends an order to a board's task.
+    pub fn send(&self, board: u32, order: ArbiterOrder) -> Result<(), OrderError> {
+        let tx = self
+            .lock()
+            .get(&board)
+            .cloned()
+            .ok_or(OrderError::NotRunning(board))?;
+        tx.try_send(order).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => OrderError::Busy(board),
+            mpsc::error::TrySendError::Closed(_) => OrderError::NotRunning(board),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u32, mpsc::Sender<ArbiterOrder>>> {
+        self.senders.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

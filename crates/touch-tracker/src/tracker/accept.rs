@@ -1,0 +1,119 @@
+//! The arbiter's answer to a board out of sync: "accept the board as the position, White
+//! (or Black) to move". The tracker adopts the placement the board shows with the side the
+//! arbiter names, and the game goes on from it. An input like any other (the daemon
+//! journals it), so a replay reaches the same state.
+
+use chess_rules::{
+    CastleSide, CastlingRights, Color, File, Game, Piece, Position, Rank, Role, Square,
+};
+
+use super::{Phase, Tracker};
+use crate::events::{ArbiterEvent, BoardStatus, EventKind, PositionAcceptedEvent};
+use crate::recover;
+
+/// Why the board's placement cannot be accepted as the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AcceptError {
+    #[error(
+        "board {0} is not out of sync: the tracker explains what it shows (nothing to accept)"
+    )]
+    NotOutOfSync(String),
+    #[error("board {0} is not connected: what it shows now is not known")]
+    LineDown(String),
+    #[error("the board does not show a legal position with {side} to move: {reason}")]
+    NotAPosition { side: Color, reason: String },
+}
+
+impl Tracker {
+    /// The position [`Tracker::accept_board`] would adopt, or why it cannot.
+    pub fn accepted_position(&self, side: Color) -> Result<Position, AcceptError> {
+        if !self.desynced || !matches!(self.phase, Phase::Playing) {
+            return Err(AcceptError::NotOutOfSync(self.cfg.board.clone()));
+        }
+        if self.line_down {
+            return Err(AcceptError::LineDown(self.cfg.board.clone()));
+        }
+        let base = self.game.position();
+        // A right survives only where it was held and king and rook are still at home
+        // (the board cannot say they never moved: the arbiter checks the scoresheets).
+        let mut castling = CastlingRights::NONE;
+        for c in [Color::White, Color::Black] {
+            let rank = match c {
+                Color::White => Rank::First,
+                Color::Black => Rank::Eighth,
+            };
+            let at = |file: File, role: Role| {
+                self.placement.get(Square::new(file, rank)) == Some(Piece::new(c, role))
+            };
+            for (side, rook_file) in [
+                (CastleSide::KingSide, File::H),
+                (CastleSide::QueenSide, File::A),
+            ] {
+                let keep = base.castling().has(c, side)
+                    && at(File::E, Role::King)
+                    && at(rook_file, Role::Rook);
+                castling = castling.with(c, side, keep);
+            }
+        }
+        // At least the plies the squares need, of the parity the side to move gives.
+        let mut ply = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
+        if (ply % 2 == 1) != (side == Color::Black) {
+            ply += 1;
+        }
+        Position::from_parts(self.placement, side, castling, None, 0, ply / 2 + 1).map_err(|e| {
+            AcceptError::NotAPosition {
+                side,
+                reason: e.to_string(),
+            }
+        })
+    }
+
+    /// The arbiter accepts what the out-of-sync board shows as the position, `side` to
+    /// move: the game goes on from it (`position_accepted`, then `in_sync`). The moves of
+    /// the gap are not in the record; the illegal-move counts stand (art. 7.5.5 counts per
+    /// game).
+    pub fn accept_board(
+        &mut self,
+        t: u64,
+        side: Color,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Result<(), AcceptError> {
+        let pos = self.accepted_position(side)?;
+        let last_known_ply = self.game.position().plies();
+        self.game = Game::new(pos);
+        self.generation += 1;
+        self.touches.clear();
+        self.history.clear();
+        self.clear_pending();
+        self.pending_recovery = None;
+        self.recovery_forced = false;
+        self.displaced = None;
+        self.running_after_gap = None;
+        self.clock_before_gap = None;
+        // The turn now under way began unseen: its touch log proves nothing.
+        self.last_gap_ms = Some(t);
+        self.turn_start_ms = t;
+        self.gap_open = false;
+        self.desynced = false;
+        self.recount();
+        self.emit(
+            out,
+            t,
+            EventKind::PositionAccepted(PositionAcceptedEvent {
+                fen: pos.fen(),
+                side_to_move: side,
+                last_known_ply,
+                ply: pos.plies(),
+            }),
+        );
+        self.status(
+            out,
+            t,
+            BoardStatus::InSync,
+            Some(format!(
+                "the arbiter accepted the board as the position, {side} to move"
+            )),
+        );
+        Ok(())
+    }
+}
