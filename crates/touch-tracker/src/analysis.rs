@@ -52,7 +52,7 @@ const MAX_LINE_PLIES: usize = 160;
 ///    promotion; [`Position::undo_pair`]): those two moves put back, then the old line.
 ///
 /// A line that works is kept as the proof of the new position, so a stretch of piece
-/// moves is proven move after move by one search (up to [`MAX_LINE_PLIES`]).
+/// moves is proven move after move by one search (lines up to 160 plies).
 ///
 /// Soundness: a candidate answers [`CanMate::Yes`] only when [`Position::mates_with`] has
 /// replayed it from the asked position, each move checked legal by our own rules, to a
