@@ -197,6 +197,9 @@ impl Default for Game {
     }
 }
 
+/// Plies a new [`Game`] has room for before it grows.
+const GAME_PLIES_RESERVED: usize = 127;
+
 /// Plies in 50 moves by each side (art. 9.3).
 pub const FIFTY_MOVES_PLIES: u32 = 100;
 /// Plies in 75 moves by each side (art. 9.6.2).
@@ -205,10 +208,17 @@ pub const SEVENTY_FIVE_MOVES_PLIES: u32 = 150;
 impl Game {
     /// A game starting from `start`.
     pub fn new(start: Position) -> Game {
+        // Room for a game of usual length up front: growing the positions one doubling at
+        // a time copied the whole game each time (a sixth of `play_with_san` in the
+        // pipeline bench; a game of 65-128 plies ends with this capacity anyway).
+        let mut positions = Vec::with_capacity(GAME_PLIES_RESERVED + 1);
+        let mut hashes = Vec::with_capacity(GAME_PLIES_RESERVED + 1);
+        hashes.push(start.repetition_hash());
+        positions.push(start);
         Game {
-            hashes: vec![start.repetition_hash()],
-            positions: vec![start],
-            moves: Vec::new(),
+            hashes,
+            positions,
+            moves: Vec::with_capacity(GAME_PLIES_RESERVED),
         }
     }
 

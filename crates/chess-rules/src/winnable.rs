@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bridge::{color_to, move_from};
 use crate::position::{Position, Status};
-use crate::types::{Color, Move};
+use crate::types::{Color, Move, Piece, Role, Square};
 
 /// Whether a side can still checkmate the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -88,6 +88,93 @@ impl Position {
         }
     }
 
+    /// The full answer with its proof: like [`Position::can_mate`], and for `Yes` the
+    /// verified mating line (empty when `color` has already mated), which
+    /// [`Position::mates_with`] can try on later positions.
+    pub fn can_mate_with_line(&self, color: Color) -> (CanMate, Option<Vec<Move>>) {
+        if let Some(answer) = self.mate_on_board(color) {
+            return (answer, (answer == CanMate::Yes).then(Vec::new));
+        }
+        match self.helpmate_search(color) {
+            Some(Some(line)) => (CanMate::Yes, Some(line)),
+            Some(None) => (CanMate::No, None),
+            None => (CanMate::Undetermined, None),
+        }
+    }
+
+    /// Does `line`, played from here, end with `color` having given checkmate? Every move
+    /// is checked with our own legality (the same as for a move on the board) and the last
+    /// position must be checkmate with `color`'s opponent to move.
+    ///
+    /// Soundness: `true` is a proof of [`CanMate::Yes`] by its definition (art. 5.2.2,
+    /// 6.9: "checkmate by any possible series of legal moves"): the line *is* such a
+    /// series, exhibited and checked move by move. It does not matter where the line came
+    /// from (a search of an earlier position, another board): nothing about it is assumed,
+    /// everything is checked here. `false` proves nothing (the caller asks the search).
+    pub fn mates_with(&self, color: Color, line: &[Move]) -> bool {
+        let mut pos = *self;
+        for &m in line {
+            if !pos.is_legal(m) {
+                return false;
+            }
+            pos = pos.apply(m);
+        }
+        pos.side_to_move() != color && pos.is_checkmate()
+    }
+
+    /// Two moves that would take this position back to the placement of `earlier`, a
+    /// position two plies before it with the same side to move, in playing order: the
+    /// side to move puts back the piece it moved last, then the other side does. `None`
+    /// unless the placements differ by exactly two plain piece moves (no pawn, capture,
+    /// castling or promotion), one of each colour, on four different squares.
+    ///
+    /// Only a candidate, to try under [`Position::mates_with`] in front of a mating line
+    /// of `earlier`: whether the moves are legal here (a path blocked, a king left in
+    /// check), and whether the castling rights and en passant square that `earlier` had
+    /// still matter to the line, is for that replay to find out.
+    pub fn undo_pair(&self, earlier: &Position) -> Option<[Move; 2]> {
+        if self.side_to_move() != earlier.side_to_move() {
+            return None;
+        }
+        let mover = self.side_to_move();
+        // (from, to) of each side's move between `earlier` and here.
+        let mut mine: [Option<(Square, Piece)>; 2] = [None, None];
+        let mut theirs: [Option<(Square, Piece)>; 2] = [None, None];
+        let mut changed = 0;
+        for d in earlier.placement().diff(self.placement()) {
+            changed += 1;
+            if changed > 4 {
+                return None;
+            }
+            let (piece, slot) = match (d.before, d.after) {
+                (Some(p), None) => (p, 0),
+                (None, Some(p)) => (p, 1),
+                _ => return None,
+            };
+            if piece.role == Role::Pawn {
+                return None;
+            }
+            let side = if piece.color == mover {
+                &mut mine
+            } else {
+                &mut theirs
+            };
+            if side[slot].is_some() {
+                return None;
+            }
+            side[slot] = Some((d.square, piece));
+        }
+        let back = |[from, to]: [Option<(Square, Piece)>; 2]| -> Option<Move> {
+            let ((was, p), (now, q)) = (from?, to?);
+            (p == q).then_some(Move {
+                from: now,
+                to: was,
+                promotion: None,
+            })
+        };
+        Some([back(mine)?, back(theirs)?])
+    }
+
     /// `Some(Some(line))`: a verified mating line; `Some(None)`: proven impossible;
     /// `None`: undetermined.
     fn helpmate_search(&self, color: Color) -> Option<Option<Vec<Move>>> {
@@ -97,11 +184,7 @@ impl Position {
                 let line: Vec<Move> = helpmate.into_iter().map(move_from).collect();
                 // Trust but verify: replay with our move legality (which corrects the chess
                 // crate's en passant in check) and check the mate.
-                let mut pos = *self;
-                for &m in &line {
-                    pos = pos.play(m).ok()?;
-                }
-                (pos.is_checkmate() && pos.side_to_move() != color).then_some(Some(line))
+                self.mates_with(color, &line).then_some(Some(line))
             }
         }
     }
@@ -191,6 +274,75 @@ mod tests {
         // Stalemate: nobody can mate any more.
         let stalemate = epd("7k/8/6QK/8/8/8/8/8 b - -");
         assert_eq!(stalemate.can_mate(Color::White), CanMate::No);
+    }
+
+    #[test]
+    fn a_line_proves_a_mate_only_where_it_mates() {
+        // K+N+N v K: the search's line mates from here.
+        let knn = epd("8/8/4k3/8/8/3KNN2/8/8 w - -");
+        let (verdict, line) = knn.can_mate_with_line(Color::White);
+        assert_eq!(verdict, CanMate::Yes);
+        let line = line.unwrap();
+        assert!(!line.is_empty());
+        assert!(knn.mates_with(Color::White, &line));
+        // Not for the other side, nor from the position after its first move (the moves
+        // come in the wrong turn), nor cut short.
+        assert!(!knn.mates_with(Color::Black, &line));
+        let after = knn.play(line[0]).unwrap();
+        assert!(!after.mates_with(Color::White, &line));
+        assert!(!knn.mates_with(Color::White, &line[..line.len() - 1]));
+        // A position where the line's pieces stand elsewhere: illegal, no proof.
+        let elsewhere = epd("8/8/4k3/8/8/3K4/8/5NN1 w - -");
+        assert!(!elsewhere.mates_with(Color::White, &line));
+        // Fool's mate mates from the start; from a position with White's g-pawn on g3
+        // (so g2g4 is no move) the same line proves nothing.
+        let uci = |p: &Position, s: &str| p.parse_uci(s).unwrap();
+        let start = Position::start();
+        let mut line = Vec::new();
+        let mut p = start;
+        for s in ["f2f3", "e7e5", "g2g4", "d8h4"] {
+            let m = uci(&p, s);
+            line.push(m);
+            p = p.play(m).unwrap();
+        }
+        assert!(start.mates_with(Color::Black, &line));
+        assert!(!start.mates_with(Color::White, &line));
+        let g3 = epd("rnbqkbnr/pppppppp/8/8/8/6P1/PPPPPP1P/RNBQKBNR w KQkq -");
+        assert!(!g3.mates_with(Color::Black, &line));
+        // The empty line: only where the side has mated already.
+        let mated = epd("8/8/8/8/8/2b1k1b1/8/3RKR2 w - -");
+        assert!(mated.mates_with(Color::Black, &[]));
+        assert!(!mated.mates_with(Color::White, &[]));
+        assert!(!knn.mates_with(Color::White, &[]));
+    }
+
+    #[test]
+    fn undo_pair_puts_back_two_plain_piece_moves() {
+        let start = Position::start();
+        let uci = |p: &Position, s: &str| p.parse_uci(s).unwrap();
+        let after = |p: &Position, moves: &[&str]| {
+            moves.iter().fold(*p, |p, s| p.play(uci(&p, s)).unwrap())
+        };
+        let two = after(&start, &["g1f3", "b8c6"]);
+        // Two plies later, White to move: White's knight back first, then Black's.
+        let back = two.undo_pair(&start).unwrap();
+        assert_eq!(
+            back,
+            [uci(&two, "f3g1"), Move::new(back[1].from, back[1].to, None)]
+        );
+        assert_eq!(
+            after(&two, &["f3g1", "c6b8"]).placement(),
+            start.placement()
+        );
+        // Not after a pawn move, nor across an odd number of plies.
+        let pawn = after(&start, &["e2e4", "b8c6"]);
+        assert_eq!(pawn.undo_pair(&start), None);
+        let one = after(&start, &["g1f3"]);
+        assert_eq!(one.undo_pair(&start), None);
+        // Not after a capture.
+        let open = after(&start, &["e2e4", "d7d5"]);
+        let took = after(&open, &["e4d5", "d8d5"]);
+        assert_eq!(took.undo_pair(&open), None);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! [`SyncTracker`]: a [`Tracker`] whose analysis requests are answered at once, on the
-//! caller's thread (replays and tests; the daemon answers on a blocking pool instead).
+//! caller's thread (replays and tests; the daemon answers on a blocking pool instead), by
+//! an [`Analyst`], which tries the mating lines it found before searching again.
 
 use dgt_protocol::TimedEvent;
 
-use crate::analysis;
+use crate::analysis::Analyst;
 use crate::config::TrackerConfig;
 use crate::events::ArbiterEvent;
 use crate::tracker::Tracker;
@@ -12,12 +13,14 @@ use crate::tracker::Tracker;
 #[derive(Debug, Clone)]
 pub struct SyncTracker {
     tracker: Tracker,
+    analyst: Analyst,
 }
 
 impl SyncTracker {
     pub fn new(cfg: TrackerConfig) -> SyncTracker {
         SyncTracker {
             tracker: Tracker::new(cfg),
+            analyst: Analyst::new(),
         }
     }
 
@@ -63,7 +66,7 @@ impl SyncTracker {
 
     fn answer_all(&mut self, out: &mut Vec<ArbiterEvent>) {
         while let Some(req) = self.tracker.poll_analysis() {
-            let answer = analysis::answer(&req);
+            let answer = self.analyst.answer(&req);
             self.tracker.analysis_done(req.id, answer, out);
         }
     }

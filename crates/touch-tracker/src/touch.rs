@@ -14,7 +14,8 @@ use crate::events::{Touch, TouchAction, Touched};
 /// tell: the player's own pieces count first (arbiter-rules §3), and among them the piece
 /// of the move played (`played`), so that an unclear order never makes a violation.
 pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> Vec<Touched> {
-    let mut lifts: Vec<(u64, Touched)> = Vec::new();
+    // Sized once: at most one entry a touch (this runs for every recorded move).
+    let mut lifts: Vec<(u64, Touched)> = Vec::with_capacity(log.len());
     for t in log {
         if t.action == TouchAction::Lift
             && base.piece_at(t.square) == Some(t.piece)

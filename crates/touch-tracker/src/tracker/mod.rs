@@ -283,6 +283,10 @@ pub struct Tracker {
     displaced: Option<Displaced>,
 }
 
+/// Touches a turn's log has room for before it grows (a move is a lift and a place, a
+/// capture three touches, adjustments and sliding a few more).
+const TOUCH_LOG_RESERVED: usize = 8;
+
 pub(super) fn idx(c: Color) -> usize {
     match c {
         Color::White => 0,
@@ -1133,8 +1137,11 @@ impl Tracker {
         let mover = self.game.position().side_to_move();
         let all = std::mem::take(&mut self.touches);
         let split = split.min(all.len());
-        let mut mine = all[..split].to_vec();
-        let mut rest = Vec::new();
+        // Sized once (this runs for every recorded move): `mine` takes at most all, and
+        // `rest` becomes the next turn's log, which grows by a lift and a place a move.
+        let mut mine = Vec::with_capacity(all.len());
+        mine.extend_from_slice(&all[..split]);
+        let mut rest = Vec::with_capacity(TOUCH_LOG_RESERVED);
         for t in &all[split..] {
             if t.piece.color == mover {
                 mine.push(*t);
