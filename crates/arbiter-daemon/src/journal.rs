@@ -101,6 +101,12 @@ pub enum Record {
     Timeout { t_ms: u64 },
     /// `Tracker::analysis_done(id, answer)` was called.
     Analysis { id: u64, answer: CanMate },
+    /// `Tracker::arbiter(t_ms, input)` was called: the arbiter's decision on the
+    /// dashboard ([`crate::decisions`]).
+    Arbiter {
+        t_ms: u64,
+        input: touch_tracker::ArbiterInput,
+    },
 }
 
 impl Record {
@@ -110,6 +116,7 @@ impl Record {
             Record::Event(e) => Some(e.t_ms),
             Record::Timeout { t_ms } => Some(*t_ms),
             Record::Analysis { .. } => None,
+            Record::Arbiter { t_ms, .. } => Some(*t_ms),
         }
     }
 }
