@@ -363,10 +363,13 @@ fn a_round_from_a_trf_played_on_emulated_boards_and_written_back() {
 
     // The arbiter's result set on the dashboard wins over the board's; while the two
     // disagree and he has confirmed neither, `results` refuses, naming the board.
+    let _ = std::fs::remove_file(out.join("http-address"));
     let mut daemon = start(&cfg);
     common::wait_events(&out, Duration::from_secs(30), "restarted", |_| {
         out.join("http-address").exists()
     });
+    // The boards resumed (their tasks take decisions once they run).
+    std::thread::sleep(Duration::from_millis(500));
     let other = if results[1] == "1-0" { "0-1" } else { "1-0" };
     let (code, body) = post_decision(
         &out,
