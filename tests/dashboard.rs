@@ -536,15 +536,21 @@ fn the_dashboard_in_a_real_browser() {
         .unwrap();
     assert_eq!(alert["state"], "acknowledged");
 
-    // Art. 7.4 / 12.9: the bishop back on f1, then 5. d3 knocking the c2 pawn off the
-    // board: a displaced card, nothing applied; the arbiter clicks "Warn".
+    // Art. 7.4 / 12.9: the arbiter pauses the clock, puts the bishop back on f1 and hands
+    // the move back to White; then 6. Bc4 (the bishop binds, touch-move) knocking the c2
+    // pawn off the board: a displaced card, nothing applied; the arbiter clicks "Warn".
+    b1.apply(Action::PauseClock);
+    pause(100);
     shift(b1, "f3f1", 'B');
+    b1.apply(Action::PressClock(black));
+    pause(100);
+    b1.apply(Action::PauseClock);
     pause(300);
-    b1.apply(Action::Lift(common::sq("d2")));
+    b1.apply(Action::Lift(common::sq("f1")));
     pause(80);
     b1.apply(Action::Lift(common::sq("c2")));
     pause(80);
-    b1.apply(Action::Place(common::sq("d3"), common::piece('P')));
+    b1.apply(Action::Place(common::sq("c4"), common::piece('B')));
     pause(150);
     b1.apply(Action::PressClock(white));
     const DISPLACED: &str = ".alert-card[data-kind=\"displaced\"]";
@@ -576,12 +582,13 @@ fn the_dashboard_in_a_real_browser() {
     assert!(card["notes"].to_string().contains("warns White"), "{card}");
     // The result by hand, in the board's history: set, then cleared.
     rt.block_on(async {
-        c.find(Locator::Css(".board-tile[data-board=\"1\"]"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        // The tiles are made again at every board change: clicked in the page itself.
+        c.execute(
+            "document.querySelector('.board-tile[data-board=\"1\"]').click();",
+            vec![],
+        )
+        .await
+        .unwrap();
         let choice = c
             .wait()
             .at_most(Duration::from_secs(5))
