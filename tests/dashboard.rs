@@ -536,6 +536,92 @@ fn the_dashboard_in_a_real_browser() {
         .unwrap();
     assert_eq!(alert["state"], "acknowledged");
 
+    // Art. 7.4 / 12.9: the arbiter pauses the clock, puts the bishop back on f1 and hands
+    // the move back to White; then 6. Bc4 (the bishop binds, touch-move) knocking the c2
+    // pawn off the board: a displaced card, nothing applied; the arbiter clicks "Warn".
+    b1.apply(Action::PauseClock);
+    pause(100);
+    shift(b1, "f3f1", 'B');
+    b1.apply(Action::PressClock(black));
+    pause(100);
+    b1.apply(Action::PauseClock);
+    pause(300);
+    b1.apply(Action::Lift(common::sq("f1")));
+    pause(80);
+    b1.apply(Action::Lift(common::sq("c2")));
+    pause(80);
+    b1.apply(Action::Place(common::sq("c4"), common::piece('B')));
+    pause(150);
+    b1.apply(Action::PressClock(white));
+    const DISPLACED: &str = ".alert-card[data-kind=\"displaced\"]";
+    rt.block_on(async {
+        c.wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(&format!("{DISPLACED} .act-warn")))
+            .await
+            .expect("the displaced card with its penalty buttons")
+            .click()
+            .await
+            .unwrap();
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(&format!(
+                "{DISPLACED}[data-state=\"resolved\"]"
+            )))
+            .await
+            .expect("the card settled by the decision");
+    });
+    let (_, state) = request(&host, "GET", "/api/state", None);
+    let card = state["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "displaced")
+        .unwrap()
+        .clone();
+    assert!(card["notes"].to_string().contains("warns White"), "{card}");
+    // The result by hand, in the board's history: set, then cleared.
+    rt.block_on(async {
+        // The tiles are made again at every board change: clicked in the page itself.
+        c.execute(
+            "document.querySelector('.board-tile[data-board=\"1\"]').click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+        let choice = c
+            .wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(".result-panel .result-choice"))
+            .await
+            .expect("the result panel");
+        choice.select_by_value("1/2-1/2").await.unwrap();
+        c.find(Locator::Css(".result-panel .act-set-result"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(".result-panel .act-clear-result"))
+            .await
+            .expect("the arbiter's result shown, with Clear");
+    });
+    let (_, state) = request(&host, "GET", "/api/state", None);
+    assert_eq!(state["boards"][0]["results"]["arbiter"], "1/2-1/2");
+    rt.block_on(async {
+        c.find(Locator::Css(".result-panel .act-clear-result"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    });
+    wait_until(Duration::from_secs(5), "the result cleared", || {
+        request(&host, "GET", "/api/state", None).1["boards"][0]["results"]["arbiter"].is_null()
+    });
+
     rt.block_on(async { c.close().await.unwrap() });
     let mut daemon = procs.daemon.take().unwrap();
     assert!(common::terminate(&mut daemon), "the daemon stopped cleanly");

@@ -360,6 +360,149 @@ fn a_round_from_a_trf_played_on_emulated_boards_and_written_back() {
         t.player(3).unwrap().entry(2).result,
         ResultCode::from_char(contradicting.0).unwrap()
     );
+
+    // The arbiter's result set on the dashboard wins over the board's; while the two
+    // disagree and he has confirmed neither, `results` refuses, naming the board.
+    let _ = std::fs::remove_file(out.join("http-address"));
+    let mut daemon = start(&cfg);
+    common::wait_events(&out, Duration::from_secs(30), "restarted", |_| {
+        out.join("http-address").exists()
+    });
+    // The boards resumed (their tasks take decisions once they run).
+    std::thread::sleep(Duration::from_millis(500));
+    let other = if results[1] == "1-0" { "0-1" } else { "1-0" };
+    let (code, body) = post_decision(
+        &out,
+        2,
+        &format!(r#"{{"decision":"result_set","result":"{other}"}}"#),
+    );
+    assert_eq!(code, 200, "{body}");
+    let n_decisions = |ev: &[Value]| {
+        ev.iter()
+            .filter(|e| e["kind"] == "arbiter_decision")
+            .count()
+    };
+    common::wait_events(
+        &out,
+        Duration::from_secs(10),
+        "the decision written",
+        |ev| n_decisions(ev) == 1,
+    );
+    let results_cmd = |extra: &[&str]| {
+        let mut args = vec![
+            "results",
+            "--round",
+            "2",
+            "--trf",
+            "round.trf",
+            "--config",
+            "arbiter.toml",
+            "--out",
+            "decided.trf",
+        ];
+        args.extend_from_slice(extra);
+        dgt_arbiter(&args, &dir)
+    };
+    let o = results_cmd(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("board 2") && err.contains("not confirmed"),
+        "{err}"
+    );
+    assert!(!err.contains("board 1:"), "board 1 is not disputed: {err}");
+    assert!(!dir.join("decided.trf").exists());
+    // --partial leaves it blank.
+    let o = results_cmd(&["--partial"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = Trf::parse(&std::fs::read(dir.join("decided.trf")).unwrap()).unwrap();
+    assert_eq!(t.player(4).unwrap().entry(2).result, ResultCode::Blank);
+    // Confirmed: the arbiter's result is written.
+    let (code, body) = post_decision(
+        &out,
+        2,
+        &format!(r#"{{"decision":"result_confirmed","result":"{other}"}}"#),
+    );
+    assert_eq!(code, 200, "{body}");
+    common::wait_events(
+        &out,
+        Duration::from_secs(10),
+        "the confirmation written",
+        |ev| n_decisions(ev) == 2,
+    );
+    let o = results_cmd(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 on the dashboard"));
+    let t = Trf::parse(&std::fs::read(dir.join("decided.trf")).unwrap()).unwrap();
+    assert_eq!(
+        (
+            t.player(3).unwrap().entry(2).result,
+            t.player(1).unwrap().entry(2).result
+        ),
+        want(&results[0]),
+        "board 1 is the board's"
+    );
+    let got = (
+        t.player(4).unwrap().entry(2).result,
+        t.player(6).unwrap().entry(2).result,
+    );
+    assert_eq!(got, want(other), "board 2 is the arbiter's");
+    // A forfeit set on the dashboard (a result no board shows) goes out as one.
+    for body in [
+        r#"{"decision":"result_set","result":"-+"}"#,
+        r#"{"decision":"result_confirmed","result":"-+"}"#,
+    ] {
+        assert_eq!(post_decision(&out, 2, body).0, 200);
+    }
+    common::wait_events(&out, Duration::from_secs(10), "the forfeit written", |ev| {
+        n_decisions(ev) == 4
+    });
+    let o = results_cmd(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = Trf::parse(&std::fs::read(dir.join("decided.trf")).unwrap()).unwrap();
+    assert_eq!(
+        (
+            t.player(4).unwrap().entry(2).result,
+            t.player(6).unwrap().entry(2).result
+        ),
+        (
+            ResultCode::from_char('-').unwrap(),
+            ResultCode::from_char('+').unwrap()
+        )
+    );
+    assert!(terminate(&mut daemon));
+}
+
+/// `POST /api/boards/B/decision` as the arbiter (the token the daemon keeps in its
+/// output folder): status and body.
+fn post_decision(out: &Path, board: u32, body: &str) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
+    let host = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let token = common::token_header(out);
+    let mut s = std::net::TcpStream::connect(&host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "POST /api/boards/{board}/decision HTTP/1.1\r\nHost: {host}\r\n{token}\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
 
 #[test]

@@ -90,6 +90,8 @@ struct State {
     warnings: BTreeMap<String, String>,
     /// The last push to a broadcast server ([`crate::push`]).
     push: Option<crate::push::PushStatus>,
+    /// Where each running board task takes the arbiter's decisions ([`crate::decisions`]).
+    inboxes: BTreeMap<u32, crate::decisions::Inbox>,
 }
 
 /// How many daemon warnings the hub keeps (one per journal and sink at most).
@@ -130,6 +132,7 @@ impl Hub {
                 controls: BTreeMap::new(),
                 warnings: BTreeMap::new(),
                 push: None,
+                inboxes: BTreeMap::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
@@ -213,6 +216,16 @@ impl Hub {
     /// The driver's control of a board, while it runs (for clock commands).
     pub fn control(&self, board: u32) -> Option<dgt_serial::BoardControl> {
         self.lock().controls.get(&board).cloned()
+    }
+
+    /// Registers where a running board task takes the arbiter's decisions.
+    pub fn set_inbox(&self, board: u32, inbox: crate::decisions::Inbox) {
+        self.lock().inboxes.insert(board, inbox);
+    }
+
+    /// Where a board takes the arbiter's decisions, while its task runs.
+    pub fn inbox(&self, board: u32) -> Option<crate::decisions::Inbox> {
+        self.lock().inboxes.get(&board).cloned()
     }
 
     /// Records the last push to a broadcast server (the dashboard shows it).

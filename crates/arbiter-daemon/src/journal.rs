@@ -104,6 +104,12 @@ pub enum Record {
     /// `Tracker::accept_board(t_ms, side)`: the arbiter accepted an out-of-sync board as
     /// the position, `side` to move (the dashboard's action).
     Accept { t_ms: u64, side: chess_rules::Color },
+    /// `Tracker::arbiter(t_ms, input)` was called: the arbiter's decision on the
+    /// dashboard ([`crate::decisions`]).
+    Arbiter {
+        t_ms: u64,
+        input: touch_tracker::ArbiterInput,
+    },
 }
 
 impl Record {
@@ -113,6 +119,7 @@ impl Record {
             Record::Event(e) => Some(e.t_ms),
             Record::Timeout { t_ms } | Record::Accept { t_ms, .. } => Some(*t_ms),
             Record::Analysis { .. } => None,
+            Record::Arbiter { t_ms, .. } => Some(*t_ms),
         }
     }
 }

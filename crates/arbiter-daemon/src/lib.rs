@@ -25,6 +25,7 @@
 
 pub mod config;
 pub mod dashboard;
+pub mod decisions;
 pub mod demo;
 pub mod fsutil;
 pub mod http;

@@ -37,6 +37,9 @@ pub struct GameRecord {
     pub reason: Option<EndReason>,
     /// Closed without a result (the daemon stopped, or a new game was set up), and why.
     pub unfinished: Option<String>,
+    /// The result the arbiter set for the board while this game was current (wins over
+    /// `result` in the PGN; [`crate::decisions`]).
+    pub arbiter_result: Option<touch_tracker::ArbiterResult>,
 }
 
 impl GameRecord {
@@ -51,6 +54,7 @@ impl GameRecord {
             result: None,
             reason: None,
             unfinished: None,
+            arbiter_result: None,
         }
     }
 
@@ -64,9 +68,13 @@ impl GameRecord {
         !self.is_closed()
     }
 
-    /// The result as PGN writes it (`*` while running or unfinished).
+    /// The result as PGN writes it (`*` while running or unfinished): the arbiter's where
+    /// he set one (a double forfeit has none), else the board's.
     pub fn result_or_ongoing(&self) -> GameResult {
-        self.result.unwrap_or(GameResult::Ongoing)
+        match self.arbiter_result {
+            Some(r) => r.game_result().unwrap_or(GameResult::Ongoing),
+            None => self.result.unwrap_or(GameResult::Ongoing),
+        }
     }
 
     /// The PGN `Termination` value (`None` while the game runs).
@@ -92,6 +100,8 @@ impl GameRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BoardGames {
     pub games: Vec<GameRecord>,
+    /// The board's result and the arbiter's ([`crate::decisions::ResultState`]).
+    pub results: crate::decisions::ResultState,
 }
 
 impl Default for BoardGames {
@@ -105,6 +115,7 @@ impl BoardGames {
     pub fn new(start_fen: &str) -> BoardGames {
         BoardGames {
             games: vec![GameRecord::new(1, start_fen)],
+            results: Default::default(),
         }
     }
 
@@ -121,6 +132,12 @@ impl BoardGames {
 
     /// Folds one event in. Returns true when a game record changed.
     pub fn apply(&mut self, e: &ArbiterEvent) -> bool {
+        let results_changed = self.results.apply(&e.kind);
+        let changed = self.fold(e);
+        results_changed || changed
+    }
+
+    fn fold(&mut self, e: &ArbiterEvent) -> bool {
         match &e.kind {
             EventKind::NewGame { fen } => {
                 let cur = self.current_mut();
@@ -215,6 +232,25 @@ impl BoardGames {
                         Some(c) => *c = text,
                         None => m.comments.push(text),
                     },
+                    None => g.comment(text),
+                }
+                true
+            }
+            // The arbiter's decision: a penalty on the move the pieces were displaced
+            // with, a result on the game, which then shows the arbiter's result.
+            EventKind::ArbiterDecision(d) => {
+                let text = words::comment(e).unwrap_or_else(|| d.explanation.clone());
+                let arbiter = self.results.arbiter;
+                let g = self.current_mut();
+                if !d.decision.is_penalty() {
+                    g.arbiter_result = arbiter;
+                }
+                let index = d
+                    .ply
+                    .and_then(|p| p.checked_sub(g.first_ply))
+                    .map(|i| i as usize);
+                match index.and_then(|i| g.moves.get_mut(i)) {
+                    Some(m) => m.comments.push(text),
                     None => g.comment(text),
                 }
                 true

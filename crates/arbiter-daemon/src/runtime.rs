@@ -424,6 +424,11 @@ struct BoardTask {
     in_flight: usize,
     replayed: u64,
     journal_failed: bool,
+    /// The arbiter's decisions for this board ([`crate::decisions`]).
+    inbox_tx: crate::decisions::Inbox,
+    inbox: mpsc::Receiver<crate::decisions::Request>,
+    /// The latest input time fed to the tracker (a decision is never before it).
+    last_t: u64,
 }
 
 impl BoardTask {
@@ -477,6 +482,7 @@ impl BoardTask {
             );
         }
         let (answers_tx, answers) = mpsc::channel(16);
+        let (inbox_tx, inbox) = mpsc::channel(8);
         let mut task = BoardTask {
             number: b.number,
             round,
@@ -493,6 +499,9 @@ impl BoardTask {
             in_flight: 0,
             replayed: 0,
             journal_failed: false,
+            inbox_tx,
+            inbox,
+            last_t: 0,
         };
         let mut unanswered: BTreeMap<u64, AnalysisRequest> = BTreeMap::new();
         let mut out = Vec::new();
@@ -553,6 +562,9 @@ impl BoardTask {
 
     /// Feeds one input to the tracker.
     fn apply(&mut self, rec: &Record, out: &mut Vec<ArbiterEvent>) {
+        if let Some(t) = rec.t_ms() {
+            self.last_t = self.last_t.max(t);
+        }
         match rec {
             Record::Event(e) => self.tracker.handle(e, out),
             Record::Timeout { t_ms } => self.tracker.handle_timeout(*t_ms, out),
@@ -563,6 +575,7 @@ impl BoardTask {
                     tracing::warn!(board = self.number, "the arbiter's acceptance: {e}");
                 }
             }
+            Record::Arbiter { t_ms, input } => self.tracker.arbiter(*t_ms, input, out),
         }
     }
 
@@ -680,6 +693,39 @@ impl BoardTask {
         }
         self.publish(out, false);
         self.hub.set_snapshot(self.number, self.tracker.snapshot());
+    }
+
+    /// The arbiter's decision ([`crate::decisions`]), at board time `t_ms`: checked with
+    /// the tracker, journaled and durable before the tracker takes it, published; the
+    /// events go back to the caller.
+    async fn decide(&mut self, t_ms: u64, req: crate::decisions::Request) {
+        if let Err(why) = self.tracker.check_arbiter(&req.input) {
+            let _ = req.reply.send(Err(why));
+            return;
+        }
+        let rec = Record::Arbiter {
+            t_ms,
+            input: req.input,
+        };
+        let written = self.journal.append(&rec, Durability::Now);
+        self.journal_health(written);
+        self.journal.durable().await;
+        let mut out = Vec::new();
+        self.apply(&rec, &mut out);
+        tracing::info!(
+            board = self.number,
+            ply = self.tracker.position().plies(),
+            "the arbiter's decision: {}",
+            out.iter()
+                .map(|e| e.kind_name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let answer = out.clone();
+        self.publish(out, false);
+        self.hub.set_snapshot(self.number, self.tracker.snapshot());
+        // Answered once published: the caller's next look at the hub shows it.
+        let _ = req.reply.send(Ok(answer));
     }
 
     /// Says (log and dashboard) when the journal cannot be written, when records are
@@ -812,6 +858,7 @@ impl BoardTask {
         let epoch = Instant::from_std(epoch);
         self.hub.set_control(self.number, handle.control.clone());
         let mut orders = self.hub.orders.register(self.number);
+        self.hub.set_inbox(self.number, self.inbox_tx.clone());
         let mut status = handle.control.watch_status();
         let instant_of =
             |t: u64, offset: u64| epoch + Duration::from_millis(t.saturating_sub(offset));
@@ -860,6 +907,12 @@ impl BoardTask {
                 }
                 Some(order) = orders.recv() => {
                     self.on_order(order, &mut handle, epoch).await;
+                }
+                Some(req) = self.inbox.recv() => {
+                    // Board time now, after the events delivered so far.
+                    let now = Instant::now().saturating_duration_since(epoch).as_millis() as u64;
+                    let t = self.last_t.max(now + self.offset);
+                    self.decide(t, req).await;
                 }
                 _ = journal_tick.tick() => {
                     let r = self.journal.retry();

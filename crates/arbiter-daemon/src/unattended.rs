@@ -48,6 +48,9 @@ pub const ILLEGAL_TEXT: &str = "ILLEGAL";
 pub const RESTORE_TEXT: &str = "RESTORE";
 /// The text shown, with the clock running, after pieces were knocked over (art. 7.4).
 pub const DISPLACED_TEXT: &str = "PUT BACK";
+/// The text shown, with the clock running, after the arbiter added time to a player
+/// (a penalty for displaced pieces, art. 12.9.2, taken on the dashboard).
+pub const TIME_ADDED_TEXT: &str = "+TIME";
 /// The text shown when the board is out of sync after a gap: the daemon cannot tell what
 /// was played, so it rules nothing and leaves the clock running; the players call the
 /// arbiter.
@@ -261,6 +264,23 @@ impl Referee {
             // only shows, for a while, that pieces must be put back.
             EventKind::Displaced(d) if !d.reestablished && self.pending.is_none() => {
                 let mut steps: Vec<Step> = show(DISPLACED_TEXT).into_iter().collect();
+                steps.push(Step::Hold(self.text_hold));
+                steps.push(Step::Command(ClockCommand::End));
+                steps
+            }
+            // The arbiter's penalty for displaced pieces (art. 12.9.2), taken by hand on
+            // the dashboard: the clock is set as he decided and keeps running for the
+            // player to move (less the time since the decision).
+            EventKind::ArbiterDecision(d)
+                if d.decision == touch_tracker::Decision::TimeAdded && self.pending.is_none() =>
+            {
+                let Some(mut times) = d.clock_after else {
+                    return Vec::new();
+                };
+                times.set(d.to_move, times.get(d.to_move).saturating_sub(since_ms));
+                self.host_clock = true;
+                let mut steps = vec![Referee::set_and_run(view, times, Some(d.to_move), false)];
+                steps.extend(show(TIME_ADDED_TEXT));
                 steps.push(Step::Hold(self.text_hold));
                 steps.push(Step::Command(ClockCommand::End));
                 steps

@@ -278,6 +278,10 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
             a.fen,
             a.last_known_ply
         ),
+        EventKind::ArbiterDecision(d) => match d.ply {
+            Some(ply) => format!("{}{}", prefix(ply), d.explanation),
+            None => format!("board {}: {}", e.board, d.explanation),
+        },
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
             "board {}: the board shows a position no legal moves explain; check it{}",
             e.board,
@@ -301,6 +305,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
         ),
         EventKind::RecoveryUncertain(r) => uncertain(r),
         EventKind::RulingUnclear(u) => format!("{}: {}", side(u.color), u.explanation),
+        EventKind::ArbiterDecision(d) => format!("the arbiter's decision: {}", d.explanation),
         EventKind::DrawClaimable(_) | EventKind::IllegalMoveStands(_) => {
             let line = ruling(e)?;
             // Drop "board N, move M, " / "board N: ".

@@ -9,6 +9,9 @@
 //! Whatever does not agree is refused with the list, until the arbiter settles it with
 //! `--set`: two game files of one board with different results, a result the TRF already
 //! has that is not the board's, a game still running (unless `--partial`: left blank).
+//! The result the arbiter set on the dashboard (`arbiter_decision` events in
+//! `events.jsonl`) wins over the board's too; while the board and the arbiter disagree
+//! and he has confirmed neither, the board is refused (`--partial`: left blank).
 //! Every column the results do not change stays byte for byte as the file was read.
 
 use std::collections::BTreeMap;
@@ -19,6 +22,7 @@ use arbiter_daemon::pairings::TrfRound;
 use arbiter_daemon::paths::Paths;
 use arbiter_daemon::Config;
 use chess_rules::{read_pgn, GameResult};
+use touch_tracker::ArbiterResult;
 use trf::{GameKind, Outcome, ResultCode};
 
 /// Arguments of `results`.
@@ -68,6 +72,18 @@ fn parse_set(s: &str) -> anyhow::Result<(u32, Outcome)> {
         ),
     };
     Ok((board, outcome))
+}
+
+/// The TRF's reading of the arbiter's result.
+fn outcome_of(r: ArbiterResult) -> Outcome {
+    match r {
+        ArbiterResult::WhiteWins => Outcome::WhiteWins,
+        ArbiterResult::BlackWins => Outcome::BlackWins,
+        ArbiterResult::Draw => Outcome::Draw,
+        ArbiterResult::WhiteWinsByForfeit => Outcome::WhiteWinsByForfeit,
+        ArbiterResult::BlackWinsByForfeit => Outcome::BlackWinsByForfeit,
+        ArbiterResult::DoubleForfeit => Outcome::DoubleForfeit,
+    }
 }
 
 /// What the board says about its game.
@@ -155,7 +171,9 @@ pub fn run(args: &ResultsArgs) -> anyhow::Result<()> {
         }
         set.insert(board, outcome);
     }
+    let decided = arbiter_daemon::decisions::results_from_events(&paths.events(), args.round)?;
     let mut problems = Vec::new();
+    let mut from_dashboard = 0;
     let mut to_write = Vec::new();
     let mut blank = Vec::new();
     let (mut from_boards, mut from_arbiter, mut kept) = (0, 0, 0);
@@ -170,6 +188,31 @@ pub fn run(args: &ResultsArgs) -> anyhow::Result<()> {
         if g.kind == GameKind::NotPlayed {
             kept += 1;
             continue;
+        }
+        // The arbiter's result from the dashboard wins over the board's, unless the two
+        // disagree and he has not confirmed one of them.
+        if let Some(state) = decided.get(&g.board) {
+            if state.disputed() {
+                let text = format!(
+                    "board {}: the board's result is {} but the arbiter's {}, not confirmed; \
+                     confirm one on the dashboard, or --set {}=RESULT",
+                    g.board,
+                    state.board.map_or("?", |r| r.as_str()),
+                    state.arbiter.map_or("?", |r| r.as_str()),
+                    g.board
+                );
+                if args.partial {
+                    blank.push(format!("{text}: left blank"));
+                } else {
+                    problems.push(text);
+                }
+                continue;
+            }
+            if let Some(a) = state.arbiter {
+                to_write.push((g, outcome_of(a)));
+                from_dashboard += 1;
+                continue;
+            }
         }
         let names = |rank| {
             round
@@ -246,10 +289,12 @@ pub fn run(args: &ResultsArgs) -> anyhow::Result<()> {
         );
     }
     eprintln!(
-        "round {}: {} results from the boards, {} set by the arbiter, {} already in the TRF, \
-         {} left blank ({}); written to {}",
+        "round {}: {} results from the boards, {} set by the arbiter ({} on the dashboard, \
+         {} with --set), {} already in the TRF, {} left blank ({}); written to {}",
         args.round,
         from_boards,
+        from_arbiter + from_dashboard,
+        from_dashboard,
         from_arbiter,
         kept,
         blank.len(),

@@ -73,6 +73,10 @@ pub enum EventKind {
     /// The arbiter accepted what an out-of-sync board shows as the position, with the side
     /// to move he named: the game goes on from it (the moves between were not seen).
     PositionAccepted(PositionAcceptedEvent),
+    /// A decision the arbiter took by hand on the dashboard (a penalty for displaced
+    /// pieces, art. 7.4 / 12.9; a result set, cleared or confirmed). Never emitted on the
+    /// tracker's own initiative.
+    ArbiterDecision(ArbiterDecisionEvent),
 }
 
 impl EventKind {
@@ -93,6 +97,7 @@ impl EventKind {
             EventKind::Displaced(_) => "displaced",
             EventKind::RulingUnclear(_) => "ruling_unclear",
             EventKind::PositionAccepted(_) => "position_accepted",
+            EventKind::ArbiterDecision(_) => "arbiter_decision",
         }
     }
 }
@@ -383,6 +388,175 @@ pub struct RulingUnclearEvent {
     pub ply: u32,
     /// Each reading in words ("Rd1 with the rook f1 knocked off").
     pub readings: Vec<String>,
+    pub explanation: String,
+}
+
+/// What the arbiter decided by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Art. 12.9.1: a warning for displaced pieces (art. 7.4).
+    Warning,
+    /// Art. 12.9.2: time added to the opponent of the player who displaced pieces.
+    TimeAdded,
+    /// Art. 12.9.6: the game declared lost by the player who displaced pieces again.
+    GameLost,
+    /// The arbiter's result for the board, over the board's own.
+    ResultSet,
+    /// The arbiter's result taken back: the board's result counts again.
+    ResultCleared,
+    /// The board and the arbiter disagreed; the arbiter confirmed this result.
+    ResultConfirmed,
+}
+
+impl Decision {
+    /// Whether it is a penalty for displaced pieces (the others are about results).
+    pub fn is_penalty(self) -> bool {
+        matches!(
+            self,
+            Decision::Warning | Decision::TimeAdded | Decision::GameLost
+        )
+    }
+}
+
+/// A result as the arbiter sets it: the three game results and the forfeits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ArbiterResult {
+    #[serde(rename = "1-0")]
+    WhiteWins,
+    #[serde(rename = "0-1")]
+    BlackWins,
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+    /// White wins by forfeit (Black did not play).
+    #[serde(rename = "+-")]
+    WhiteWinsByForfeit,
+    #[serde(rename = "-+")]
+    BlackWinsByForfeit,
+    /// Neither played.
+    #[serde(rename = "--")]
+    DoubleForfeit,
+}
+
+impl ArbiterResult {
+    pub const ALL: [ArbiterResult; 6] = [
+        ArbiterResult::WhiteWins,
+        ArbiterResult::BlackWins,
+        ArbiterResult::Draw,
+        ArbiterResult::WhiteWinsByForfeit,
+        ArbiterResult::BlackWinsByForfeit,
+        ArbiterResult::DoubleForfeit,
+    ];
+
+    /// `1-0`, `0-1`, `1/2-1/2`, `+-`, `-+`, `--`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArbiterResult::WhiteWins => "1-0",
+            ArbiterResult::BlackWins => "0-1",
+            ArbiterResult::Draw => "1/2-1/2",
+            ArbiterResult::WhiteWinsByForfeit => "+-",
+            ArbiterResult::BlackWinsByForfeit => "-+",
+            ArbiterResult::DoubleForfeit => "--",
+        }
+    }
+
+    /// Reads [`ArbiterResult::as_str`] (and `1/2`, `=` for a draw).
+    pub fn parse(text: &str) -> Option<ArbiterResult> {
+        match text.trim() {
+            "1/2" | "=" => Some(ArbiterResult::Draw),
+            t => ArbiterResult::ALL.into_iter().find(|r| r.as_str() == t),
+        }
+    }
+
+    /// The game result a PGN `Result` tag gives it (a forfeit is won or lost; a double
+    /// forfeit has none).
+    pub fn game_result(self) -> Option<GameResult> {
+        match self {
+            ArbiterResult::WhiteWins | ArbiterResult::WhiteWinsByForfeit => {
+                Some(GameResult::WhiteWins)
+            }
+            ArbiterResult::BlackWins | ArbiterResult::BlackWinsByForfeit => {
+                Some(GameResult::BlackWins)
+            }
+            ArbiterResult::Draw => Some(GameResult::Draw),
+            ArbiterResult::DoubleForfeit => None,
+        }
+    }
+
+    /// Whether the board's game result says the same (a forfeit never does: a game was
+    /// played on the board).
+    pub fn agrees_with(self, board: GameResult) -> bool {
+        matches!(
+            (self, board),
+            (ArbiterResult::WhiteWins, GameResult::WhiteWins)
+                | (ArbiterResult::BlackWins, GameResult::BlackWins)
+                | (ArbiterResult::Draw, GameResult::Draw)
+        )
+    }
+
+    /// The arbiter's reading of a board's game result.
+    pub fn of_game(r: GameResult) -> Option<ArbiterResult> {
+        match r {
+            GameResult::WhiteWins => Some(ArbiterResult::WhiteWins),
+            GameResult::BlackWins => Some(ArbiterResult::BlackWins),
+            GameResult::Draw => Some(ArbiterResult::Draw),
+            GameResult::Ongoing => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ArbiterResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The arbiter's decision as the dashboard hands it to a board (a tracker input, kept in
+/// the journal).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArbiterInput {
+    pub decision: Decision,
+    /// The player penalised (penalties).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<Color>,
+    /// The ply of the move the pieces were displaced with (penalties).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u32>,
+    /// Time added to the opponent (`time_added`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_ms: Option<u64>,
+    /// The result set or confirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ArbiterResult>,
+}
+
+/// `kind: arbiter_decision`: a decision the arbiter took by hand on the dashboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArbiterDecisionEvent {
+    pub decision: Decision,
+    /// The player penalised (penalties).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<Color>,
+    /// The ply of the move the pieces were displaced with (penalties).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u32>,
+    /// `time_added`: the time and who gets it (the penalised player's opponent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penalty: Option<Penalty>,
+    /// The result set, confirmed, or (`game_lost`) given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ArbiterResult>,
+    /// The board's own result of the current game when the decision was taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_result: Option<GameResult>,
+    /// `time_added`: both clocks before and after (what the clock must be set to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_before: Option<ClockMs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_after: Option<ClockMs>,
+    /// The player to move when it was decided (whose clock runs).
+    pub to_move: Color,
+    /// Plain words for the log and the PGN comment.
     pub explanation: String,
 }
 

@@ -33,8 +33,9 @@ pub use analysis::{AnalysisRequest, Purpose};
 pub use chess_rules::{EndReason, Obligation};
 pub use config::{Penalties, Supervision, TimeCategory, TrackerConfig};
 pub use events::{
-    ArbiterEvent, BoardStatus, ClaimReason, ClockMs, EventKind, MoveEvent, Penalty,
-    PositionAcceptedEvent, Touch, TouchAction, Touched,
+    ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, BoardStatus, ClaimReason,
+    ClockMs, Decision, EventKind, MoveEvent, Penalty, PositionAcceptedEvent, Touch, TouchAction,
+    Touched,
 };
 pub use sync::SyncTracker;
 pub use tracker::{AcceptError, GameState, Snapshot, Tracker};

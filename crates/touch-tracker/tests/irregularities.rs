@@ -224,6 +224,60 @@ fn each_irregularity_on_many_games() {
     tally.assert_ok("each irregularity", started);
 }
 
+/// Art. 7.4: a legal move made while knocking an own piece off the board, pressed, the
+/// piece put back: on many games, never an illegal move (no `illegal_move` at all, no
+/// count), always the move, a `displaced` event naming the piece's square, then the same
+/// with `reestablished: true` (the sweep's expectations hold exactly that; here it is
+/// also checked against the tracker's events directly, so the test cannot pass on
+/// expectations that left the displaced events out).
+#[test]
+fn art_7_4_displaced_piece_is_never_ruled_illegal() {
+    if !test_data::have_pgn_corpus() {
+        return;
+    }
+    let started = Instant::now();
+    let games = corpus();
+    let mut tally = Tally::new();
+    let mut met = 0;
+    for step in 0..games.len() {
+        if met >= games_per_kind() {
+            break;
+        }
+        let i = (step * 17 + 5) % games.len();
+        let (name, pgn) = &games[i];
+        let opts = options(i, vec![Irregularity::Displaced]);
+        let game = GameInput::from_pgn(pgn).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let script = generate(&game, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if script.injected.is_empty() {
+            continue;
+        }
+        met += 1;
+        let events = play(&script, Orientation::Normal, config_for(&script));
+        let illegal: Vec<String> = events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::IllegalMove(_)))
+            .map(|e| e.to_json())
+            .collect();
+        assert!(illegal.is_empty(), "{name}: ruled illegal: {illegal:?}");
+        let displaced: Vec<bool> = events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Displaced(d) => Some(d.reestablished),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            displaced,
+            [false, true],
+            "{name}: a displaced event, then reestablished: {:?}",
+            events.iter().map(|e| e.to_json()).collect::<Vec<_>>()
+        );
+        tally.play(name, i, pgn, opts);
+    }
+    assert!(met >= games_per_kind().min(5), "only {met} games took it");
+    tally.assert_ok("displaced", started);
+}
+
 /// Several irregularities in one game, second illegal moves allowed (the game ends with a
 /// result), the flag falling at the end of others.
 #[test]

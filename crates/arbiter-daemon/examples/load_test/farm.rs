@@ -333,6 +333,7 @@ fn describe(e: &Expected) -> (&'static str, String, Option<u64>) {
             format!("{}:{}", result.as_str(), reason.name()),
             None,
         ),
+        Expected::Displaced { reestablished, .. } => ("displaced", reestablished.to_string(), None),
     }
 }
 

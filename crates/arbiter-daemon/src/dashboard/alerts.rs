@@ -202,6 +202,10 @@ pub struct Alerts {
     archived: std::collections::HashSet<(u32, u64)>,
     /// When the list is next looked over for alerts to archive (its length then).
     next_check: usize,
+    /// Per board, its result and the arbiter's ([`crate::decisions::ResultState`]).
+    results: HashMap<u32, crate::decisions::ResultState>,
+    /// Per board, the open "result disputed" alert.
+    dispute: HashMap<u32, usize>,
 }
 
 /// The resolved alerts kept in memory for the page (the newest); older ones go to the
@@ -622,8 +626,124 @@ impl Alerts {
                 out.extend(self.clear_claim(board));
             }
             EventKind::TouchMove(_) | EventKind::PositionAccepted(_) => {}
+            // The arbiter's own decision is no news for him: it goes as a note on the
+            // card it is about (the displaced pieces), which it settles.
+            EventKind::ArbiterDecision(d) if d.decision.is_penalty() => {
+                let about = self.alerts.iter().rposition(|a| {
+                    a.board == board
+                        && a.kind == "displaced"
+                        && a.event["ply"].as_u64() == d.ply.map(u64::from)
+                });
+                if let Some(i) = about {
+                    let when = when();
+                    self.note(
+                        i,
+                        format!("the arbiter's decision: {}", d.explanation),
+                        &when,
+                    );
+                    let revision = self.bump();
+                    let a = &mut self.alerts[i];
+                    if a.state != AlertState::Resolved {
+                        a.state = AlertState::Resolved;
+                        a.resolved_at = Some(when);
+                    }
+                    a.revision = revision;
+                    out.push(Change::Alert(a.clone()));
+                }
+            }
+            EventKind::ArbiterDecision(_) => {}
         }
+        out.extend(self.follow_result(e));
         out
+    }
+
+    /// A result the board and the arbiter disagree on is an alert until the arbiter
+    /// confirms one of them (or clears his): opened when the dispute begins, resolved by
+    /// itself when it ends. Its id is `B-SEQ-result` (the event that began it).
+    fn follow_result(&mut self, e: &HubEvent) -> Option<Change> {
+        let board = e.board;
+        let state = self.results.entry(board).or_default();
+        if !state.apply(&e.event.kind) {
+            return None;
+        }
+        let state = *state;
+        let open = self.dispute.get(&board).copied();
+        match (state.disputed(), open) {
+            (true, None) => {
+                let id = format!("{}-result", alert_id(board, e.seq));
+                if self.by_id.contains_key(&id) {
+                    return None;
+                }
+                let (b, a) = (
+                    state.board.map_or("?", |r| r.as_str()),
+                    state.arbiter.map_or("?", |r| r.as_str()),
+                );
+                let revision = self.bump();
+                self.alerts.push(Alert {
+                    id: id.clone(),
+                    board,
+                    seq: e.seq,
+                    kind: "result_disputed",
+                    urgency: Urgency::GameEnd,
+                    title: "Result disputed".into(),
+                    text: format!(
+                        "board {board}: the board's result is {b}, the arbiter's {a}; confirm                          one of them (the results file waits for it)"
+                    ),
+                    at: rfc3339(e.wall_ms),
+                    wall_ms: e.wall_ms,
+                    state: AlertState::Open,
+                    acknowledged_at: None,
+                    resolved_at: None,
+                    notes: Vec::new(),
+                    event: serde_json::json!({
+                        "board": board,
+                        "board_result": b,
+                        "arbiter_result": a,
+                    }),
+                    details: Details::default(),
+                    revision,
+                    count: 1,
+                    status: None,
+                });
+                let i = self.alerts.len() - 1;
+                self.by_id.insert(id, i);
+                self.dispute.insert(board, i);
+                Some(Change::Alert(self.alerts[i].clone()))
+            }
+            (false, Some(i)) => {
+                self.dispute.remove(&board);
+                let when = rfc3339(e.wall_ms);
+                let text = match state.result() {
+                    Some(r) => format!("settled: {r}"),
+                    None => "settled".to_owned(),
+                };
+                self.note(i, text, &when);
+                let revision = self.bump();
+                let a = &mut self.alerts[i];
+                a.state = AlertState::Resolved;
+                a.resolved_at = Some(when);
+                a.revision = revision;
+                Some(Change::Alert(a.clone()))
+            }
+            (true, Some(i)) => {
+                // Still disputed, with other results: the card says the new ones.
+                let (b, a) = (
+                    state.board.map_or("?", |r| r.as_str()),
+                    state.arbiter.map_or("?", |r| r.as_str()),
+                );
+                let revision = self.bump();
+                let alert = &mut self.alerts[i];
+                alert.text = format!(
+                    "board {board}: the board's result is {b}, the arbiter's {a}; confirm \
+                     one of them (the results file waits for it)"
+                );
+                alert.event["board_result"] = b.into();
+                alert.event["arbiter_result"] = a.into();
+                alert.revision = revision;
+                Some(Change::Alert(alert.clone()))
+            }
+            (false, None) => None,
+        }
     }
 
     fn clear_claim(&mut self, board: u32) -> Option<Change> {

@@ -47,6 +47,7 @@ pub fn router(dash: Shared) -> Router {
             "/api/boards/{board}/accept/{side}",
             post(super::accept::accept_board),
         )
+        .route("/api/boards/{board}/decision", post(decision))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(dash)
@@ -193,6 +194,56 @@ async fn act(
             fresh(serde_json::to_value(&alert).unwrap_or_default())
         }
         Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
+    }
+}
+
+/// `POST /api/boards/{B}/decision` with the arbiter's decision as JSON
+/// (`touch_tracker::ArbiterInput`: `{"decision":"warning","color":"white","ply":23}`,
+/// `{"decision":"time_added",...,"add_ms":120000}`, `{"decision":"game_lost",...}`,
+/// `{"decision":"result_set","result":"1-0"}`, `{"decision":"result_cleared"}`,
+/// `{"decision":"result_confirmed","result":"0-1"}`). Answers the events it made.
+async fn decision(
+    State(d): State<Shared>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = d.gate.check_action(&headers) {
+        return refused(r);
+    }
+    let Some(number) = board.parse::<u32>().ok().filter(|_| board.len() <= 6) else {
+        return error(
+            StatusCode::NOT_FOUND,
+            format!("no board {board:?}: POST /api/boards/B/decision, B a board number"),
+        );
+    };
+    let input: touch_tracker::ArbiterInput = match serde_json::from_slice(&body) {
+        Ok(i) => i,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the decision is JSON such as {{\"decision\":\"warning\",\"color\":                     \"white\",\"ply\":23}} or {{\"decision\":\"result_set\",\"result\":\"1-0\"}}: {e}"
+                ),
+            )
+        }
+    };
+    match d.decide(number, input).await {
+        Ok(events) => {
+            let list: Vec<serde_json::Value> = events
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap_or_default())
+                .collect();
+            fresh(json!({ "board": number, "events": list }))
+        }
+        Err(e) => {
+            let status = match e {
+                crate::decisions::DecisionError::NoBoard(_) => StatusCode::NOT_FOUND,
+                crate::decisions::DecisionError::NotRunning(_) => StatusCode::SERVICE_UNAVAILABLE,
+                crate::decisions::DecisionError::Refused { .. } => StatusCode::CONFLICT,
+            };
+            error(status, e.to_string())
+        }
     }
 }
 

@@ -378,6 +378,7 @@ impl Dashboard {
                     "result": game.result.map(|r| r.as_str()),
                     "illegal": snap.map(|s| json!({"white": s.illegal_white, "black": s.illegal_black})),
                     "game": game.number,
+                    "results": results_json(&v.games.results),
                     "open_alerts": count,
                     "status": status,
                 })
@@ -476,9 +477,22 @@ impl Dashboard {
             "black": cfg.and_then(|c| c.black.clone()),
             "players": cfg.and_then(|c| c.pairing.as_ref()).map(players_json),
             "game": view.games.current().number,
+            "results": results_json(&view.games.results),
             "moves": moves,
             "alerts": alerts,
         }))
+    }
+
+    /// Takes the arbiter's decision for a board ([`crate::decisions::decide`]) and folds
+    /// what it made into the alerts before answering, so the page's next state shows it.
+    pub async fn decide(
+        &self,
+        board: u32,
+        input: touch_tracker::ArbiterInput,
+    ) -> Result<Vec<touch_tracker::ArbiterEvent>, crate::decisions::DecisionError> {
+        let events = crate::decisions::decide(&self.hub, board, input).await?;
+        self.sync();
+        Ok(events)
     }
 
     /// Saves the alert states that are not open (best effort: the live state stays right).
@@ -495,6 +509,17 @@ impl Dashboard {
             );
         }
     }
+}
+
+/// A board's result and the arbiter's: `{board, arbiter, confirmed, disputed, result}`.
+fn results_json(r: &crate::decisions::ResultState) -> Value {
+    json!({
+        "board": r.board.map(|x| x.as_str()),
+        "arbiter": r.arbiter.map(|x| x.as_str()),
+        "confirmed": r.confirmed,
+        "disputed": r.disputed(),
+        "result": r.result().map(|x| x.as_str()),
+    })
 }
 
 /// The TRF's details of a board's players (title, rating, federation, FIDE id, team), as

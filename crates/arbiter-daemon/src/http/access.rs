@@ -8,7 +8,7 @@
 //! | [`Group::Open`] | `/healthz`, the dashboard page and its assets, `/api/login` | always (the page holds no data; login checks the token itself) |
 //! | [`Group::Broadcast`] | `/boards` (the public board state), `/round.pgn`, `/games/{B}.pgn`, `/livechess/...`, all made from the delayed public view | `public_dashboard = true`, or a `[broadcast]` section is configured ([`broadcast_is_public`]) |
 //! | [`Group::ArbiterRead`] | `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
-//! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}` | never: the token, in the header |
+//! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}`, `/api/boards/{B}/decision` | never: the token, in the header |
 //!
 //! A request for a closed route needs the arbiter token (the `X-Arbiter-Token` header) or
 //! a read session (the cookie `POST /api/login` hands out); actions need the token
@@ -69,6 +69,7 @@ pub const ROUTES: &[(&str, Group)] = &[
     ("/api/boards/{board}/history", Group::ArbiterRead),
     ("/api/alerts/{id}/{action}", Group::ArbiterAct),
     ("/api/boards/{board}/accept/{side}", Group::ArbiterAct),
+    ("/api/boards/{board}/decision", Group::ArbiterAct),
 ];
 
 /// The group of a route pattern (as [`MatchedPath`] gives it).

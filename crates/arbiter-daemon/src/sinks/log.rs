@@ -100,6 +100,7 @@ pub fn ply_of(kind: &EventKind) -> Option<u32> {
         EventKind::RecoveryUncertain(r) => Some(r.ply),
         EventKind::Displaced(d) => Some(d.ply),
         EventKind::RulingUnclear(u) => Some(u.ply),
+        EventKind::ArbiterDecision(d) => d.ply,
         EventKind::DrawClaimable(d) => Some(d.ply),
         EventKind::GameOver(g) => Some(g.plies),
         _ => None,

@@ -85,6 +85,14 @@ pub enum Expected {
         result: GameResult,
         reason: EndReason,
     },
+    /// Pieces knocked over with a legal move (`kind: displaced`, art. 7.4): not an
+    /// illegal move; sent again with `reestablished` once the board shows them back.
+    Displaced {
+        color: Color,
+        ply: u32,
+        squares: Vec<RestoreStep>,
+        reestablished: bool,
+    },
 }
 
 impl Expected {
@@ -97,18 +105,20 @@ impl Expected {
             Expected::TouchMove { .. } => "touch_move",
             Expected::TwoHandedSuspected { .. } => "two_handed_suspected",
             Expected::GameOver { .. } => "game_over",
+            Expected::Displaced { .. } => "displaced",
         }
     }
 
     /// The kinds the generator lists; an arbiter's other kinds (claims, statuses, touches
     /// without a violation) are not compared with a script.
-    pub const KINDS: [&'static str; 6] = [
+    pub const KINDS: [&'static str; 7] = [
         "move",
         "illegal_move",
         "restored",
         "touch_move",
         "two_handed_suspected",
         "game_over",
+        "displaced",
     ];
 
     /// The event in its formats.md §2 shape, with `kind` but without the common `t_ms`
@@ -161,6 +171,13 @@ impl Expected {
                 json!({"color": color, "uci": mv.uci()})
             }
             Expected::GameOver { result, reason } => json!({"result": result, "reason": reason}),
+            Expected::Displaced {
+                color,
+                ply,
+                squares,
+                reestablished,
+            } => json!({"color": color, "ply": ply, "squares": squares,
+                        "reestablished": reestablished}),
         };
         v["kind"] = json!(self.kind());
         v

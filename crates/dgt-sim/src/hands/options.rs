@@ -206,6 +206,9 @@ pub enum Irregularity {
     TwoHandedCastling,
     /// A player thinks longer than the time he has left.
     FlagFall,
+    /// A legal move made while knocking an own piece off the board (art. 7.4), pressed,
+    /// then the piece put back: never an illegal move.
+    Displaced,
 }
 
 impl Irregularity {
@@ -222,6 +225,7 @@ impl Irregularity {
             Irregularity::RookBeforeKing,
             Irregularity::TwoHandedCastling,
             Irregularity::FlagFall,
+            Irregularity::Displaced,
         ]);
         v
     }
@@ -248,6 +252,7 @@ impl Irregularity {
             Irregularity::RookBeforeKing => "rook-before-king",
             Irregularity::TwoHandedCastling => "two-handed-castling",
             Irregularity::FlagFall => "flag-fall",
+            Irregularity::Displaced => "displaced",
         }
     }
 }

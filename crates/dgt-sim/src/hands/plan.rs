@@ -117,10 +117,21 @@ pub(crate) enum Injection {
     Attempt(Box<Checked>),
     ClockWithoutMove,
     Unpromoted,
-    TouchOther { square: Square, piece: Piece },
+    TouchOther {
+        square: Square,
+        piece: Piece,
+    },
     RookBeforeKing,
     TwoHandedCastling,
-    FlagFall { result: GameResult },
+    FlagFall {
+        result: GameResult,
+    },
+    /// An own piece knocked off the board with the move (art. 7.4), put back after the
+    /// press.
+    Displaced {
+        square: Square,
+        piece: Piece,
+    },
 }
 
 /// A placed irregularity.
@@ -286,12 +297,50 @@ fn find_ply(
                 .map(|_| Injection::RookBeforeKing),
             Irregularity::TwoHandedCastling => info.castling.map(|_| Injection::TwoHandedCastling),
             Irregularity::FlagFall => None,
+            Irregularity::Displaced => displaced_piece(positions, k, m, seed),
         };
         if let Some(inj) = found {
             return Some((k, inj));
         }
     }
     fallback
+}
+
+/// Art. 7.4: an own piece (not the king, not one the move involves) that can be knocked
+/// off the board with move `m` at index `k` so that the board at the press reads as that
+/// move with that piece displaced and nothing else (the classifier's own reading: no
+/// other move fits). Not on a move that ends the game.
+fn displaced_piece(positions: &[Position], k: usize, m: Move, seed: u64) -> Option<Injection> {
+    let pos = &positions[k];
+    let after = positions.get(k + 1)?;
+    let info = pos.move_info(m)?;
+    if info.castling.is_some()
+        || info.en_passant
+        || info.promotion.is_some()
+        || after.status() != Status::Ongoing
+    {
+        return None;
+    }
+    let color = pos.side_to_move();
+    let mut candidates = Vec::new();
+    for (square, piece) in pos.placement().pieces() {
+        if piece.color != color || piece.role == Role::King || square == m.from || square == m.to {
+            continue;
+        }
+        let mut observed = *after.placement();
+        observed.set(square, None);
+        let want = vec![chess_rules::RestoreStep::Put { square, piece }];
+        if matches!(
+            pos.classify(&observed, &[m.from, square]),
+            chess_rules::Classification::Displaced { mv, reestablish }
+                if mv == m && reestablish == want
+        ) {
+            candidates.push((square, piece));
+        }
+    }
+    let mut rng = HandRng::derived(seed, stream::ATTEMPT + k as u64 * 64 + 62);
+    rng.pick(&candidates)
+        .map(|&(square, piece)| Injection::Displaced { square, piece })
 }
 
 /// Counts each player's illegal moves in ply order; a second one ends the game there (or

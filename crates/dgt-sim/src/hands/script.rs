@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use chess_rules::{
     restore_steps, Attempt, Color, EndReason, GameResult, IllegalCategory, Move, Obligation, Piece,
-    Position, Role, Square,
+    Position, RestoreStep, Role, Square,
 };
 
 use super::attempts::Checked;
@@ -371,7 +371,15 @@ pub(crate) fn lay_out(
             placed.map(|p| &p.injection),
             Some(Injection::Attempt(_) | Injection::ClockWithoutMove)
         );
-        let adjusted = if replacing { None } else { plan.adjust[k] };
+        let displaced = match placed.map(|p| &p.injection) {
+            Some(Injection::Displaced { square, piece }) => Some((*square, *piece)),
+            _ => None,
+        };
+        let adjusted = if replacing || displaced.is_some() {
+            None
+        } else {
+            plan.adjust[k]
+        };
         if let Some((sq, piece)) = adjusted {
             let lo = turn_start + opts.min_think_ms;
             let at = lo.max(turn_start + (think as f64 * (0.2 + 0.4 * rng.unit())) as u64);
@@ -399,6 +407,18 @@ pub(crate) fn lay_out(
             _ => None,
         }
         .unwrap_or_else(|| motion::legal_move(pos, &info, &opts.variations, limits, &mut rng));
+        let mut mv = mv;
+        if let Some((square, _)) = displaced {
+            // Art. 7.4: the piece knocked off the board while the move is being made.
+            let at = 1.min(mv.steps.len());
+            mv.steps.insert(
+                at,
+                Step {
+                    gap_ms: rng.range(150, 400),
+                    action: Action::Lift(square),
+                },
+            );
+        }
         let (range, made) = w.steps(t, &mv.steps);
         w.expect(made, move_event(pos, next, m));
         match placed.map(|p| &p.injection) {
@@ -460,7 +480,8 @@ pub(crate) fn lay_out(
             }
         }
         // The press: forgotten, or (after the opponent forgot his) perhaps left out too.
-        let forgot = plan.forgotten[k] || (opponent_forgot && rng.chance(0.5));
+        let forgot =
+            displaced.is_none() && (plan.forgotten[k] || (opponent_forgot && rng.chance(0.5)));
         let press_ms = if forgot {
             None
         } else {
@@ -468,7 +489,35 @@ pub(crate) fn lay_out(
             w.act(at, Action::PressClock(color));
             Some(at)
         };
-        opponent_forgot = plan.forgotten[k];
+        opponent_forgot = plan.forgotten[k] && displaced.is_none();
+        // Art. 7.4: ruled at the press as the move with a piece displaced; the player puts
+        // it back after the ruling, before the opponent starts his move.
+        let mut turn_end = press_ms.unwrap_or(made);
+        if let (Some((square, piece)), Some(press)) = (displaced, press_ms) {
+            let ply = pos.plies() + 1;
+            let squares = vec![RestoreStep::Put { square, piece }];
+            w.expect(
+                press,
+                Expected::Displaced {
+                    color,
+                    ply,
+                    squares: squares.clone(),
+                    reestablished: false,
+                },
+            );
+            let back = press + rng.range(1500, 2500);
+            w.act(back, Action::Place(square, piece));
+            w.expect(
+                back,
+                Expected::Displaced {
+                    color,
+                    ply,
+                    squares,
+                    reestablished: true,
+                },
+            );
+            turn_end = back;
+        }
         plies.push(PlyRecord {
             index: k,
             ply: pos.plies() + 1,
@@ -485,7 +534,7 @@ pub(crate) fn lay_out(
             made_at_ms: made,
             press_ms,
         });
-        turn_start = press_ms.unwrap_or(made);
+        turn_start = turn_end;
     }
     let end_ms = end_ms.unwrap_or(w.now + 1000);
     // Nobody may lose on time unless a flag fall was asked for.

@@ -32,6 +32,7 @@ use crate::events::{
 use crate::recover;
 
 mod accept;
+mod arbiter;
 mod record;
 mod rulings;
 
@@ -281,6 +282,9 @@ pub struct Tracker {
     turn_start_ms: u64,
     /// Pieces knocked over, waiting to be re-established (art. 7.4).
     displaced: Option<Displaced>,
+    /// Every displacement of the game (art. 7.4): who, and the ply of the move it came
+    /// with (what the arbiter's penalties refer to, see [`Tracker::check_arbiter`]).
+    displacements: Vec<(Color, u32)>,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -365,6 +369,7 @@ impl Tracker {
             turn_start_ms: 0,
             line_down: false,
             displaced: None,
+            displacements: Vec::new(),
             cfg,
         }
     }
@@ -1412,6 +1417,7 @@ impl Tracker {
 
     fn new_game(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         self.displaced = None;
+        self.displacements.clear();
         self.game = Game::new(self.cfg.start);
         self.generation += 1;
         self.counts = [0, 0];

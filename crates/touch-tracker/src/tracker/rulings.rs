@@ -107,6 +107,7 @@ impl Tracker {
             reestablished: false,
             explanation,
         };
+        self.displacements.push((color, event.ply));
         self.emit(out, t, EventKind::Displaced(event.clone()));
         // The tracker reads the board as if the pieces stood where they belong until they
         // do (see `Tracker::on_displaced_square`).

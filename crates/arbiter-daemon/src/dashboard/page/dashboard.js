@@ -186,10 +186,13 @@
       facts.append(el("ul", { class: "notes" }, a.notes.map((n) => el("li", null, `${n.text} (${localTime(n.at)})`))));
     }
     const actions = el("div", { class: "card-actions" });
-    if (a.state === "open") {
+    if (a.kind === "displaced" && a.state !== "resolved") actions.append(displacedPenaltyControls(a));
+    if (a.kind === "result_disputed") {
+      if (a.state !== "resolved") actions.append(resultDisputeButtons(a));
+    } else if (a.state === "open") {
       actions.append(el("button", { type: "button", class: "primary act-ack", onclick: () => act(a.id, "ack") }, "Acknowledge"));
     }
-    if (a.state !== "resolved") {
+    if (a.state !== "resolved" && a.kind !== "result_disputed") {
       actions.append(el("button", { type: "button", class: "act-resolve", onclick: () => act(a.id, "resolve") }, "Resolve"));
     }
     if (a.kind === "board_status" && ev.status === "out_of_sync" && a.state !== "resolved") {
@@ -205,6 +208,111 @@
       el("span", { class: "card-meta" }, `board ${a.board} \u00b7 ${localTime(a.at)} `,
         el("span", { class: `state ${a.state}` }, a.state))),
     body, actions);
+  }
+
+  // ----- the arbiter's decisions (art. 7.4 / 12.9 penalties, results) -----
+
+  /**
+   * Art. 7.4 / 12.9: the arbiter *may* penalise displaced pieces; nothing is applied
+   * until he clicks. Declaring the game lost is offered for a second displacement by the
+   * same player only, and takes a second click to confirm.
+   */
+  function displacedPenaltyControls(a) {
+    const ev = a.event || {};
+    const earlier = [...view.alerts.values()].filter((x) => x.kind === "displaced" &&
+      x.board === a.board && x.event && x.event.color === ev.color && x.event.ply < ev.ply).length;
+    const minutes = el("input", {
+      type: "number", min: "0.5", max: "60", step: "0.5", value: "2",
+      class: "penalty-minutes", "aria-label": "minutes to add to the opponent",
+    });
+    const wrap = el("span", { class: "penalty-actions" },
+      el("button", { type: "button", class: "act-warn", onclick: () => decideDisplacedPenalty(a, "warning") }, "Warn"),
+      minutes, " min ",
+      el("button", {
+        type: "button", class: "act-add-time",
+        onclick: () => decideDisplacedPenalty(a, "time_added", Math.round(parseFloat(minutes.value) * 60000)),
+      }, `Add time to ${sideName(ev.color === "white" ? "black" : "white")}`));
+    if (earlier > 0) {
+      const lost = el("button", { type: "button", class: "act-game-lost" }, `Declare the game lost by ${sideName(ev.color)}`);
+      lost.addEventListener("click", () => {
+        if (lost.dataset.armed === "yes") { decideDisplacedPenalty(a, "game_lost"); return; }
+        lost.dataset.armed = "yes";
+        lost.textContent = "Click again to declare it lost";
+      });
+      wrap.append(lost);
+    }
+    return wrap;
+  }
+
+  function decideDisplacedPenalty(a, decision, addMs) {
+    const ev = a.event || {};
+    const body = { decision, color: ev.color, ply: ev.ply };
+    if (decision === "time_added") body.add_ms = addMs;
+    return postBoardDecision(a.board, body, a.id);
+  }
+
+  /** The board and the arbiter disagree on the result: confirm one of them. */
+  function resultDisputeButtons(a) {
+    const ev = a.event || {};
+    return el("span", { class: "dispute-actions" },
+      el("button", {
+        type: "button", class: "primary act-confirm-board",
+        onclick: () => postBoardDecision(a.board, { decision: "result_confirmed", result: ev.board_result }, a.id),
+      }, `Confirm the board's ${ev.board_result}`),
+      el("button", {
+        type: "button", class: "act-confirm-arbiter",
+        onclick: () => postBoardDecision(a.board, { decision: "result_confirmed", result: ev.arbiter_result }, a.id),
+      }, `Confirm the arbiter's ${ev.arbiter_result}`));
+  }
+
+  const ARBITER_RESULTS = ["1-0", "0-1", "1/2-1/2", "+-", "-+", "--"];
+
+  /** The board's result and the arbiter's, with the override (set / clear). */
+  function boardResultPanel(h) {
+    const r = h.results || {};
+    const choice = el("select", { class: "result-choice", "aria-label": "the arbiter's result" },
+      ARBITER_RESULTS.map((x) => el("option", { value: x, selected: r.arbiter === x }, x)));
+    return el("div", { class: "result-panel", dataset: { board: String(h.board) } },
+      el("h2", null, "Result"),
+      el("p", { class: "result-facts" },
+        `the board: ${r.board || "none yet"} · the arbiter: ${r.arbiter || "none"}` +
+        (r.disputed ? " · disputed: confirm one" : "")),
+      choice,
+      el("button", {
+        type: "button", class: "act-set-result",
+        onclick: () => postBoardDecision(h.board, { decision: "result_set", result: choice.value }, `result-${h.board}`),
+      }, "Set the result"),
+      r.arbiter ? el("button", {
+        type: "button", class: "act-clear-result",
+        onclick: () => postBoardDecision(h.board, { decision: "result_cleared" }, `result-${h.board}`),
+      }, "Clear it") : "",
+      view.errors.has(`result-${h.board}`)
+        ? el("span", { class: "card-error", role: "alert" }, view.errors.get(`result-${h.board}`)) : "");
+  }
+
+  /** POST /api/boards/B/decision; an error is shown on the card (or panel) `errorKey`. */
+  async function postBoardDecision(board, body, errorKey) {
+    let r;
+    try {
+      r = await fetch(`/api/boards/${encodeURIComponent(board)}/decision`, {
+        method: "POST", credentials: "same-origin",
+        headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+        body: JSON.stringify(body),
+      });
+    } catch (e) {
+      view.errors.set(errorKey, "the daemon cannot be reached");
+      renderAlerts();
+      return;
+    }
+    const answer = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      view.errors.set(errorKey, `refused (${r.status}): ${answer.error || r.statusText}`);
+      if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
+    } else {
+      view.errors.delete(errorKey);
+    }
+    renderAlerts();
+    if (view.historyBoard !== null && $("history").open) refreshHistory();
   }
 
   function sortedAlerts() {
@@ -322,6 +430,7 @@
       el("table", { class: "history-table" },
         el("thead", null, el("tr", null, ["#", "move", "clock", "", "touch log (\u2191 lift, \u2193 place)"].map((t) => el("th", null, t)))),
         el("tbody", null, rows.length ? rows : el("tr", null, el("td", { colspan: 5 }, "No moves yet.")))),
+      boardResultPanel(h),
       h.alerts.length ? el("h2", null, "Alerts on this board") : "",
       h.alerts.map(card));
   }

@@ -1,0 +1,316 @@
+//! The arbiter's decisions taken by hand (on the dashboard, or routed from a central
+//! dashboard): a penalty for displaced pieces (art. 7.4 / 12.9: a warning, time added to
+//! the opponent, the game declared lost for a second displacement), and a board's result
+//! set, cleared or confirmed.
+//!
+//! A decision is a tracker input like a board event: [`decide`] hands it to the board's
+//! task, which checks it with the tracker, journals it (durable before it acts), feeds it
+//! to the tracker and publishes the `arbiter_decision` event it emits (and a `game_over`
+//! for a game declared lost). So it is numbered in the board's events, regenerated from
+//! the journal after a restart, and every sink shows it as the arbiter's decision. Nothing
+//! here is ever applied on the daemon's own initiative.
+//!
+//! [`ResultState`] folds a board's results: the board's own (its game's `game_over`) and
+//! the arbiter's; when both exist and differ the result is *disputed* until the arbiter
+//! confirms one of them. `dgt-arbiter results` reads the same fold from `events.jsonl`
+//! ([`results_from_events`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use chess_rules::GameResult;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+use touch_tracker::{ArbiterEvent, ArbiterInput, ArbiterResult, Decision, EventKind};
+
+use crate::hub::Hub;
+
+/// A decision on its way to a board's task, with where the answer goes.
+#[derive(Debug)]
+pub struct Request {
+    pub input: ArbiterInput,
+    /// The events the decision made, or why the tracker refused it.
+    pub reply: oneshot::Sender<Result<Vec<ArbiterEvent>, String>>,
+}
+
+/// Where a running board's task takes decisions (registered in the [`Hub`]).
+pub type Inbox = mpsc::Sender<Request>;
+
+/// Why a decision was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecisionError {
+    #[error("no board {0}")]
+    NoBoard(u32),
+    #[error("board {0} is not running: its decision cannot be journaled now")]
+    NotRunning(u32),
+    #[error("board {board}: {why}")]
+    Refused { board: u32, why: String },
+}
+
+/// Hands the arbiter's decision to board `board` and waits until it is journaled and
+/// published; returns the events it made. A plain function: the dashboard's HTTP handler
+/// calls it, and so can any other route to the arbiter (a central dashboard).
+pub async fn decide(
+    hub: &Hub,
+    board: u32,
+    input: ArbiterInput,
+) -> Result<Vec<ArbiterEvent>, DecisionError> {
+    if hub.board(board).is_none() {
+        return Err(DecisionError::NoBoard(board));
+    }
+    let inbox = hub.inbox(board).ok_or(DecisionError::NotRunning(board))?;
+    let (reply, answer) = oneshot::channel();
+    inbox
+        .send(Request { input, reply })
+        .await
+        .map_err(|_| DecisionError::NotRunning(board))?;
+    match answer.await {
+        Ok(Ok(events)) => Ok(events),
+        Ok(Err(why)) => Err(DecisionError::Refused { board, why }),
+        Err(_) => Err(DecisionError::NotRunning(board)),
+    }
+}
+
+/// A board's results in the round: its own and the arbiter's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultState {
+    /// The result of the board's current game, as the board ended it (`game_over`).
+    pub board: Option<GameResult>,
+    /// The result the arbiter set (wins over the board's).
+    pub arbiter: Option<ArbiterResult>,
+    /// The arbiter confirmed his result against a board result that differs.
+    pub confirmed: bool,
+}
+
+impl ResultState {
+    /// Folds one of the board's events in; true when something changed.
+    pub fn apply(&mut self, kind: &EventKind) -> bool {
+        let before = *self;
+        match kind {
+            EventKind::NewGame { .. } => {
+                self.board = None;
+                self.confirmed = false;
+            }
+            EventKind::GameOver(g) if g.result != GameResult::Ongoing => {
+                self.board = Some(g.result);
+                // A confirmation was against the board's earlier result.
+                self.confirmed = false;
+            }
+            EventKind::ArbiterDecision(d) => match d.decision {
+                Decision::ResultSet => {
+                    self.arbiter = d.result;
+                    self.confirmed = false;
+                }
+                Decision::ResultCleared => {
+                    self.arbiter = None;
+                    self.confirmed = false;
+                }
+                Decision::ResultConfirmed => {
+                    self.arbiter = d.result;
+                    self.confirmed = true;
+                }
+                Decision::Warning | Decision::TimeAdded | Decision::GameLost => {}
+            },
+            _ => {}
+        }
+        *self != before
+    }
+
+    /// The board and the arbiter disagree and the arbiter has not confirmed either.
+    pub fn disputed(&self) -> bool {
+        match (self.board, self.arbiter) {
+            (Some(b), Some(a)) => !a.agrees_with(b) && !self.confirmed,
+            _ => false,
+        }
+    }
+
+    /// The result that counts: the arbiter's, else the board's.
+    pub fn result(&self) -> Option<ArbiterResult> {
+        self.arbiter
+            .or_else(|| self.board.and_then(ArbiterResult::of_game))
+    }
+}
+
+/// Why `events.jsonl` could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the event stream {path}: {source}")]
+pub struct EventsError {
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+#[derive(Deserialize)]
+struct LineRound {
+    board: String,
+    round: Option<u32>,
+}
+
+/// Every board's [`ResultState`] in `round`, folded from the event stream the daemon
+/// writes (`events.jsonl`). A missing file is no decision at all; a line that is not an
+/// event (cut short by a power cut) is skipped.
+pub fn results_from_events(
+    path: &Path,
+    round: u32,
+) -> Result<BTreeMap<u32, ResultState>, EventsError> {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(source) => {
+            return Err(EventsError {
+                path: path.display().to_string(),
+                source,
+            })
+        }
+    };
+    let mut out: BTreeMap<u32, ResultState> = BTreeMap::new();
+    for line in text.lines() {
+        // Only these kinds change a result: skip the rest unparsed.
+        if !["\"arbiter_decision\"", "\"game_over\"", "\"new_game\""]
+            .iter()
+            .any(|k| line.contains(k))
+        {
+            continue;
+        }
+        let Ok(head) = serde_json::from_str::<LineRound>(line) else {
+            continue;
+        };
+        let Ok(board) = head.board.parse::<u32>() else {
+            continue;
+        };
+        if head.round != Some(round) {
+            continue;
+        }
+        let Ok(event) = serde_json::from_str::<ArbiterEvent>(line) else {
+            continue;
+        };
+        out.entry(board).or_default().apply(&event.kind);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use touch_tracker::events::{ArbiterDecisionEvent, GameOverEvent};
+    use touch_tracker::EndReason;
+
+    fn decision(decision: Decision, result: Option<ArbiterResult>) -> EventKind {
+        EventKind::ArbiterDecision(ArbiterDecisionEvent {
+            decision,
+            color: None,
+            ply: None,
+            penalty: None,
+            result,
+            board_result: None,
+            clock_before: None,
+            clock_after: None,
+            to_move: chess_rules::Color::White,
+            explanation: String::new(),
+        })
+    }
+
+    fn over(result: GameResult) -> EventKind {
+        EventKind::GameOver(GameOverEvent {
+            result,
+            reason: EndReason::Checkmate,
+            flag: None,
+            undetermined: false,
+            plies: 30,
+        })
+    }
+
+    #[test]
+    fn a_result_the_board_and_the_arbiter_disagree_on_is_disputed_until_confirmed() {
+        let mut s = ResultState::default();
+        assert!(s.apply(&decision(
+            Decision::ResultSet,
+            Some(ArbiterResult::BlackWins)
+        )));
+        assert!(!s.disputed(), "no board result yet");
+        assert_eq!(s.result(), Some(ArbiterResult::BlackWins));
+        s.apply(&over(GameResult::WhiteWins));
+        assert!(s.disputed());
+        assert_eq!(s.result(), Some(ArbiterResult::BlackWins));
+        // The arbiter confirms his: resolved.
+        s.apply(&decision(
+            Decision::ResultConfirmed,
+            Some(ArbiterResult::BlackWins),
+        ));
+        assert!(!s.disputed());
+        // Set again: disputed again; confirming the board's resolves it too.
+        s.apply(&decision(Decision::ResultSet, Some(ArbiterResult::Draw)));
+        assert!(s.disputed());
+        s.apply(&decision(
+            Decision::ResultConfirmed,
+            Some(ArbiterResult::WhiteWins),
+        ));
+        assert!(!s.disputed());
+        assert_eq!(s.result(), Some(ArbiterResult::WhiteWins));
+        // A forfeit never agrees with a played game.
+        s.apply(&decision(
+            Decision::ResultSet,
+            Some(ArbiterResult::WhiteWinsByForfeit),
+        ));
+        assert!(s.disputed());
+        s.apply(&decision(Decision::ResultCleared, None));
+        assert!(!s.disputed());
+        assert_eq!(s.result(), Some(ArbiterResult::WhiteWins));
+        // The agreeing result is no dispute.
+        s.apply(&decision(
+            Decision::ResultSet,
+            Some(ArbiterResult::WhiteWins),
+        ));
+        assert!(!s.disputed());
+    }
+
+    #[test]
+    fn the_event_stream_gives_each_boards_results_of_the_round() {
+        let dir = std::env::temp_dir().join(format!("arbiter-decisions-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("events.jsonl");
+        let line = |board: u32, round: u32, kind: EventKind| {
+            let e = crate::hub::HubEvent {
+                seq: 1,
+                board,
+                round,
+                wall_ms: 0,
+                replayed: false,
+                event: ArbiterEvent {
+                    t_ms: 0,
+                    board: board.to_string(),
+                    kind,
+                },
+            };
+            let mut bytes = e.to_json().into_bytes();
+            crate::fsutil::frame(&mut bytes);
+            String::from_utf8(bytes).unwrap()
+        };
+        let text = [
+            line(1, 2, over(GameResult::WhiteWins)),
+            line(
+                1,
+                2,
+                decision(Decision::ResultSet, Some(ArbiterResult::Draw)),
+            ),
+            line(
+                2,
+                1,
+                decision(Decision::ResultSet, Some(ArbiterResult::Draw)),
+            ),
+            line(2, 2, over(GameResult::BlackWins)),
+            "{\"t_ms\":1,\"board\":\"2\",\"kind\":\"game_ov".to_owned(),
+        ]
+        .join("\n");
+        std::fs::write(&path, text).unwrap();
+        let r = results_from_events(&path, 2).unwrap();
+        assert!(r[&1].disputed());
+        assert_eq!(r[&1].result(), Some(ArbiterResult::Draw));
+        assert!(!r[&2].disputed(), "round 1's decision is not round 2's");
+        assert_eq!(r[&2].result(), Some(ArbiterResult::BlackWins));
+        assert!(results_from_events(&dir.join("none.jsonl"), 2)
+            .unwrap()
+            .is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

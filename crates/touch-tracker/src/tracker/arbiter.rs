@@ -1,0 +1,188 @@
+//! The arbiter's decisions taken by hand on the dashboard, fed to the tracker as inputs
+//! (so they are journaled, numbered and replayed like every other input):
+//!
+//! - Art. 7.4 / 12.9: a player who displaced pieces is not penalised by the tracker (it is
+//!   not an illegal move); the arbiter *may* penalise him: a warning (12.9.1), time added
+//!   to the opponent (12.9.2), and for a second displacement by the same player in the
+//!   game, declaring the game lost (12.9.6), only as his explicit choice. A penalty names
+//!   the `displaced` event (its player and ply) it is for.
+//! - A result set, cleared or confirmed by the arbiter: the tracker records it as said,
+//!   with the board's own result next to it; it changes nothing of the tracker's game.
+
+use chess_rules::{Color, EndReason};
+
+use super::{Phase, Tracker};
+use crate::events::{
+    ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, Decision, EventKind, Penalty,
+};
+
+/// The most time a penalty may add: more is a typing error.
+pub const MAX_ADDED_MS: u64 = 60 * 60 * 1000;
+
+impl Tracker {
+    /// The displacements of `color` in the current game, by ply (art. 7.4).
+    pub fn displacements(&self, color: Color) -> Vec<u32> {
+        self.displacements
+            .iter()
+            .filter(|(c, _)| *c == color)
+            .map(|&(_, ply)| ply)
+            .collect()
+    }
+
+    /// Whether the tracker takes this decision now, and if not why (in words for the
+    /// arbiter). [`Tracker::arbiter`] takes only what this accepts.
+    pub fn check_arbiter(&self, input: &ArbiterInput) -> Result<(), String> {
+        if input.decision.is_penalty() {
+            let Some(color) = input.color else {
+                return Err("a penalty needs the player (color: white or black)".into());
+            };
+            let Some(ply) = input.ply else {
+                return Err(
+                    "a penalty needs the ply of the move the pieces were displaced with".into(),
+                );
+            };
+            let plies = self.displacements(color);
+            let Some(nth) = plies.iter().position(|&p| p == ply) else {
+                return Err(format!(
+                    "{color:?} displaced no pieces with the move of ply {ply} in this game \
+                     (art. 7.4: a penalty is for a displacement the board showed)"
+                )
+                .to_lowercase());
+            };
+            match input.decision {
+                Decision::TimeAdded => match input.add_ms {
+                    Some(ms) if ms > 0 && ms <= MAX_ADDED_MS => {}
+                    _ => {
+                        return Err(format!(
+                            "time_added needs add_ms, more than 0 and at most {} minutes",
+                            MAX_ADDED_MS / 60_000
+                        ))
+                    }
+                },
+                // Art. 12.9.6, only for a displacement after the first.
+                Decision::GameLost if nth == 0 => {
+                    return Err(
+                        "declaring the game lost is for a second displacement by the same \
+                         player; this is the first"
+                            .into(),
+                    )
+                }
+                _ => {}
+            }
+            if input.decision != Decision::Warning && matches!(self.phase, Phase::Over) {
+                return Err("the game is over: only a warning can still be given".into());
+            }
+            return Ok(());
+        }
+        match input.decision {
+            Decision::ResultSet | Decision::ResultConfirmed if input.result.is_none() => Err(
+                "a result is one of 1-0, 0-1, 1/2-1/2, +- (White wins by forfeit), -+, --".into(),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes the arbiter's decision (at `t`, the board's time): emits `arbiter_decision`,
+    /// and for `game_lost` the `game_over` that follows (reason `arbiter`). A decision
+    /// [`Tracker::check_arbiter`] refuses is ignored.
+    pub fn arbiter(&mut self, t: u64, input: &ArbiterInput, out: &mut Vec<ArbiterEvent>) {
+        if self.check_arbiter(input).is_err() {
+            return;
+        }
+        let to_move = self.game.position().side_to_move();
+        let mut event = ArbiterDecisionEvent {
+            decision: input.decision,
+            color: input.color.filter(|_| input.decision.is_penalty()),
+            ply: input.ply.filter(|_| input.decision.is_penalty()),
+            penalty: None,
+            result: None,
+            board_result: self.result,
+            clock_before: None,
+            clock_after: None,
+            to_move,
+            explanation: String::new(),
+        };
+        let side = |c: Color| match c {
+            Color::White => "White",
+            Color::Black => "Black",
+        };
+        match (input.decision, input.color) {
+            (Decision::Warning, Some(c)) => {
+                event.explanation = format!(
+                    "the arbiter warns {} for the pieces displaced (art. 7.4, 12.9.1)",
+                    side(c)
+                );
+            }
+            (Decision::TimeAdded, Some(c)) => {
+                let add_ms = input.add_ms.unwrap_or_default();
+                let to = c.opponent();
+                event.penalty = Some(Penalty { add_ms, to });
+                event.clock_before = self.clock.times();
+                event.clock_after = self.clock.times().map(|mut ms| {
+                    ms.set(to, ms.get(to) + add_ms);
+                    ms
+                });
+                event.explanation = format!(
+                    "the arbiter gives {} {} for the pieces {} displaced (art. 7.4, 12.9.2)",
+                    side(to),
+                    duration(add_ms),
+                    side(c)
+                );
+            }
+            (Decision::GameLost, Some(c)) => {
+                let result = match c {
+                    Color::White => ArbiterResult::BlackWins,
+                    Color::Black => ArbiterResult::WhiteWins,
+                };
+                event.result = Some(result);
+                event.explanation = format!(
+                    "the arbiter declares the game lost by {} for displacing pieces again \
+                     (art. 7.4, 12.9.6): {result}",
+                    side(c)
+                );
+            }
+            (Decision::ResultSet, _) | (Decision::ResultConfirmed, _) => {
+                let r = input.result.unwrap_or(ArbiterResult::DoubleForfeit);
+                event.result = Some(r);
+                let verb = if input.decision == Decision::ResultSet {
+                    "sets"
+                } else {
+                    "confirms"
+                };
+                event.explanation = match self.result {
+                    Some(b) if !r.agrees_with(b) => {
+                        format!("the arbiter {verb} the result {r} (the board's: {b})")
+                    }
+                    _ => format!("the arbiter {verb} the result {r}"),
+                };
+            }
+            (Decision::ResultCleared, _) => {
+                event.explanation = match self.result {
+                    Some(b) => format!("the arbiter clears his result: the board's {b} counts"),
+                    None => "the arbiter clears his result".into(),
+                };
+            }
+            _ => return,
+        }
+        let game_lost = event.decision == Decision::GameLost;
+        let result = event.result.and_then(ArbiterResult::game_result);
+        self.emit(out, t, EventKind::ArbiterDecision(event));
+        if let (true, Some(result)) = (game_lost, result) {
+            self.phase = Phase::Over;
+            self.generation += 1;
+            self.clear_pending();
+            self.announce_end(t, result, EndReason::Arbiter, None, false, out);
+        }
+    }
+}
+
+/// `1 minute`, `2 minutes`, `30 seconds`, `1 min 30 s`.
+fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    match (s / 60, s % 60) {
+        (0, s) => format!("{s} seconds"),
+        (1, 0) => "1 minute".into(),
+        (m, 0) => format!("{m} minutes"),
+        (m, s) => format!("{m} min {s} s"),
+    }
+}
