@@ -157,6 +157,15 @@ pub struct HttpConfig {
     pub tls: Option<TlsFiles>,
 }
 
+/// `[livechess_api]`: the DGT LiveChess local API (WebSocket and REST, crate
+/// `livechess-api`) on its own listener, for lichess's `/dgt` page and other LiveChess
+/// consumers. Off unless the section is there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveChessApiConfig {
+    /// Default `127.0.0.1:1982`, LiveChess's own port.
+    pub bind: SocketAddr,
+}
+
 /// The PEM files of `[http] tls_cert` and `tls_key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsFiles {
@@ -275,6 +284,8 @@ pub struct Config {
     pub http: HttpConfig,
     pub timing: Timing,
     pub broadcast: BroadcastConfig,
+    /// `[livechess_api]` (`None`: not served).
+    pub livechess_api: Option<LiveChessApiConfig>,
     /// In board-number order.
     pub boards: Vec<BoardConfig>,
     /// The pairing program's TRF file the round's players come from (`[event] trf`).
@@ -443,6 +454,7 @@ struct RawConfig {
     #[serde(default)]
     timing: RawTiming,
     broadcast: Option<RawBroadcast>,
+    livechess_api: Option<RawLiveChessApi>,
     #[serde(default, rename = "board")]
     boards: Vec<Spanned<RawBoard>>,
 }
@@ -487,6 +499,12 @@ struct RawHttp {
     names: Option<Vec<Spanned<String>>>,
     tls_cert: Option<Spanned<String>>,
     tls_key: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLiveChessApi {
+    bind: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -774,6 +792,24 @@ impl Validate<'_> {
             }),
             None => default_bind,
         };
+        let livechess_api = match &raw.livechess_api {
+            None => None,
+            Some(l) => Some(LiveChessApiConfig {
+                bind: match &l.bind {
+                    Some(b) => b.get_ref().parse::<SocketAddr>().map_err(|_| {
+                        self.err(
+                            b.span(),
+                            format!(
+                                "livechess_api.bind {:?} is not an address; expected IP:PORT \
+                                 such as 127.0.0.1:1982",
+                                b.get_ref()
+                            ),
+                        )
+                    })?,
+                    None => SocketAddr::from(([127, 0, 0, 1], 1982)),
+                },
+            }),
+        };
         let t = &raw.timing;
         let d = Timing::default();
         let ms = |v: &Option<Spanned<i64>>, key: &str, lo: i64, hi: i64, default: u64| {
@@ -896,6 +932,7 @@ impl Validate<'_> {
             },
             timing,
             broadcast,
+            livechess_api,
             boards,
             trf,
             missing_ports,

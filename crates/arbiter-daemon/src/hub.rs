@@ -73,6 +73,16 @@ pub struct BoardView {
     pub version: u64,
 }
 
+/// What a board physically shows now and its clock's last reading: the LiveChess API's
+/// feed ([`crate::livechess_api`]) sends one message per change of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Physical {
+    /// The pieces as the board shows them (real squares: White at the bottom).
+    pub placement: chess_rules::Placement,
+    /// The clock's last frame and when it came (Unix ms).
+    pub clock: Option<(dgt_protocol::ClockTime, u64)>,
+}
+
 /// A board's games as the file sinks see them (see [`Hub::games`]).
 #[derive(Debug, Clone)]
 pub struct GamesView {
@@ -92,6 +102,7 @@ struct State {
     push: Option<crate::push::PushStatus>,
     /// Where each running board task takes the arbiter's decisions ([`crate::decisions`]).
     inboxes: BTreeMap<u32, crate::decisions::Inbox>,
+    physical: BTreeMap<u32, Physical>,
 }
 
 /// How many daemon warnings the hub keeps (one per journal and sink at most).
@@ -104,6 +115,8 @@ pub struct Hub {
     changed: watch::Sender<u64>,
     /// The arbiter's orders to the running board tasks ([`crate::orders`]).
     pub orders: crate::orders::Orders,
+    /// Bumped when a board's [`Physical`] state or driver status changes.
+    physical_changed: watch::Sender<u64>,
 }
 
 impl Hub {
@@ -133,10 +146,12 @@ impl Hub {
                 warnings: BTreeMap::new(),
                 push: None,
                 inboxes: BTreeMap::new(),
+                physical: BTreeMap::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
             orders: crate::orders::Orders::default(),
+            physical_changed: watch::channel(0).0,
         }
     }
 
@@ -206,6 +221,64 @@ impl Hub {
         if let Some(b) = self.lock().boards.get_mut(&board) {
             b.driver = Some(status);
         }
+        self.physical_changed.send_modify(|n| *n += 1);
+    }
+
+    /// What board `board` shows now (after a field update or a dump): wakes the
+    /// LiveChess feeds only when it changed.
+    pub fn set_placement(&self, board: u32, placement: chess_rules::Placement) {
+        let changed = {
+            let mut st = self.lock();
+            match st.physical.get_mut(&board) {
+                Some(p) if p.placement == placement => false,
+                Some(p) => {
+                    p.placement = placement;
+                    true
+                }
+                None => {
+                    st.physical.insert(
+                        board,
+                        Physical {
+                            placement,
+                            clock: None,
+                        },
+                    );
+                    true
+                }
+            }
+        };
+        if changed {
+            self.physical_changed.send_modify(|n| *n += 1);
+        }
+    }
+
+    /// Board `board`'s clock frame, read at `wall_ms` (Unix ms).
+    pub fn set_clock_frame(&self, board: u32, clock: dgt_protocol::ClockTime, wall_ms: u64) {
+        let changed = {
+            let mut st = self.lock();
+            let p = st.physical.entry(board).or_insert(Physical {
+                placement: chess_rules::Placement::start(),
+                clock: None,
+            });
+            let changed = p.clock.map(|(c, _)| c) != Some(clock);
+            if changed {
+                p.clock = Some((clock, wall_ms));
+            }
+            changed
+        };
+        if changed {
+            self.physical_changed.send_modify(|n| *n += 1);
+        }
+    }
+
+    /// What board `board` shows and its clock, once the board has reported them.
+    pub fn physical(&self, board: u32) -> Option<Physical> {
+        self.lock().physical.get(&board).copied()
+    }
+
+    /// A counter bumped when a board's [`Physical`] state or driver status changes.
+    pub fn physical_changed(&self) -> watch::Receiver<u64> {
+        self.physical_changed.subscribe()
     }
 
     /// Registers the driver's control of a running board (clock commands, dumps).

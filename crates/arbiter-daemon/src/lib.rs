@@ -21,6 +21,9 @@
 //!   air); every public output is made from it. [`push`]: the delayed round PGN pushed to
 //!   a broadcast server.
 //!
+//! - [`livechess_api`]: the DGT LiveChess local API (WebSocket feed and REST, crate
+//!   `livechess-api`) on its own port, for lichess `/dgt` and other LiveChess consumers.
+//!
 //! Output layout: [`paths`]. Rulings in plain words: [`words`].
 
 pub mod config;
@@ -33,6 +36,7 @@ pub mod hub;
 pub mod journal;
 pub mod limits;
 pub mod orders;
+pub mod livechess_api;
 pub mod pairings;
 pub mod paths;
 pub mod public;

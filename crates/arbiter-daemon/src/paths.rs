@@ -76,4 +76,9 @@ impl Paths {
     pub fn http_address(&self) -> PathBuf {
         self.root.join("http-address")
     }
+
+    /// The LiveChess API's WebSocket URL, written at start (`[livechess_api]`).
+    pub fn livechess_api_address(&self) -> PathBuf {
+        self.root.join("livechess-api-address")
+    }
 }

@@ -58,6 +58,12 @@ pub enum DaemonError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot listen for the LiveChess API on {addr}: {source} (set [livechess_api] bind to a free address, or remove the section)")]
+    LiveChessApi {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot open the event stream {path}: {source}")]
     Events {
         path: PathBuf,
@@ -105,6 +111,8 @@ pub struct Daemon {
     sinks: Vec<JoinHandle<()>>,
     log: JoinHandle<()>,
     http: Option<(SocketAddr, JoinHandle<()>)>,
+    /// Where the LiveChess API listens (its task is in `tasks`).
+    livechess_api: Option<SocketAddr>,
     /// The dashboard's follower and the unattended clock control, aborted at shutdown.
     tasks: Vec<JoinHandle<()>>,
 }
@@ -261,6 +269,32 @@ impl Daemon {
             None
         };
 
+        let livechess_api = match &config.livechess_api {
+            Some(api) => {
+                let listener = tokio::net::TcpListener::bind(api.bind)
+                    .await
+                    .map_err(|source| DaemonError::LiveChessApi {
+                        addr: api.bind,
+                        source,
+                    })?;
+                let addr = listener.local_addr().unwrap_or(api.bind);
+                let router = crate::livechess_api::router(crate::livechess_api::ApiState::new(
+                    Arc::clone(&hub),
+                    Arc::clone(&config),
+                    Arc::clone(&public),
+                ));
+                tasks.push(tokio::spawn(http::serve(listener, router, http_caps, None)));
+                let url = format!("ws://{addr}/api/v1.0\n");
+                let file = paths.livechess_api_address();
+                if let Err(e) = crate::fsutil::write_atomic(&file, url.as_bytes()) {
+                    tracing::warn!("cannot write {}: {e}", file.display());
+                }
+                tracing::info!("LiveChess API on ws://{addr}/api/v1.0 and http://{addr}/api/v1.0/");
+                Some(addr)
+            }
+            None => None,
+        };
+
         let (stop_boards, stop_rx) = watch::channel(false);
         let record_dir = opts.record.then(|| paths.recordings());
         let mut boards = Vec::with_capacity(resumed.len());
@@ -293,6 +327,7 @@ impl Daemon {
             sinks,
             log,
             http,
+            livechess_api,
             tasks,
         })
     }
@@ -317,6 +352,11 @@ impl Daemon {
     /// Where the HTTP endpoint listens.
     pub fn http_addr(&self) -> Option<SocketAddr> {
         self.http.as_ref().map(|(a, _)| *a)
+    }
+
+    /// Where the LiveChess API listens (`[livechess_api]`).
+    pub fn livechess_api_addr(&self) -> Option<SocketAddr> {
+        self.livechess_api
     }
 
     /// Stops gracefully: the boards stop (journals synced, drivers reset their boards),
@@ -693,6 +733,19 @@ impl BoardTask {
         }
         self.publish(out, false);
         self.hub.set_snapshot(self.number, self.tracker.snapshot());
+        // What the board shows, for the LiveChess API's feed (crate::livechess_api).
+        if let Record::Event(e) = &rec {
+            match &e.event {
+                BoardEvent::Field(_) | BoardEvent::Dump { .. } => self
+                    .hub
+                    .set_placement(self.number, *self.tracker.placement()),
+                BoardEvent::Clock(c) => {
+                    self.hub
+                        .set_clock_frame(self.number, *c, self.epoch_unix_ms + e.t_ms)
+                }
+                _ => {}
+            }
+        }
     }
 
     /// The arbiter's decision ([`crate::decisions`]), at board time `t_ms`: checked with

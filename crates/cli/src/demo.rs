@@ -1,4 +1,5 @@
-//! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S] [--exit-when-done]`:
+//! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S] [--exit-when-done]
+//! [--livechess-api]`:
 //! eight emulated boards on ptys playing embedded games with irregularities through the
 //! real daemon; prints each ruling, writes PGN and the LiveChess folder, serves HTTP; when
 //! the games are over it prints a summary and keeps the dashboard up until Ctrl-C (or
@@ -34,6 +35,10 @@ pub struct DemoArgs {
     /// HTTP address (default 127.0.0.1:8080, or a free port if it is taken).
     #[arg(long, value_name = "IP:PORT")]
     pub http: Option<SocketAddr>,
+    /// Also serve the DGT LiveChess local API (lichess /dgt, the livechess CLI) on
+    /// 127.0.0.1:1982, or a free port if it is taken (printed at start).
+    #[arg(long)]
+    pub livechess_api: bool,
 }
 
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
@@ -50,6 +55,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
         seed: args.seed,
         http: args.http,
         exit_when_done: args.exit_when_done,
+        livechess_api: args.livechess_api,
         ..DemoOptions::default()
     };
     runtime.block_on(async {

@@ -591,3 +591,25 @@ fn the_time_scale_of_an_emulated_hall() {
         &["timing.time_scale = 0 is out of range", "--speed"],
     );
 }
+
+#[test]
+fn the_livechess_api_is_off_by_default_and_binds_1982_when_asked() {
+    assert_eq!(parse(GOOD).unwrap().livechess_api, None);
+    let on = parse(&format!("{GOOD}\n[livechess_api]\n")).unwrap();
+    assert_eq!(
+        on.livechess_api.unwrap().bind,
+        "127.0.0.1:1982".parse().unwrap()
+    );
+    let at = parse(&format!(
+        "{GOOD}\n[livechess_api]\nbind = \"0.0.0.0:2000\"\n"
+    ))
+    .unwrap();
+    assert_eq!(at.livechess_api.unwrap().bind.port(), 2000);
+    let m = message(&format!("{GOOD}\n[livechess_api]\nbind = \"1982\"\n"));
+    assert!(
+        m.contains("livechess_api.bind \"1982\" is not an address"),
+        "{m}"
+    );
+    let m = message(&format!("{GOOD}\n[livechess_api]\nport = 1982\n"));
+    assert!(m.contains("port"), "{m}");
+}

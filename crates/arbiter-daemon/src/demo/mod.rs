@@ -59,6 +59,9 @@ pub struct DemoOptions {
     pub think_scale: f64,
     /// End when the games are over (by default the dashboard is served on until `stop`).
     pub exit_when_done: bool,
+    /// Serve the LiveChess API (`[livechess_api]`) on 127.0.0.1:1982, or a free port if
+    /// that is taken.
+    pub livechess_api: bool,
 }
 
 impl Default for DemoOptions {
@@ -71,6 +74,7 @@ impl Default for DemoOptions {
             http: None,
             think_scale: 0.02,
             exit_when_done: false,
+            livechess_api: false,
         }
     }
 }
@@ -369,7 +373,18 @@ pub async fn run(
     }
     let http = free_http(opts.http);
     let config_path = dir.join("demo.toml");
-    let text = config_text(&boards, opts.speed, http);
+    let mut text = config_text(&boards, opts.speed, http);
+    if opts.livechess_api {
+        let preferred = SocketAddr::from(([127, 0, 0, 1], 1982));
+        let bind = match std::net::TcpListener::bind(preferred) {
+            Ok(_) => preferred,
+            Err(_) => SocketAddr::from(([127, 0, 0, 1], 0)),
+        };
+        text.push_str(&format!(
+            "\n# The DGT LiveChess local API (lichess /dgt, the livechess CLI).\n\
+             [livechess_api]\nbind = \"{bind}\"\n"
+        ));
+    }
     std::fs::write(&config_path, &text).map_err(|source| DemoError::Folder {
         path: config_path.clone(),
         source,
@@ -402,6 +417,12 @@ pub async fn run(
                 "  dashboard: http://{a}/ (the arbiter token is in {})",
                 out_dir.join("arbiter-token").display()
             ),
+        )?;
+    }
+    if let Some(a) = daemon.livechess_api_addr() {
+        p(
+            out,
+            format!("  LiveChess API: ws://{a}/api/v1.0 and http://{a}/api/v1.0/tournaments"),
         )?;
     }
     for b in &boards {

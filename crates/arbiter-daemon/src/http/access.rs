@@ -10,6 +10,12 @@
 //! | [`Group::ArbiterRead`] | `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
 //! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}`, `/api/boards/{B}/decision` | never: the token, in the header |
 //!
+//! The LiveChess API (`/api/v1.0`, `/api/v1.0/{*path}`, [`crate::livechess_api`]) is in
+//! the Broadcast group but served on its own listener, which exists only when
+//! `[livechess_api]` is configured: that section is the organiser's choice to publish
+//! there, so the listener has no token, Host or Origin check (browsers on lichess.org
+//! connect to it), and it shows the delayed public view like every broadcast output.
+//!
 //! A request for a closed route needs the arbiter token (the `X-Arbiter-Token` header) or
 //! a read session (the cookie `POST /api/login` hands out); actions need the token
 //! itself. A matched route that is missing from the table is refused (500, logged): a new
@@ -70,6 +76,11 @@ pub const ROUTES: &[(&str, Group)] = &[
     ("/api/alerts/{id}/{action}", Group::ArbiterAct),
     ("/api/boards/{board}/accept/{side}", Group::ArbiterAct),
     ("/api/boards/{board}/decision", Group::ArbiterAct),
+    // crate::livechess_api, on its own listener (`[livechess_api]`): public there, no
+    // Host or Origin check (lichess.org's page connects from its own origin), delayed
+    // as every broadcast output.
+    (crate::livechess_api::WS_ROUTE, Group::Broadcast),
+    (crate::livechess_api::REST_ROUTE, Group::Broadcast),
 ];
 
 /// The group of a route pattern (as [`MatchedPath`] gives it).
@@ -382,7 +393,15 @@ mod tests {
             config: Arc::clone(&config),
             public: Arc::new(crate::public::Public::new(&config, None)),
         })
-        .merge(dashboard);
+        .merge(dashboard)
+        // On its own listener in the runtime; merged here so the table is checked.
+        .merge(crate::livechess_api::router(
+            crate::livechess_api::ApiState::new(
+                Arc::new(crate::hub::Hub::new([1])),
+                Arc::clone(&config),
+                Arc::new(crate::public::Public::new(&config, None)),
+            ),
+        ));
         let routes = routes_of(&router);
         task.abort();
         std::fs::remove_dir_all(&dir).ok();

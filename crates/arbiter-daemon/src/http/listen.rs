@@ -191,6 +191,8 @@ where
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service)
+        // WebSockets (the LiveChess API, crate::livechess_api) take the connection over.
+        .with_upgrades()
         .await;
     if let Err(e) = result {
         tracing::debug!("HTTP: connection from {}: {e}", info.peer);
