@@ -136,9 +136,10 @@ fn config_text(args: &FarmArgs) -> String {
          [event]\nname = \"Load test\"\nround = 1\ntime_control = \"{tc}\"\n\
          supervision = \"full\"\n\n\
          [output]\ndir = \"out\"\n\n\
-         [http]\nbind = \"127.0.0.1:0\"\n",
+         [http]\nbind = \"127.0.0.1:0\"\ntoken = \"{token}\"\n",
         n = args.boards,
         tc = farm::TIME_CONTROL,
+        token = http::TOKEN,
     );
     for i in 1..=args.boards {
         s.push_str(&format!(
