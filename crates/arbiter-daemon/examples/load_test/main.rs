@@ -72,7 +72,10 @@ fn parse_args() -> Result<Args, String> {
             "--scan-ms" => a.farm.scan_ms = num(value()?)? as u64,
             "--irregular-every" => a.farm.irregular_every = num(value()?)? as usize,
             "--pgn" => a.farm.pgn = Some(PathBuf::from(value()?)),
-            "--dir" => a.farm.dir = PathBuf::from(value()?),
+            // Absolute: the daemon runs in this folder and finds the ptys by its paths.
+            "--dir" => {
+                a.farm.dir = std::path::absolute(value()?).map_err(|e| format!("--dir: {e}"))?
+            }
             "--daemon" => a.daemon = Some(PathBuf::from(value()?)),
             "--keep" => a.keep = true,
             "-h" | "--help" => {
@@ -112,7 +115,9 @@ fn main() {
 /// `target/release/dgt-arbiter` beside `target/release/examples/load_test`.
 fn daemon_path(args: &Args) -> Result<PathBuf, String> {
     if let Some(p) = &args.daemon {
-        return Ok(p.clone());
+        // The daemon runs in the run's folder: a relative path (the script's
+        // `target/release/dgt-arbiter`) would not be found from there.
+        return std::fs::canonicalize(p).map_err(|e| format!("--daemon {}: {e}", p.display()));
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let guess = exe
