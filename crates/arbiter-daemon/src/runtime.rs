@@ -728,6 +728,12 @@ impl BoardTask {
         self.journal.durable().await;
         let mut out = Vec::new();
         self.apply(&rec, &mut out);
+        if !out.is_empty() {
+            // A ride-along (a clock tick, a "yes") that decided something: its events go
+            // out only once it is in the file (see `crate::journal`).
+            let written = self.journal.write_pending();
+            self.journal_health(written);
+        }
         while let Some(req) = self.tracker.poll_analysis() {
             self.spawn_analysis(req);
         }

@@ -8,12 +8,17 @@ use std::time::Duration;
 
 use crate::clock::mono_ns;
 
+/// The arbiter token the generated config sets: `/events` and `/boards` are the arbiters'
+/// unless the dashboard is public.
+pub const TOKEN: &str = "load-test-arbiter-token";
+
 fn request(addr: SocketAddr, path: &str) -> std::io::Result<BufReader<TcpStream>> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
     s.set_nodelay(true)?;
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: */*\r\nX-Arbiter-Token: {TOKEN}\r\n\
+         Connection: close\r\n\r\n"
     )?;
     Ok(BufReader::new(s))
 }

@@ -72,7 +72,10 @@ fn parse_args() -> Result<Args, String> {
             "--scan-ms" => a.farm.scan_ms = num(value()?)? as u64,
             "--irregular-every" => a.farm.irregular_every = num(value()?)? as usize,
             "--pgn" => a.farm.pgn = Some(PathBuf::from(value()?)),
-            "--dir" => a.farm.dir = PathBuf::from(value()?),
+            // Absolute: the daemon runs in this folder and finds the ptys by its paths.
+            "--dir" => {
+                a.farm.dir = std::path::absolute(value()?).map_err(|e| format!("--dir: {e}"))?
+            }
             "--daemon" => a.daemon = Some(PathBuf::from(value()?)),
             "--keep" => a.keep = true,
             "-h" | "--help" => {
@@ -112,7 +115,9 @@ fn main() {
 /// `target/release/dgt-arbiter` beside `target/release/examples/load_test`.
 fn daemon_path(args: &Args) -> Result<PathBuf, String> {
     if let Some(p) = &args.daemon {
-        return Ok(p.clone());
+        // The daemon runs in the run's folder: a relative path (the script's
+        // `target/release/dgt-arbiter`) would not be found from there.
+        return std::fs::canonicalize(p).map_err(|e| format!("--daemon {}: {e}", p.display()));
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let guess = exe
@@ -136,9 +141,10 @@ fn config_text(args: &FarmArgs) -> String {
          [event]\nname = \"Load test\"\nround = 1\ntime_control = \"{tc}\"\n\
          supervision = \"full\"\n\n\
          [output]\ndir = \"out\"\n\n\
-         [http]\nbind = \"127.0.0.1:0\"\n",
+         [http]\nbind = \"127.0.0.1:0\"\ntoken = \"{token}\"\n",
         n = args.boards,
         tc = farm::TIME_CONTROL,
+        token = http::TOKEN,
     );
     for i in 1..=args.boards {
         s.push_str(&format!(
