@@ -294,6 +294,8 @@ pub struct Config {
     /// when the file was read: `run` warns and keeps trying to open it, `run --check`
     /// warns too (a cable out is no config mistake).
     pub missing_ports: Vec<String>,
+    /// `[network]`: this daemon is a hall of a several-PC event, or its central.
+    pub network: Option<hall_network::NetworkConfig>,
 }
 
 impl Config {
@@ -457,6 +459,8 @@ struct RawConfig {
     livechess_api: Option<RawLiveChessApi>,
     #[serde(default, rename = "board")]
     boards: Vec<Spanned<RawBoard>>,
+    /// One event across several hall PCs (the `hall-network` crate owns the section).
+    network: Option<Spanned<hall_network::NetworkConfig>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -887,6 +891,11 @@ impl Validate<'_> {
         let names = self.host_names(&raw.http);
         let tls = self.tls_files(&raw.http, http_enabled);
         let (mut boards, missing_ports) = self.boards(&raw.boards);
+        if let Some(n) = &raw.network {
+            if let Err(e) = n.get_ref().check() {
+                self.note(self.err(n.span(), e.to_string()));
+            }
+        }
         let trf = match &e.trf {
             Some(t) => self.keep(self.trf_players(t, round as u32, &raw.boards, &mut boards)),
             None => None,
@@ -936,6 +945,7 @@ impl Validate<'_> {
             boards,
             trf,
             missing_ports,
+            network: raw.network.map(Spanned::into_inner),
         })
     }
 

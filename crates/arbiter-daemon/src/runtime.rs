@@ -87,6 +87,12 @@ pub struct RunOptions {
     pub driver: DriverOptions,
     /// Extra routes on the HTTP endpoint (the dashboard adds its own).
     pub extra_routes: Option<axum::Router<http::AppState>>,
+    /// The boards are driven by other PCs (the central of a several-PC event, fed by
+    /// `hall-link`): no journals, drivers or clock control here, only the hub, the sinks
+    /// and the dashboard.
+    pub remote_boards: bool,
+    /// Where dashboard actions go first ([`crate::dashboard::Forward`]).
+    pub forward_actions: Option<Arc<dyn crate::dashboard::Forward>>,
 }
 
 /// How a board's run went.
@@ -115,6 +121,7 @@ pub struct Daemon {
     livechess_api: Option<SocketAddr>,
     /// The dashboard's follower and the unattended clock control, aborted at shutdown.
     tasks: Vec<JoinHandle<()>>,
+    dashboard: Option<Arc<crate::dashboard::Dashboard>>,
 }
 
 impl Daemon {
@@ -139,7 +146,7 @@ impl Daemon {
             Ok(_) => {}
             Err(e) => tracing::warn!("cannot read the open-file limit: {e}"),
         }
-        for m in &config.missing_ports {
+        for m in config.missing_ports.iter().filter(|_| !opts.remote_boards) {
             tracing::warn!("{m}; the board's driver keeps trying to open it");
         }
         let config = Arc::new(config);
@@ -171,7 +178,7 @@ impl Daemon {
         let syncer =
             Syncer::start(URGENT_SYNC_THREADS, SYNC_THREADS).map_err(DaemonError::Syncer)?;
         let mut resumed = Vec::with_capacity(config.boards.len());
-        for b in &config.boards {
+        for b in config.boards.iter().filter(|_| !opts.remote_boards) {
             resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer).await?);
         }
 
@@ -203,9 +210,15 @@ impl Daemon {
             )));
         }
         let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub)));
-        let mut tasks: Vec<JoinHandle<()>> = crate::unattended::spawn(Arc::clone(&hub), &config)
-            .into_iter()
-            .collect();
+        let mut tasks: Vec<JoinHandle<()>> = if opts.remote_boards {
+            // Each hall controls its own clocks.
+            Vec::new()
+        } else {
+            crate::unattended::spawn(Arc::clone(&hub), &config)
+                .into_iter()
+                .collect()
+        };
+        let mut dashboard_of = None;
         tasks.push(tokio::spawn(crate::public::follow(
             Arc::clone(&public),
             Arc::clone(&hub),
@@ -245,6 +258,10 @@ impl Daemon {
             let (dash, dashboard, follower) =
                 crate::dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
             tasks.push(follower);
+            if let Some(f) = opts.forward_actions.clone() {
+                dash.forward_actions_to(f);
+            }
+            dashboard_of = Some(Arc::clone(&dash));
             let mut router = http::router(state.clone()).merge(dashboard);
             if let Some(extra) = opts.extra_routes.clone() {
                 router = router.merge(extra.with_state(state));
@@ -329,7 +346,13 @@ impl Daemon {
             http,
             livechess_api,
             tasks,
+            dashboard: dashboard_of,
         })
+    }
+
+    /// The arbiter's dashboard, when HTTP is on.
+    pub fn dashboard(&self) -> Option<&Arc<crate::dashboard::Dashboard>> {
+        self.dashboard.as_ref()
     }
 
     pub fn hub(&self) -> &Arc<Hub> {

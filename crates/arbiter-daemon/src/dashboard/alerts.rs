@@ -48,6 +48,23 @@ pub enum Action {
 }
 
 impl Action {
+    /// The action's word in the dashboard's routes (`POST /api/alerts/ID/<word>`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Action::Acknowledge => "ack",
+            Action::Resolve => "resolve",
+        }
+    }
+
+    /// [`Action::word`] read back.
+    pub fn from_word(word: &str) -> Option<Action> {
+        match word {
+            "ack" => Some(Action::Acknowledge),
+            "resolve" => Some(Action::Resolve),
+            _ => None,
+        }
+    }
+
     fn target(self) -> AlertState {
         match self {
             Action::Acknowledge => AlertState::Acknowledged,

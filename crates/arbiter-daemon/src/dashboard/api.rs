@@ -176,23 +176,18 @@ async fn act(
             "an alert id is BOARD-SEQ, two numbers (such as 3-17)",
         );
     }
-    d.sync();
-    let acted = d.lock().alerts.act(&id, action, crate::wall::unix_ms_now());
-    match acted {
-        Ok(alert) => {
-            tracing::info!(
-                board = alert.board,
-                "dashboard: alert {} is {:?}",
-                alert.id,
-                alert.state
-            );
-            let _ = d.stream.send(Arc::new(Message {
-                event: "alert",
-                data: serde_json::to_string(&alert).unwrap_or_default(),
-            }));
-            d.save_states().await;
-            fresh(serde_json::to_value(&alert).unwrap_or_default())
+    if let Some(forward) = d.forwarder.get() {
+        // The central: the hall that owns the board carries the action out first; an
+        // unreachable hall fails the action visibly.
+        let board = id.split_once('-').and_then(|(b, _)| b.parse::<u32>().ok());
+        if let Some(board) = board {
+            if let Err(why) = forward.forward(board, &id, action).await {
+                return error(StatusCode::BAD_GATEWAY, why);
+            }
         }
+    }
+    match d.act(&id, action).await {
+        Ok(alert) => fresh(serde_json::to_value(&alert).unwrap_or_default()),
         Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
     }
 }

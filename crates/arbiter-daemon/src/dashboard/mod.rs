@@ -37,7 +37,7 @@ use touch_tracker::{EventKind, GameState};
 use crate::config::Config;
 use crate::hub::Hub;
 use crate::paths::Paths;
-use alerts::{Alerts, Change, SavedState};
+use alerts::{Action, Alerts, Change, SavedState};
 use auth::{ArbiterToken, Gate};
 
 /// How often the board summaries are compared with what the streams last got.
@@ -75,6 +75,8 @@ pub struct Dashboard {
     states_path: PathBuf,
     /// Where alerts taken out of memory go ([`ARCHIVE_FILE`]).
     archive_path: PathBuf,
+    /// Where actions go first (the central of a several-PC event: the board's hall).
+    forwarder: std::sync::OnceLock<Arc<dyn Forward>>,
 }
 
 /// The alert archive in the output folder: append-only JSON lines, one alert each, framed
@@ -117,6 +119,16 @@ fn archived_ids(path: &std::path::Path) -> Vec<(u32, u64)> {
         }
     }
     ids
+}
+
+/// What [`Forward::forward`] returns: `Err` says why the action was not carried out.
+pub type ForwardFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send>>;
+
+/// Carries an arbiter's action out elsewhere before the dashboard records it (the
+/// central forwards it to the hall that owns the board).
+pub trait Forward: Send + Sync + std::fmt::Debug {
+    fn forward(&self, board: u32, alert: &str, action: Action) -> ForwardFuture;
 }
 
 impl Dashboard {
@@ -179,6 +191,7 @@ impl Dashboard {
             stream: broadcast::channel(STREAM_CAPACITY).0,
             states_path,
             archive_path,
+            forwarder: std::sync::OnceLock::new(),
         });
         dash.sync();
         let task = tokio::spawn(Arc::clone(&dash).follow());
@@ -511,6 +524,37 @@ impl Dashboard {
         let events = crate::decisions::decide(&self.hub, board, input).await?;
         self.sync();
         Ok(events)
+    }
+
+    /// Makes every action go to `forward` first (set once).
+    pub fn forward_actions_to(&self, forward: Arc<dyn Forward>) {
+        let _ = self.forwarder.set(forward);
+    }
+
+    /// An arbiter's action on an alert, as `POST /api/alerts/ID/ACTION` does it (and a
+    /// hall does it for its central): recorded, sent to the open streams, saved.
+    pub async fn act(
+        self: &Arc<Dashboard>,
+        id: &str,
+        action: Action,
+    ) -> Result<alerts::Alert, alerts::ActError> {
+        self.sync();
+        let alert = self
+            .lock()
+            .alerts
+            .act(id, action, crate::wall::unix_ms_now())?;
+        tracing::info!(
+            board = alert.board,
+            "dashboard: alert {} is {:?}",
+            alert.id,
+            alert.state
+        );
+        let _ = self.stream.send(Arc::new(Message {
+            event: "alert",
+            data: serde_json::to_string(&alert).unwrap_or_default(),
+        }));
+        self.save_states().await;
+        Ok(alert)
     }
 
     /// Saves the alert states that are not open (best effort: the live state stays right).

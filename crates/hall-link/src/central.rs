@@ -1,0 +1,573 @@
+//! `dgt-arbiter central`: the event-wide view of a several-PC event. It drives no boards:
+//! it follows each hall's stream with a durable consumer and feeds what comes into one
+//! hub, which the daemon's own dashboard, PGN and LiveChess sinks serve as they do for a
+//! hall. It is a consumer of the halls' decisions, never a second tracker.
+//!
+//! What the central has received is kept in its output folder (`central/<hall>.jsonl`,
+//! one envelope a line, synced before the batch is acknowledged to the server), so a
+//! restarted central rebuilds its round from its own files and the durable consumer
+//! delivers only what it missed. An arbiter's action on the central dashboard is first a
+//! request to the board's hall ([`Forwarder`]); a hall that does not answer fails the
+//! action with a message.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arbiter_daemon::config::Config;
+use arbiter_daemon::dashboard::alerts::Action;
+use arbiter_daemon::dashboard::{Forward, ForwardFuture};
+use arbiter_daemon::hub::{Hub, HubEvent};
+use arbiter_daemon::runtime::{Daemon, RunOptions};
+use async_nats::jetstream::{self, consumer, kv};
+use futures_util::StreamExt;
+use hall_network::envelope::{BoardState, Envelope, Manifest};
+use hall_network::{Accepted, ActionReply, ActionRequest, EventKey, HallId, Merge, Names};
+use tokio::task::JoinHandle;
+
+use crate::connect::{self, ConnectError};
+
+/// How many messages the central takes from a hall's stream in one batch.
+const BATCH: usize = 512;
+/// How long a fetch waits for messages.
+const FETCH_WAIT: Duration = Duration::from_secs(1);
+/// The pause before trying again after the server failed.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The central cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum CentralError {
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    #[error("the halls' boards do not fit together:\n  {0}")]
+    Boards(String),
+    #[error("the central's config with the halls' boards: {0}")]
+    Merged(#[source] arbiter_daemon::config::ConfigError),
+    #[error("cannot start the central: {0}")]
+    Daemon(#[from] arbiter_daemon::runtime::DaemonError),
+    #[error("cannot keep what the central received in {path}: {source}")]
+    Journal {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A running central.
+pub struct Central {
+    daemon: Daemon,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Central {
+    pub fn daemon(&self) -> &Daemon {
+        &self.daemon
+    }
+
+    /// Stops: the consumers first (what they received is on disk), then the daemon.
+    pub async fn shutdown(self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        self.daemon.shutdown().await;
+    }
+}
+
+/// The central's own file, as far as the network goes.
+struct CentralFile {
+    net: hall_network::NetworkConfig,
+    halls: Vec<HallId>,
+    names: Names,
+    round: u32,
+    table: toml::map::Map<String, toml::Value>,
+}
+
+fn read_central(path: &Path) -> Result<CentralFile, CentralError> {
+    let bad = |message: String| CentralError::Config {
+        path: path.to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| CentralError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let table: toml::map::Map<String, toml::Value> =
+        toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if table.contains_key("board") {
+        return Err(bad("the central has no [[board]] of its own: the boards are in the halls' configs (each with its event-wide number)".into()));
+    }
+    let net: hall_network::NetworkConfig = table
+        .get("network")
+        .cloned()
+        .ok_or_else(|| {
+            bad(
+                "no [network] section; expected nats = \"nats://...\" and halls = [\"A\", ...]"
+                    .into(),
+            )
+        })?
+        .try_into()
+        .map_err(|e: toml::de::Error| bad(format!("[network]: {}", e.message())))?;
+    net.check().map_err(|e| bad(e.to_string()))?;
+    let halls = net.hall_ids();
+    if halls.is_empty() {
+        return Err(bad("[network] has no halls; expected halls = [\"A\", \"B\"], the halls the central follows".into()));
+    }
+    let event = table.get("event").and_then(|e| e.as_table());
+    let name = event
+        .and_then(|e| e.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or("");
+    let round = event
+        .and_then(|e| e.get("round"))
+        .and_then(|r| r.as_integer())
+        .and_then(|r| u32::try_from(r).ok())
+        .ok_or_else(|| bad("event.round is missing; expected the round's number".into()))?;
+    let key = EventKey::new(name).map_err(|e| bad(format!("event.name: {e}")))?;
+    Ok(CentralFile {
+        net,
+        halls,
+        names: Names::new(key),
+        round,
+        table,
+    })
+}
+
+/// Waits until every hall has put its manifest for this round.
+async fn manifests(js: &jetstream::Context, f: &CentralFile) -> Vec<Manifest> {
+    let mut said = std::time::Instant::now() - Duration::from_secs(60);
+    loop {
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        match js.get_key_value(f.names.bucket()).await {
+            Ok(store) => {
+                for h in &f.halls {
+                    match store.get(Names::manifest_key(h)).await {
+                        Ok(Some(bytes)) => match serde_json::from_slice::<Manifest>(&bytes) {
+                            Ok(m) if m.round == f.round && m.hall == *h => found.push(m),
+                            Ok(m) => missing.push(format!("{h} (on round {})", m.round)),
+                            Err(e) => missing.push(format!("{h} (unreadable: {e})")),
+                        },
+                        Ok(None) => missing.push(h.to_string()),
+                        Err(e) => missing.push(format!("{h} ({e})")),
+                    }
+                }
+            }
+            Err(e) => missing.push(format!("every hall (the event's bucket: {e})")),
+        }
+        if missing.is_empty() {
+            return found;
+        }
+        if said.elapsed() >= Duration::from_secs(10) {
+            tracing::warn!(
+                "central: waiting for the boards of hall {} (each hall daemon announces its boards when it reaches the server)",
+                missing.join(", ")
+            );
+            said = std::time::Instant::now();
+        }
+        tokio::time::sleep(RETRY_AFTER).await;
+    }
+}
+
+/// The central's config with every hall's boards (their ports named after the hall:
+/// they are the halls' devices, never opened here).
+fn merged_config(
+    path: &Path,
+    f: &CentralFile,
+    manifests: &[Manifest],
+) -> Result<Config, CentralError> {
+    let mut table = f.table.clone();
+    let mut boards = Vec::new();
+    for m in manifests {
+        let tables: toml::map::Map<String, toml::Value> =
+            toml::from_str(&m.board_tables).map_err(|e| CentralError::Config {
+                path: path.to_owned(),
+                message: format!("hall {}'s boards are unreadable: {e}", m.hall),
+            })?;
+        if let Some(toml::Value::Array(list)) = tables.get("board") {
+            for b in list {
+                let mut b = b.clone();
+                if let toml::Value::Table(t) = &mut b {
+                    let number = t.get("number").and_then(|n| n.as_integer()).unwrap_or(0);
+                    t.insert(
+                        "port".into(),
+                        toml::Value::String(format!("hall {} board {number}", m.hall)),
+                    );
+                }
+                boards.push(b);
+            }
+        }
+    }
+    table.insert("board".into(), toml::Value::Array(boards));
+    let text = toml::to_string(&toml::Value::Table(table)).unwrap_or_default();
+    Config::parse(&text, path).map_err(CentralError::Merged)
+}
+
+/// Starts the central of the config file at `path`.
+pub async fn start(path: &Path) -> Result<Central, CentralError> {
+    let f = read_central(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let client = connect::connect(&f.net, dir, "dgt-arbiter central").await?;
+    let js = jetstream::new(client.clone());
+    tracing::info!(
+        "central: following halls {:?} of event {}",
+        f.halls.iter().map(HallId::as_str).collect::<Vec<_>>(),
+        f.names.event()
+    );
+    let manifests = manifests(&js, &f).await;
+    let merge = Merge::new(f.round, &manifests).map_err(|errors| {
+        CentralError::Boards(
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n  "),
+        )
+    })?;
+    let config = merged_config(path, &f, &manifests)?;
+    let owner: BTreeMap<u32, HallId> = merge.boards().map(|(b, h)| (b, h.clone())).collect();
+    let forwarder = Forwarder {
+        client: client.clone(),
+        names: f.names.clone(),
+        owner: owner.clone(),
+    };
+    let daemon = Daemon::start(
+        config,
+        RunOptions {
+            remote_boards: true,
+            forward_actions: Some(Arc::new(forwarder)),
+            ..RunOptions::default()
+        },
+    )
+    .await?;
+    let hub = Arc::clone(daemon.hub());
+    let folder = daemon.paths().root().join("central");
+    std::fs::create_dir_all(&folder).map_err(|source| CentralError::Journal {
+        path: folder.clone(),
+        source,
+    })?;
+    let merge = Arc::new(Mutex::new(merge));
+    let mut tasks = Vec::new();
+    for h in &f.halls {
+        let path = folder.join(format!("{h}.jsonl"));
+        let (file, had) = reload(&path, &merge, &hub, f.round)?;
+        tracing::info!(hall = %h, "central: {had} events of hall {h} from {}", path.display());
+        tasks.push(tokio::spawn(follow(
+            js.clone(),
+            f.names.clone(),
+            h.clone(),
+            file,
+            had == 0,
+            Arc::clone(&merge),
+            Arc::clone(&hub),
+            f.round,
+        )));
+    }
+    tasks.push(tokio::spawn(follow_states(js, f.names.clone(), owner, hub)));
+    Ok(Central { daemon, tasks })
+}
+
+/// A hub event from an envelope.
+fn hub_event(e: Envelope, replayed: bool) -> HubEvent {
+    HubEvent {
+        seq: e.seq,
+        board: e.board,
+        round: e.round,
+        wall_ms: e.wall_ms,
+        replayed,
+        event: e.event,
+    }
+}
+
+fn apply(merge: &Mutex<Merge>, hub: &Hub, e: Envelope, replayed: bool) -> bool {
+    let accepted = merge.lock().unwrap_or_else(|p| p.into_inner()).accept(e);
+    match accepted {
+        Ok(Accepted::Apply(list)) => {
+            hub.publish(list.into_iter().map(|e| hub_event(e, replayed)));
+            true
+        }
+        Ok(Accepted::Held) => true,
+        Ok(Accepted::Duplicate | Accepted::OtherRound) => false,
+        Err(e) => {
+            tracing::error!("central: {e}; the event is ignored");
+            false
+        }
+    }
+}
+
+/// Reads what the central kept of a hall; a line cut short by a crash is cut off (its
+/// batch was not acknowledged, so the server delivers it again).
+fn reload(
+    path: &Path,
+    merge: &Mutex<Merge>,
+    hub: &Hub,
+    round: u32,
+) -> Result<(std::fs::File, usize), CentralError> {
+    let journal = |source| CentralError::Journal {
+        path: path.to_owned(),
+        source,
+    };
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(journal(e)),
+    };
+    let whole = text.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    let mut had = 0;
+    for line in text[..whole]
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+    {
+        match Envelope::parse(line, None) {
+            Ok(e) if e.round == round => {
+                apply(merge, hub, e, true);
+                had += 1;
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("central: {}: skipping a damaged line: {e}", path.display()),
+        }
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(journal)?;
+    if whole < text.len() {
+        file.set_len(whole as u64).map_err(journal)?;
+    }
+    Ok((file, had))
+}
+
+/// Follows one hall's stream for good: fetch a batch, keep it, apply it, acknowledge it.
+#[allow(clippy::too_many_arguments)]
+async fn follow(
+    js: jetstream::Context,
+    names: Names,
+    hall: HallId,
+    mut file: std::fs::File,
+    fresh: bool,
+    merge: Arc<Mutex<Merge>>,
+    hub: Arc<Hub>,
+    round: u32,
+) {
+    let stream_name = names.stream(&hall);
+    let durable = Names::consumer(&hall);
+    // A central without its files (a new PC, a wiped folder) reads the stream from the
+    // start: its durable consumer would deliver only what the old one had not taken.
+    let mut reset = fresh;
+    let mut warned = false;
+    loop {
+        let consumer = async {
+            let stream = js
+                .get_stream(&stream_name)
+                .await
+                .map_err(|e| e.to_string())?;
+            if reset {
+                let _ = stream.delete_consumer(&durable).await;
+            }
+            stream
+                .get_or_create_consumer::<consumer::pull::Config>(
+                    &durable,
+                    consumer::pull::Config {
+                        durable_name: Some(durable.clone()),
+                        ack_policy: consumer::AckPolicy::All,
+                        deliver_policy: consumer::DeliverPolicy::All,
+                        ack_wait: Duration::from_secs(30),
+                        ..Default::default()
+                    },
+                )
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .await;
+        let consumer = match consumer {
+            Ok(c) => {
+                reset = false;
+                warned = false;
+                hub.set_warning(&format!("network-{hall}"), None);
+                c
+            }
+            Err(e) => {
+                if !warned {
+                    tracing::warn!(hall = %hall, "central: cannot follow hall {hall}'s stream {stream_name}: {e}; retrying");
+                    warned = true;
+                }
+                hub.set_warning(
+                    &format!("network-{hall}"),
+                    Some(format!("Hall {hall}'s stream cannot be read ({e}): its boards show what came before.")),
+                );
+                tokio::time::sleep(RETRY_AFTER).await;
+                continue;
+            }
+        };
+        loop {
+            let batch = consumer
+                .fetch()
+                .max_messages(BATCH)
+                .expires(FETCH_WAIT)
+                .messages()
+                .await;
+            let mut batch = match batch {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
+                    break;
+                }
+            };
+            let mut got = Vec::new();
+            let mut failed = false;
+            while let Some(m) = batch.next().await {
+                match m {
+                    Ok(m) => got.push(m),
+                    Err(e) => {
+                        tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            if let Some(last) = got.last() {
+                let mut lines = Vec::new();
+                let mut envelopes = Vec::new();
+                for m in &got {
+                    let board = Names::board_of_subject(m.subject.as_str());
+                    match Envelope::parse(&m.payload, board) {
+                        Ok(e) if e.hall == hall && e.round == round => {
+                            lines.extend_from_slice(&m.payload);
+                            lines.push(b'\n');
+                            envelopes.push(e);
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds a message that is not ours: {e}")
+                        }
+                    }
+                }
+                let kept = file.write_all(&lines).and_then(|()| file.sync_data());
+                if let Err(e) = kept {
+                    tracing::error!("central: cannot keep hall {hall}'s events: {e}; not acknowledged, the server delivers them again");
+                    hub.set_warning(
+                        &format!("central-file-{hall}"),
+                        Some(format!("Cannot keep hall {hall}'s events: {e}")),
+                    );
+                    tokio::time::sleep(RETRY_AFTER).await;
+                    break;
+                }
+                hub.set_warning(&format!("central-file-{hall}"), None);
+                for e in envelopes {
+                    apply(&merge, &hub, e, false);
+                }
+                // AckPolicy::All: the last acknowledges the batch.
+                if let Err(e) = last.ack().await {
+                    tracing::warn!(hall = %hall, "central: cannot acknowledge hall {hall}'s batch: {e} (delivered again; dropped by seq)");
+                }
+            }
+            if failed {
+                break;
+            }
+        }
+        tokio::time::sleep(RETRY_AFTER).await;
+    }
+}
+
+/// Follows the boards' states in the event's bucket (position, clocks).
+async fn follow_states(
+    js: jetstream::Context,
+    names: Names,
+    owner: BTreeMap<u32, HallId>,
+    hub: Arc<Hub>,
+) {
+    loop {
+        let watch = async {
+            let store: kv::Store = js
+                .get_key_value(names.bucket())
+                .await
+                .map_err(|e| e.to_string())?;
+            store
+                .watch_with_history("board.>")
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .await;
+        let mut watch = match watch {
+            Ok(w) => w,
+            Err(_) => {
+                tokio::time::sleep(RETRY_AFTER).await;
+                continue;
+            }
+        };
+        while let Some(entry) = watch.next().await {
+            let Ok(entry) = entry else { break };
+            let Ok(state) = serde_json::from_slice::<BoardState>(&entry.value) else {
+                continue;
+            };
+            if owner.get(&state.board) != Some(&state.hall) {
+                continue;
+            }
+            if let Some(s) = state.snapshot {
+                hub.set_snapshot(state.board, s);
+            }
+        }
+        tokio::time::sleep(RETRY_AFTER).await;
+    }
+}
+
+/// Sends a central dashboard's action to the board's hall.
+#[derive(Debug)]
+pub struct Forwarder {
+    client: async_nats::Client,
+    names: Names,
+    owner: BTreeMap<u32, HallId>,
+}
+
+impl Forward for Forwarder {
+    fn forward(&self, board: u32, alert: &str, action: Action) -> ForwardFuture {
+        let Some(hall) = self.owner.get(&board).cloned() else {
+            return Box::pin(std::future::ready(Err(format!(
+                "board {board} is in no hall's manifest"
+            ))));
+        };
+        let subject = self.names.actions(&hall);
+        let request = ActionRequest {
+            board,
+            alert: alert.to_owned(),
+            action: action.word().to_owned(),
+        };
+        let client = self.client.clone();
+        Box::pin(async move {
+            let answer = tokio::time::timeout(
+                crate::REQUEST_TIMEOUT,
+                client.request(subject, request.to_json().into()),
+            )
+            .await;
+            let msg = match answer {
+                Err(_) => {
+                    return Err(format!(
+                        "hall {hall} did not answer within {} s: the action was not carried out (try again when the hall is back)",
+                        crate::REQUEST_TIMEOUT.as_secs()
+                    ))
+                }
+                Ok(Err(e)) => {
+                    return Err(format!(
+                        "hall {hall} cannot be reached ({e}): the action was not carried out"
+                    ))
+                }
+                Ok(Ok(m)) => m,
+            };
+            match serde_json::from_slice::<ActionReply>(&msg.payload) {
+                Ok(ActionReply { error: None, .. }) => Ok(()),
+                Ok(ActionReply { error: Some(e), .. }) => Err(format!("hall {hall} refused: {e}")),
+                Err(e) => Err(format!("hall {hall} answered something else: {e}")),
+            }
+        })
+    }
+}

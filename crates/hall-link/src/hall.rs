@@ -1,0 +1,375 @@
+//! A hall daemon on the event's network: publishes its round log and board states, and
+//! answers the central's action requests. Runs beside the daemon's own sinks, fed by the
+//! same hub; nothing here can stop or slow a board: when the server is unreachable the
+//! hall goes on alone and the publisher sends the backlog, in order, when it returns.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_daemon::config::Config;
+use arbiter_daemon::dashboard::alerts::Action;
+use arbiter_daemon::dashboard::Dashboard;
+use arbiter_daemon::hub::Hub;
+use async_nats::jetstream::{self, kv, stream};
+use futures_util::StreamExt;
+use hall_network::envelope::{self, BoardState, Envelope, Manifest};
+use hall_network::{ActionReply, ActionRequest, Backlog, EventKey, HallId, Names};
+use tokio::task::JoinHandle;
+
+/// How many publishes wait for their acks at once.
+const IN_FLIGHT: usize = 256;
+/// How often the board states are compared with what the bucket holds.
+const STATES_EVERY: Duration = Duration::from_millis(500);
+/// The pause before setting up again after the server failed.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+/// How long the server keeps message ids to drop a republish.
+pub const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
+
+/// The hub's warning key while the server cannot be reached.
+const WARNING: &str = "network";
+
+/// The hall's place in the event.
+#[derive(Debug, Clone)]
+pub struct HallLink {
+    pub hall: HallId,
+    pub names: Names,
+    pub round: u32,
+    pub boards: Vec<u32>,
+}
+
+impl HallLink {
+    /// From the daemon's config; `None` without `[network] hall`.
+    pub fn of(config: &Config) -> Option<Result<HallLink, hall_network::NameError>> {
+        let net = config.network.as_ref()?;
+        let hall = net.hall_id()?;
+        Some(EventKey::new(&config.event.name).map(|key| HallLink {
+            hall,
+            names: Names::new(key),
+            round: config.event.round,
+            boards: config.boards.iter().map(|b| b.number).collect(),
+        }))
+    }
+}
+
+/// The hall's `[[board]]` tables as TOML, without ports (they are this PC's).
+pub fn board_tables(config: &Config) -> String {
+    let text = std::fs::read_to_string(&config.path).unwrap_or_default();
+    let Ok(toml::Value::Table(mut file)) = text.parse::<toml::Value>() else {
+        return String::new();
+    };
+    let Some(toml::Value::Array(mut boards)) = file.remove("board") else {
+        return String::new();
+    };
+    for b in &mut boards {
+        if let toml::Value::Table(t) = b {
+            t.remove("port");
+            t.remove("serial");
+        }
+    }
+    let mut out = toml::map::Map::new();
+    out.insert("board".into(), toml::Value::Array(boards));
+    toml::to_string(&toml::Value::Table(out)).unwrap_or_default()
+}
+
+/// Starts the publisher and the responder of a hall daemon.
+pub fn spawn(
+    client: async_nats::Client,
+    link: HallLink,
+    config: Arc<Config>,
+    hub: Arc<Hub>,
+    dashboard: Option<Arc<Dashboard>>,
+) -> Vec<JoinHandle<()>> {
+    let manifest = Manifest {
+        v: envelope::VERSION,
+        hall: link.hall.clone(),
+        round: link.round,
+        boards: link.boards.clone(),
+        board_tables: board_tables(&config),
+    };
+    vec![
+        tokio::spawn(respond(client.clone(), link.clone(), dashboard)),
+        tokio::spawn(publish(client, link, manifest, hub)),
+    ]
+}
+
+#[derive(Debug, thiserror::Error)]
+enum LinkError {
+    #[error("{0}")]
+    Nats(String),
+}
+
+fn nats(e: impl std::fmt::Display) -> LinkError {
+    LinkError::Nats(e.to_string())
+}
+
+/// Creates (or finds) the hall's stream and the event's bucket, puts the manifest, and
+/// reads what the stream already holds of each board.
+async fn set_up(
+    js: &jetstream::Context,
+    link: &HallLink,
+    manifest: &Manifest,
+    backlog: &mut Backlog,
+) -> Result<(stream::Stream, kv::Store), LinkError> {
+    let stream = js
+        .get_or_create_stream(stream::Config {
+            name: link.names.stream(&link.hall),
+            subjects: vec![link.names.hall_events(&link.hall)],
+            storage: stream::StorageType::File,
+            duplicate_window: DUPLICATE_WINDOW,
+            ..Default::default()
+        })
+        .await
+        .map_err(nats)?;
+    let store = match js.get_key_value(link.names.bucket()).await {
+        Ok(s) => s,
+        Err(_) => js
+            .create_key_value(kv::Config {
+                bucket: link.names.bucket(),
+                history: 1,
+                storage: stream::StorageType::File,
+                ..Default::default()
+            })
+            .await
+            .map_err(nats)?,
+    };
+    store
+        .put(
+            Names::manifest_key(&link.hall),
+            serde_json::to_vec(manifest).unwrap_or_default().into(),
+        )
+        .await
+        .map_err(nats)?;
+    for &b in &link.boards {
+        let subject = link.names.board_events(&link.hall, b);
+        let seq = match stream.get_last_raw_message_by_subject(&subject).await {
+            Ok(m) => match Envelope::parse(&m.payload, Some(b)) {
+                Ok(e) if e.round == link.round => e.seq,
+                // An earlier round's events (or a foreign message): none of this round.
+                _ => 0,
+            },
+            Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => 0,
+            Err(e) => return Err(nats(e)),
+        };
+        backlog.stored(b, seq);
+    }
+    Ok((stream, store))
+}
+
+async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest, hub: Arc<Hub>) {
+    let js = jetstream::new(client);
+    let mut backlog = Backlog::new();
+    let mut changed = hub.changed();
+    let mut states: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+    let mut warned = false;
+    loop {
+        let store = match set_up(&js, &link, &manifest, &mut backlog).await {
+            Ok((_, store)) => store,
+            Err(e) => {
+                if !warned {
+                    tracing::warn!("network: cannot reach the event's stream: {e}; the hall goes on alone and sends its backlog when the server returns");
+                    warned = true;
+                }
+                let waiting = waiting(&hub, &backlog);
+                hub.set_warning(
+                    WARNING,
+                    Some(format!("The event network is unreachable ({e}): {waiting} events wait and are sent, in order, when it returns.")),
+                );
+                tokio::time::sleep(RETRY_AFTER).await;
+                continue;
+            }
+        };
+        tracing::info!(hall = %link.hall, "network: publishing to stream {}", link.names.stream(&link.hall));
+        warned = false;
+        hub.set_warning(WARNING, None);
+        states.clear();
+        // Every event before `from` is known stored.
+        let mut from = 0usize;
+        let mut tick = tokio::time::interval(STATES_EVERY);
+        let failure = loop {
+            match send_backlog(&js, &link, &hub, &mut backlog, &mut from).await {
+                Ok(()) => {}
+                Err(e) => break e,
+            }
+            if let Err(e) = put_states(&store, &link, &hub, &mut states).await {
+                break e;
+            }
+            tokio::select! {
+                r = changed.changed() => if r.is_err() { return },
+                _ = tick.tick() => {}
+            }
+        };
+        tracing::warn!(hall = %link.hall, "network: publishing stopped: {failure}; the hall goes on alone and sends its backlog when the server returns");
+        hub.set_warning(
+            WARNING,
+            Some(format!("The event network failed ({failure}): events wait and are sent, in order, when it returns.")),
+        );
+        tokio::time::sleep(RETRY_AFTER).await;
+    }
+}
+
+fn waiting(hub: &Hub, backlog: &Backlog) -> usize {
+    let log: Vec<(u32, u64)> = hub
+        .events_since(0)
+        .iter()
+        .map(|e| (e.board, e.seq))
+        .collect();
+    backlog.to_send(&log).len()
+}
+
+/// Publishes every event of the log not known stored, in log order, a window at a time.
+async fn send_backlog(
+    js: &jetstream::Context,
+    link: &HallLink,
+    hub: &Hub,
+    backlog: &mut Backlog,
+    from: &mut usize,
+) -> Result<(), LinkError> {
+    loop {
+        let events = hub.events_since(*from);
+        let log: Vec<(u32, u64)> = events.iter().map(|e| (e.board, e.seq)).collect();
+        let todo = backlog.to_send(&log);
+        if todo.is_empty() {
+            *from += events.len();
+            return Ok(());
+        }
+        let mut acks = Vec::with_capacity(IN_FLIGHT.min(todo.len()));
+        for &i in todo.iter().take(IN_FLIGHT) {
+            let e = &events[i];
+            let env = Envelope {
+                v: envelope::VERSION,
+                hall: link.hall.clone(),
+                board: e.board,
+                round: e.round,
+                seq: e.seq,
+                wall_ms: e.wall_ms,
+                event: e.event.clone(),
+            };
+            let msg = jetstream::context::Publish::build()
+                .payload(env.to_json().into())
+                .message_id(env.msg_id());
+            let ack = js
+                .send_publish(link.names.board_events(&link.hall, e.board), msg)
+                .await
+                .map_err(nats)?;
+            acks.push((e.board, e.seq, ack));
+        }
+        for (board, seq, ack) in acks {
+            ack.await.map_err(nats)?;
+            backlog.acked(board, seq);
+        }
+        // Skip the stored prefix next time.
+        let stored = log
+            .iter()
+            .take_while(|(b, s)| *s <= backlog.acked_seq(*b))
+            .count();
+        *from += stored;
+    }
+}
+
+/// Puts each board's state whose JSON changed since the last put.
+async fn put_states(
+    store: &kv::Store,
+    link: &HallLink,
+    hub: &Hub,
+    last: &mut BTreeMap<u32, Vec<u8>>,
+) -> Result<(), LinkError> {
+    for b in hub.boards() {
+        let state = BoardState {
+            v: envelope::VERSION,
+            hall: link.hall.clone(),
+            board: b.number,
+            round: link.round,
+            seq: b.seq,
+            snapshot: b.snapshot.clone(),
+            driver: b.driver.as_ref().and_then(|d| serde_json::to_value(d).ok()),
+        };
+        let bytes = serde_json::to_vec(&state).unwrap_or_default();
+        if last.get(&b.number) == Some(&bytes) {
+            continue;
+        }
+        store
+            .put(Names::state_key(b.number), bytes.clone().into())
+            .await
+            .map_err(nats)?;
+        last.insert(b.number, bytes);
+    }
+    Ok(())
+}
+
+/// Answers the central's action requests with the hall's own dashboard code.
+async fn respond(client: async_nats::Client, link: HallLink, dashboard: Option<Arc<Dashboard>>) {
+    let subject = link.names.actions(&link.hall);
+    let mut requests = loop {
+        match client.subscribe(subject.clone()).await {
+            Ok(s) => break s,
+            Err(e) => {
+                tracing::warn!("network: cannot take action requests on {subject}: {e}; retrying");
+                tokio::time::sleep(RETRY_AFTER).await;
+            }
+        }
+    };
+    while let Some(msg) = requests.next().await {
+        let Some(reply_to) = msg.reply.clone() else {
+            continue;
+        };
+        let reply = answer(&link, dashboard.as_ref(), &msg.payload).await;
+        if let Err(e) = client.publish(reply_to, reply.to_json().into()).await {
+            tracing::warn!("network: cannot answer an action request: {e}");
+        }
+    }
+}
+
+async fn answer(
+    link: &HallLink,
+    dashboard: Option<&Arc<Dashboard>>,
+    payload: &[u8],
+) -> ActionReply {
+    let refuse = |why: String| ActionReply {
+        hall: link.hall.to_string(),
+        alert: None,
+        error: Some(why),
+    };
+    let req: ActionRequest = match serde_json::from_slice(payload) {
+        Ok(r) => r,
+        Err(e) => return refuse(format!("not an action request: {e}")),
+    };
+    if !link.boards.contains(&req.board) {
+        return refuse(format!("board {} is not in hall {}", req.board, link.hall));
+    }
+    let Some(action) = Action::from_word(&req.action) else {
+        return refuse(format!("no such action {:?}: ack or resolve", req.action));
+    };
+    let Some(dash) = dashboard else {
+        return refuse(format!(
+            "hall {} has no dashboard ([http] enabled = false)",
+            link.hall
+        ));
+    };
+    let alert_board = req
+        .alert
+        .split_once('-')
+        .and_then(|(b, _)| b.parse::<u32>().ok());
+    if alert_board != Some(req.board) {
+        return refuse(format!(
+            "alert {:?} is not of board {}",
+            req.alert, req.board
+        ));
+    }
+    match dash.act(&req.alert, action).await {
+        Ok(alert) => {
+            tracing::info!(
+                board = req.board,
+                "network: the central's {} of alert {} carried out",
+                req.action,
+                req.alert
+            );
+            ActionReply {
+                hall: link.hall.to_string(),
+                alert: serde_json::to_value(&alert).ok(),
+                error: None,
+            }
+        }
+        Err(e) => refuse(e.to_string()),
+    }
+}

@@ -1,0 +1,498 @@
+//! One event across several hall PCs, end to end: a real `nats-server` with JetStream,
+//! two hall daemons (`dgt-arbiter run` with `[network] hall`) each driving emulated
+//! boards that play real games with irregularities, and a central (`dgt-arbiter
+//! central`). During the games the server is killed and restarted, one hall is
+//! `kill -9`ed and restarted, and the central is killed and restarted. At the end the
+//! central's round PGN is the halls' round PGNs together, each hall event reached the
+//! central's stream exactly once, every hall alert is on the central dashboard, an
+//! action at the central reached the right hall, and an action for a hall that is down
+//! fails visibly.
+//!
+//! Needs `nats-server` (Debian package `nats-server`); skipped with a line saying so when
+//! it is missing, unless `DGT_REQUIRE_NATS_SERVER=1` (set by `.ci/run`).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use dgt_sim::hands::{Faults, IllegalKind, Irregularity};
+use serde_json::Value;
+
+/// The `nats-server` binary, if installed (Debian puts it in /usr/sbin).
+fn nats_server_binary() -> Option<PathBuf> {
+    let candidates = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")]);
+    for dir in candidates {
+        let p = dir.join("nats-server");
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A real nats-server with JetStream on a free loopback port and its own store; killed
+/// when dropped.
+struct NatsServer {
+    binary: PathBuf,
+    port: u16,
+    monitor: u16,
+    store: PathBuf,
+    log: PathBuf,
+    child: Option<Child>,
+}
+
+impl NatsServer {
+    fn start(binary: PathBuf, dir: &Path) -> NatsServer {
+        let mut s = NatsServer {
+            binary,
+            port: free_port(),
+            monitor: free_port(),
+            store: dir.join("nats-store"),
+            log: dir.join("nats-server.log"),
+            child: None,
+        };
+        s.spawn();
+        s
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = Command::new(&self.binary)
+            .args(["-js", "-a", "127.0.0.1", "-p"])
+            .arg(self.port.to_string())
+            .arg("-m")
+            .arg(self.monitor.to_string())
+            .arg("-sd")
+            .arg(&self.store)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start nats-server");
+        self.child = Some(child);
+        // Ready when JetStream answers the monitoring endpoint's health check.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some((200, _)) = plain_get(self.monitor, "/healthz?js-enabled-only=true") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "nats-server did not come up");
+            pause(100);
+        }
+    }
+
+    /// `kill -9` and wait for the exit.
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// The monitoring endpoint's JetStream report (what an operator looks at).
+    fn jsz(&self) -> Value {
+        let (code, body) =
+            plain_get(self.monitor, "/jsz?streams=true&consumers=true").expect("jsz answers");
+        assert_eq!(code, 200);
+        serde_json::from_str(&body).unwrap()
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A plain HTTP/1.0 GET on 127.0.0.1:port (the server's monitoring endpoint).
+fn plain_get(port: u16, path: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let code = text.split_whitespace().nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned())?;
+    Some((code, body))
+}
+
+/// A POST as the arbiter on a daemon's HTTP endpoint: status and body.
+fn http_post(out: &Path, path: &str) -> (u16, String) {
+    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
+    let host = url
+        .trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    let mut s = TcpStream::connect(&host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let token = token_header(out);
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\n{token}Content-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reader = BufReader::new(s);
+    let mut status = String::new();
+    reader.read_line(&mut status).unwrap();
+    let code = status.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    let body = rest
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (code, body)
+}
+
+/// A hall's config: its boards numbered from `first` (numbers are event-wide).
+fn hall_config(dir: &Path, hall: &str, first: u32, boards: &Boards, nats: &str) -> PathBuf {
+    let cfg = config(
+        dir,
+        boards,
+        &format!("\n[network]\nnats = \"{nats}\"\nhall = \"{hall}\"\n"),
+    );
+    // Renumber the boards: board i of this hall is event board first + i - 1.
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let mut out = String::new();
+    let mut n = 0;
+    for line in text.lines() {
+        if line.starts_with("number = ") {
+            out.push_str(&format!("number = {}\n", first + n));
+            n += 1;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    std::fs::write(&cfg, out).unwrap();
+    cfg
+}
+
+fn central_config(dir: &Path, nats: &str) -> PathBuf {
+    let text = format!(
+        "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
+         time_control = \"{}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
+         [network]\nnats = \"{nats}\"\nhalls = [\"A\", \"B\"]\n",
+        arbiter_daemon::demo::TIME_CONTROL
+    );
+    let path = dir.join("event.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn start_central(config: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(config.with_extension("log"))
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args(["central", "--config"])
+        .arg(config)
+        .env(
+            "RUST_LOG",
+            std::env::var("DGT_E2E_LOG").unwrap_or_else(|_| "info".into()),
+        )
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+fn kill_9(child: &mut Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Each (board, seq) of a daemon's events.jsonl with its kind, and how often it is there.
+fn by_seq(out: &Path) -> BTreeMap<(u64, u64), (String, usize)> {
+    let mut m: BTreeMap<(u64, u64), (String, usize)> = BTreeMap::new();
+    for e in events(out) {
+        let board: u64 = e["board"].as_str().unwrap().parse().unwrap();
+        let seq = e["seq"].as_u64().unwrap();
+        let kind = e["kind"].as_str().unwrap().to_owned();
+        m.entry((board, seq)).or_insert((kind, 0)).1 += 1;
+    }
+    m
+}
+
+fn move_count(out: &Path) -> usize {
+    events(out).iter().filter(|e| e["kind"] == "move").count()
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !ok() {
+        assert!(Instant::now() < deadline, "{what}: not within {timeout:?}");
+        pause(200);
+    }
+}
+
+/// A round PGN's games, each trimmed.
+fn games_of(pgn: &str) -> Vec<String> {
+    let mut games = Vec::new();
+    let mut cur = String::new();
+    for line in pgn.lines() {
+        if line.starts_with("[Event ") && !cur.trim().is_empty() {
+            games.push(cur.trim().to_owned());
+            cur.clear();
+        }
+        cur.push_str(line);
+        cur.push('\n');
+    }
+    if !cur.trim().is_empty() {
+        games.push(cur.trim().to_owned());
+    }
+    games
+}
+
+fn round_pgn(out: &Path) -> String {
+    let (code, body) = http_get(out, "/round.pgn");
+    assert_eq!(code, 200, "{body}");
+    body
+}
+
+/// The alerts on a daemon's dashboard: id -> state.
+fn alerts(out: &Path) -> BTreeMap<String, String> {
+    let (code, body) = http_get(out, "/api/state");
+    assert_eq!(code, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    v["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap().to_owned(),
+                a["state"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
+    let Some(binary) = nats_server_binary() else {
+        if std::env::var("DGT_REQUIRE_NATS_SERVER").as_deref() == Ok("1") {
+            panic!("nats-server is required (DGT_REQUIRE_NATS_SERVER=1) but not installed: apt-get install nats-server");
+        }
+        eprintln!("skipped: nats-server is not installed (apt-get install nats-server)");
+        return;
+    };
+    let _one_at_a_time = serial();
+    let dir = temp_dir("hall-network");
+    let mut server = NatsServer::start(binary, &dir);
+    let nats = server.url();
+    let plies = Some(40);
+    let hall_scripts = |games: [(usize, u64, Vec<Irregularity>); 2]| {
+        games
+            .into_iter()
+            .map(|(g, seed, irr)| {
+                let s = script_with(g, seed, irr, plies, Faults::default());
+                assert!(
+                    !s.injected.is_empty(),
+                    "the game takes its irregularities: {:?}",
+                    s.skipped
+                );
+                s
+            })
+            .collect::<Vec<_>>()
+    };
+    let a_boards = Boards::serve(hall_scripts([
+        (
+            0,
+            11,
+            vec![
+                Irregularity::Illegal(IllegalKind::PinnedPiece),
+                Irregularity::TouchOtherPiece,
+            ],
+        ),
+        (2, 12, vec![Irregularity::ClockWithoutMove]),
+    ]));
+    let b_boards = Boards::serve(hall_scripts([
+        (2, 21, vec![Irregularity::Illegal(IllegalKind::KnightWrong)]),
+        (0, 22, vec![Irregularity::TouchOtherPiece]),
+    ]));
+    let (a_dir, b_dir, c_dir) = (dir.join("hall-a"), dir.join("hall-b"), dir.join("central"));
+    for d in [&a_dir, &b_dir, &c_dir] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let a_cfg = hall_config(&a_dir, "A", 1, &a_boards, &nats);
+    let b_cfg = hall_config(&b_dir, "B", 3, &b_boards, &nats);
+    let c_cfg = central_config(&c_dir, &nats);
+    let (a_out, b_out, c_out) = (a_dir.join("out"), b_dir.join("out"), c_dir.join("out"));
+    let started = Instant::now();
+    let mut hall_a = start(&a_cfg);
+    let mut hall_b = start(&b_cfg);
+    let mut central = start_central(&c_cfg);
+    let game_time = Duration::from_secs(150);
+
+    // The server dies mid-game and comes back (its store kept): the halls go on alone.
+    wait_for("hall A's first moves", game_time, || {
+        move_count(&a_out) >= 6
+    });
+    server.kill();
+    eprintln!("{:?}: nats-server killed", started.elapsed());
+    let before = move_count(&a_out) + move_count(&b_out);
+    wait_for("moves while the server is down", game_time, || {
+        move_count(&a_out) + move_count(&b_out) >= before + 4
+    });
+    server.spawn();
+    eprintln!("{:?}: nats-server restarted", started.elapsed());
+
+    // Hall A dies without a word and is started again (its journals resume its boards).
+    wait_for("more of hall A's moves", game_time, || {
+        move_count(&a_out) >= 16
+    });
+    kill_9(&mut hall_a);
+    eprintln!("{:?}: hall A killed", started.elapsed());
+    pause(1_000);
+    let _ = std::fs::remove_file(a_out.join("http-address"));
+    hall_a = start(&a_cfg);
+
+    // The central dies too and is started again (its files and durable consumers).
+    wait_for("more of hall B's moves", game_time, || {
+        move_count(&b_out) >= 24
+    });
+    kill_9(&mut central);
+    eprintln!("{:?}: central killed", started.elapsed());
+    pause(1_500);
+    let _ = std::fs::remove_file(c_out.join("http-address"));
+    central = start_central(&c_cfg);
+
+    a_boards.wait_done(game_time);
+    b_boards.wait_done(game_time);
+    eprintln!("{:?}: the games are played", started.elapsed());
+
+    // Every hall event reaches the central's stream, each exactly once.
+    let mut union = BTreeMap::new();
+    wait_for(
+        "the halls' events at the central",
+        Duration::from_secs(60),
+        || {
+            union = by_seq(&a_out);
+            union.extend(by_seq(&b_out));
+            let c = by_seq(&c_out);
+            union.keys().all(|k| c.contains_key(k)) && union.len() == c.len()
+        },
+    );
+    let central_events = by_seq(&c_out);
+    for (k, (kind, n)) in &central_events {
+        assert_eq!(
+            *n, 1,
+            "board {} seq {} ({kind}) is in the central's stream {n} times",
+            k.0, k.1
+        );
+        assert_eq!(&union[k].0, kind, "board {} seq {}", k.0, k.1);
+    }
+    let kinds: BTreeSet<&str> = central_events.values().map(|(k, _)| k.as_str()).collect();
+    assert!(kinds.contains("illegal_move"), "{kinds:?}");
+    assert!(
+        central_events.values().any(|(k, _)| k == "board_status"),
+        "the hall's restart is in the central's stream"
+    );
+
+    // The central's round PGN is the halls' round PGNs together.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut halls = games_of(&round_pgn(&a_out));
+        halls.extend(games_of(&round_pgn(&b_out)));
+        let central = games_of(&round_pgn(&c_out));
+        if (halls == central && halls.len() == 4) || Instant::now() > deadline {
+            assert_eq!(halls.len(), 4);
+            assert_eq!(
+                central, halls,
+                "the central's round PGN is the halls' together"
+            );
+            break;
+        }
+        pause(300);
+    }
+
+    // Every hall alert is on the central dashboard, once (ids are board-seq).
+    let mut hall_alerts = alerts(&a_out);
+    hall_alerts.extend(alerts(&b_out));
+    assert!(!hall_alerts.is_empty());
+    wait_for(
+        "the halls' alerts at the central",
+        Duration::from_secs(30),
+        || {
+            let c = alerts(&c_out);
+            c.keys().collect::<Vec<_>>() == hall_alerts.keys().collect::<Vec<_>>()
+        },
+    );
+
+    // An action at the central is carried out by the board's hall.
+    let b_alert = hall_alerts
+        .keys()
+        .find(|id| id.starts_with("3-") || id.starts_with("4-"))
+        .expect("hall B has an alert")
+        .clone();
+    let (code, body) = http_post(&c_out, &format!("/api/alerts/{b_alert}/ack"));
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        alerts(&b_out)[&b_alert],
+        "acknowledged",
+        "hall B carried the action out"
+    );
+    assert_eq!(alerts(&c_out)[&b_alert], "acknowledged");
+    let a_alert = hall_alerts
+        .keys()
+        .find(|id| id.starts_with("1-") || id.starts_with("2-"))
+        .unwrap()
+        .clone();
+    assert_eq!(alerts(&a_out)[&a_alert], "open", "hall A was not asked");
+
+    // A hall that is down makes the action fail visibly, and nothing changes.
+    assert!(terminate(&mut hall_b));
+    let (code, body) = http_post(&c_out, &format!("/api/alerts/{b_alert}/resolve"));
+    assert_eq!(code, 502, "{body}");
+    let why: Value = serde_json::from_str(&body).unwrap();
+    assert!(why["error"].as_str().unwrap().contains("hall B"), "{body}");
+    assert_eq!(alerts(&c_out)[&b_alert], "acknowledged");
+
+    // What an operator sees on the server's monitoring endpoint.
+    let jsz = server.jsz();
+    let streams: Vec<String> = jsz["account_details"][0]["stream_detail"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .map(|s| s["name"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(streams.contains(&"DGT_E2E_Open_A".to_owned()), "{jsz}");
+    assert!(streams.contains(&"DGT_E2E_Open_B".to_owned()), "{jsz}");
+
+    assert!(terminate(&mut hall_a));
+    assert!(terminate(&mut central));
+    eprintln!("{:?}: done", started.elapsed());
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

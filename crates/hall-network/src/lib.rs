@@ -1,0 +1,29 @@
+//! One event across several hall PCs, without IO: what the hall daemons and the central
+//! say to each other over NATS JetStream, and the bookkeeping that makes it lossless and
+//! free of doubles. The IO (the NATS client) lives in `hall-link`.
+//!
+//! - [`names`]: the event key, the hall id, the subjects, the stream and the KV bucket.
+//! - [`envelope`]: one arbiter event as it travels (hall, board, round, seq, the event
+//!   record of formats.md §2) and its deterministic JetStream message id
+//!   (`Nats-Msg-Id`), so that a republish after a reconnect or a restart is deduplicated.
+//! - [`cursor`]: the hall's backlog: what the server has acknowledged per board, what to
+//!   send (again) from the round's log, in order.
+//! - [`merge`]: the central's merge of every hall's stream: per board in seq order, each
+//!   event once; a board number claimed by two halls is a config error.
+//! - [`action`]: an arbiter's action at the central, as a request to the hall and its
+//!   answer.
+//! - [`config`]: the `[network]` section of a hall's or the central's config.
+
+pub mod action;
+pub mod config;
+pub mod cursor;
+pub mod envelope;
+pub mod merge;
+pub mod names;
+
+pub use action::{ActionReply, ActionRequest};
+pub use config::{Credentials, NetworkConfig, NetworkConfigError};
+pub use cursor::Backlog;
+pub use envelope::{Envelope, EnvelopeError, Manifest};
+pub use merge::{Accepted, Merge, MergeError};
+pub use names::{EventKey, HallId, NameError, Names};
