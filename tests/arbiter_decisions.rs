@@ -16,7 +16,6 @@
 
 mod common;
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -33,28 +32,10 @@ struct Daemon(Option<common::DaemonProcess>);
 
 /// One HTTP request (`Connection: close`): status and JSON body.
 fn request(host: &str, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
-    let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let auth = token
         .map(|t| format!("X-Arbiter-Token: {t}\r\n"))
         .unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    common::http_json(host, method, path, &auth, body)
 }
 
 fn decide(host: &str, body: &str) -> (u16, Value) {

@@ -476,33 +476,13 @@ fn a_round_from_a_trf_played_on_emulated_boards_and_written_back() {
 /// `POST /api/boards/B/decision` as the arbiter (the token the daemon keeps in its
 /// output folder): status and body.
 fn post_decision(out: &Path, board: u32, body: &str) -> (u16, Value) {
-    use std::io::{Read, Write};
     let url = std::fs::read_to_string(out.join("http-address")).unwrap();
     let host = url
         .trim()
         .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
-    let token = common::token_header(out);
-    let mut s = std::net::TcpStream::connect(&host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "POST /api/boards/{board}/decision HTTP/1.1\r\nHost: {host}\r\n{token}\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+        .trim_end_matches('/');
+    let path = format!("/api/boards/{board}/decision");
+    common::http_json(host, "POST", &path, &common::token_header(out), body)
 }
 
 #[test]

@@ -330,6 +330,31 @@ pub fn token_header(out: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// One HTTP request with a JSON body (`Connection: close`) to `host`, `headers` being
+/// whole header lines (e.g. [`token_header`]'s): the status and the JSON body
+/// (`Value::Null` when it is not JSON).
+pub fn http_json(host: &str, method: &str, path: &str, headers: &str, body: &str) -> (u16, Value) {
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Content-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
 /// A GET on the daemon's HTTP endpoint, as the arbiter: status code and body.
 pub fn http_get(out: &Path, path: &str) -> (u16, String) {
     let (mut s, host) = connect(out, Duration::from_secs(5));
