@@ -1206,22 +1206,7 @@ fn https_with_a_self_signed_pair() {
 /// dashboard at `url` and waits for its live event stream. `Err` when there is no
 /// browser (the caller decides whether that is a skip).
 fn browser_loads_over_https(dir: &Path, url: &str, spki: &str) -> Result<(), String> {
-    let find = |env: &str, names: &[&str]| -> Option<std::path::PathBuf> {
-        if let Some(p) = std::env::var_os(env) {
-            return Some(std::path::PathBuf::from(p)).filter(|p| p.exists());
-        }
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
-            .find(|p| p.is_file())
-    };
-    let chromium = find(
-        "DGT_ARBITER_CHROMIUM",
-        &["chromium", "chromium-browser", "google-chrome"],
-    )
-    .ok_or("no chromium on PATH (apt-get install chromium)")?;
-    let chromedriver = find("DGT_ARBITER_CHROMEDRIVER", &["chromedriver"])
-        .ok_or("no chromedriver on PATH (apt-get install chromium-driver)")?;
+    let (chromium, chromedriver) = common::chromium_and_driver()?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

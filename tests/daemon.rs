@@ -102,7 +102,7 @@ fn check_stream(events: &[Value], boards: usize) {
 fn check_pgn(path: &Path, script: &Script, board: usize, result: GameResult) {
     let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(
-        strict_pgn_problems(&String::from_utf8_lossy(&text)),
+        chess_rules::pgn::strict_reader_problems(&String::from_utf8_lossy(&text)),
         Vec::<String>::new(),
         "{}: one comment per move, commands on one line",
         path.display()
@@ -269,7 +269,11 @@ fn rulings_pgn_livechess_and_http_on_emulated_boards() {
     }
     let round = std::fs::read_to_string(pgn.join("round-2.pgn")).unwrap();
     assert_eq!(read_pgn(round.as_bytes()).unwrap().len(), 3);
-    assert_eq!(strict_pgn_problems(&round), Vec::<String>::new(), "{round}");
+    assert_eq!(
+        chess_rules::pgn::strict_reader_problems(&round),
+        Vec::<String>::new(),
+        "{round}"
+    );
     // Comments are wrapped at 80 columns: compare with single spaces.
     let round = round.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(

@@ -18,7 +18,6 @@
 mod common;
 
 use std::collections::{BTreeSet, HashSet};
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -36,23 +35,7 @@ const PHONE: (u32, u32) = (390, 844);
 
 /// The browser and its driver, or why the test cannot run.
 fn browser() -> Result<(PathBuf, PathBuf), String> {
-    let find = |env: &str, names: &[&str]| -> Option<PathBuf> {
-        if let Some(p) = std::env::var_os(env) {
-            return Some(PathBuf::from(p)).filter(|p| p.exists());
-        }
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
-            .find(|p| p.is_file())
-    };
-    let chromium = find(
-        "DGT_ARBITER_CHROMIUM",
-        &["chromium", "chromium-browser", "google-chrome"],
-    )
-    .ok_or("no chromium on PATH (apt-get install chromium)")?;
-    let driver = find("DGT_ARBITER_CHROMEDRIVER", &["chromedriver"])
-        .ok_or("no chromedriver on PATH (apt-get install chromium-driver)")?;
-    Ok((chromium, driver))
+    common::chromium_and_driver()
 }
 
 /// Kills what the test started (by id; chromedriver with its browsers, as a group).
@@ -90,26 +73,10 @@ fn free_port() -> u16 {
 
 /// One HTTP request to the daemon (`Connection: close`): status and JSON body.
 fn request(host: &str, method: &str, path: &str, token: Option<&str>) -> (u16, Value) {
-    let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let auth = token
         .map(|t| format!("X-Arbiter-Token: {t}\r\n"))
         .unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let text = String::from_utf8_lossy(&raw);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    common::http_json(host, method, path, &auth, "")
 }
 
 /// Polls `what` every 50 ms for up to `limit`.

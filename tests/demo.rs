@@ -120,7 +120,7 @@ fn the_demo_writes_to_its_folder_keeps_serving_and_puts_penalties_on_the_clock()
             if path.extension().is_some_and(|x| x == "pgn") {
                 let text = std::fs::read_to_string(&path).unwrap();
                 assert_eq!(
-                    strict_pgn_problems(&text),
+                    chess_rules::pgn::strict_reader_problems(&text),
                     Vec::<String>::new(),
                     "{}",
                     path.display()

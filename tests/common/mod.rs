@@ -425,44 +425,24 @@ pub fn sse_first_event(out: &Path) -> (String, String) {
     }
 }
 
-/// What strict PGN readers (chess.js) refuse in a file: two brace comments in a row (a
-/// move gets at most one), or a line break inside a `[%...]` command. Empty when none.
-pub fn strict_pgn_problems(text: &str) -> Vec<String> {
-    let movetext = text
-        .lines()
-        .filter(|l| !l.starts_with('['))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let mut problems = Vec::new();
-    let mut rest = movetext.as_str();
-    let mut last_was_comment = false;
-    while let Some(c) = rest.chars().next() {
-        if c.is_whitespace() {
-            rest = &rest[c.len_utf8()..];
-        } else if c == '{' {
-            let Some(end) = rest.find('}') else {
-                problems.push("a comment is never closed".to_owned());
-                break;
-            };
-            let body = &rest[1..end];
-            if last_was_comment {
-                problems.push(format!("two comments in a row: {{{body}}}"));
-            }
-            let mut b = body;
-            while let Some(start) = b.find("[%") {
-                let close = b[start..].find(']').map_or(b.len(), |c| c + start);
-                if b[start..close].contains('\n') {
-                    problems.push(format!("line break inside {}", &b[start..close]));
-                }
-                b = &b[close..];
-            }
-            last_was_comment = true;
-            rest = &rest[end + 1..];
-        } else {
-            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            last_was_comment = false;
-            rest = &rest[end..];
+/// Headless Chromium and its WebDriver (`DGT_ARBITER_CHROMIUM`, `DGT_ARBITER_CHROMEDRIVER`
+/// or on `PATH`), or why a browser test cannot run.
+pub fn chromium_and_driver() -> Result<(PathBuf, PathBuf), String> {
+    let find = |env: &str, names: &[&str]| -> Option<PathBuf> {
+        if let Some(p) = std::env::var_os(env) {
+            return Some(PathBuf::from(p)).filter(|p| p.exists());
         }
-    }
-    problems
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+            .find(|p| p.is_file())
+    };
+    let chromium = find(
+        "DGT_ARBITER_CHROMIUM",
+        &["chromium", "chromium-browser", "google-chrome"],
+    )
+    .ok_or("no chromium on PATH (apt-get install chromium)")?;
+    let driver = find("DGT_ARBITER_CHROMEDRIVER", &["chromedriver"])
+        .ok_or("no chromedriver on PATH (apt-get install chromium-driver)")?;
+    Ok((chromium, driver))
 }

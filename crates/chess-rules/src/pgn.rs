@@ -682,6 +682,49 @@ fn wrap_tokens(out: &mut String, tokens: &[String], width: usize) {
     out.push('\n');
 }
 
+/// What strict PGN readers (chess.js) refuse in a file: two brace comments in a row (a
+/// move gets at most one), or a line break inside a `[%...]` command. Empty when none.
+/// Our writer never produces either; this checks that (and files from elsewhere).
+pub fn strict_reader_problems(text: &str) -> Vec<String> {
+    let movetext = text
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut problems = Vec::new();
+    let mut rest = movetext.as_str();
+    let mut last_was_comment = false;
+    while let Some(c) = rest.chars().next() {
+        if c.is_whitespace() {
+            rest = &rest[c.len_utf8()..];
+        } else if c == '{' {
+            let Some(end) = rest.find('}') else {
+                problems.push("a comment is never closed".to_owned());
+                break;
+            };
+            let body = &rest[1..end];
+            if last_was_comment {
+                problems.push(format!("two comments in a row: {{{body}}}"));
+            }
+            let mut b = body;
+            while let Some(start) = b.find("[%") {
+                let close = b[start..].find(']').map_or(b.len(), |c| c + start);
+                if b[start..close].contains('\n') {
+                    problems.push(format!("line break inside {}", &b[start..close]));
+                }
+                b = &b[close..];
+            }
+            last_was_comment = true;
+            rest = &rest[end + 1..];
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            last_was_comment = false;
+            rest = &rest[end..];
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -808,47 +851,6 @@ mod tests {
         assert_eq!(back[0].to_pgn(), text);
     }
 
-    /// What strict readers (chess.js) refuse in a movetext: two brace comments in a row,
-    /// or a line break inside a `[%...]` command.
-    fn strict_layout_problems(text: &str) -> Vec<String> {
-        let movetext = text
-            .lines()
-            .filter(|l| !l.starts_with('['))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut problems = Vec::new();
-        let mut rest = movetext.as_str();
-        let mut last_was_comment = false;
-        while let Some(c) = rest.chars().next() {
-            if c.is_whitespace() {
-                rest = &rest[c.len_utf8()..];
-                continue;
-            }
-            if c == '{' {
-                let end = rest.find('}').expect("closed comment");
-                let body = &rest[1..end];
-                if last_was_comment {
-                    problems.push(format!("two comments in a row: {{{body}}}"));
-                }
-                let mut b = body;
-                while let Some(start) = b.find("[%") {
-                    let close = b[start..].find(']').expect("closed command") + start;
-                    if b[start..close].contains('\n') {
-                        problems.push(format!("line break inside {}", &b[start..=close]));
-                    }
-                    b = &b[close..];
-                }
-                last_was_comment = true;
-                rest = &rest[end + 1..];
-            } else {
-                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-                last_was_comment = false;
-                rest = &rest[end..];
-            }
-        }
-        problems
-    }
-
     #[test]
     fn one_comment_per_move_and_commands_on_one_line() {
         let mut game = Game::default();
@@ -872,7 +874,7 @@ mod tests {
         pgn.result = Some(GameResult::Ongoing);
         let text = pgn.to_pgn();
         assert_eq!(
-            strict_layout_problems(&text),
+            strict_reader_problems(&text),
             Vec::<String>::new(),
             "{text}"
         );
@@ -901,11 +903,11 @@ mod tests {
         assert_eq!(back.to_pgn(), text);
         // The checker finds what it is for.
         assert_eq!(
-            strict_layout_problems("1. e4 {[%clk 0:00:53]} {game over}").len(),
+            strict_reader_problems("1. e4 {[%clk 0:00:53]} {game over}").len(),
             1
         );
         assert_eq!(
-            strict_layout_problems("1. e4 {a b [%clk\n0:00:53]}").len(),
+            strict_reader_problems("1. e4 {a b [%clk\n0:00:53]}").len(),
             1
         );
     }

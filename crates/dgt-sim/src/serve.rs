@@ -217,39 +217,42 @@ impl Port {
 }
 
 /// Opens a pty in raw mode; returns the port and the slave's path.
+///
+/// Both ends are opened close-on-exec in the same system call that makes them
+/// (`posix_openpt` and `open` with `O_CLOEXEC`), not marked afterwards: a test process
+/// serves boards on one thread while another starts a daemon, and a descriptor made
+/// between the two steps would be inherited by that daemon for its whole life. A daemon
+/// holding another board's master keeps that line up when the board's cable is pulled
+/// (no hang-up: only the liveness probe finds it, seconds later), which made the fault
+/// campaign's blind spots longer than the reconnect search reaches.
 fn open_pty() -> io::Result<Port> {
+    use nix::fcntl::OFlag;
     use nix::sys::termios::{cfmakeraw, tcgetattr, tcsetattr, SetArg};
-    let pty = nix::pty::openpty(None, None).map_err(io::Error::from)?;
-    // SAFETY: openpty returned two fresh descriptors that nothing else owns.
-    let (master, slave) = unsafe {
-        (
-            OwnedFd::from_raw_fd(pty.master),
-            OwnedFd::from_raw_fd(pty.slave),
-        )
-    };
-    // openpty does not set close-on-exec: a program the serving process starts (the
-    // daemon under test) would inherit both ends, and closing the master at an unplug
-    // would then not hang up the host's side of the line.
-    set_cloexec(master.as_raw_fd())?;
-    set_cloexec(slave.as_raw_fd())?;
+    use std::os::fd::IntoRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let master = nix::pty::posix_openpt(OFlag::O_RDWR | OFlag::O_NOCTTY | OFlag::O_CLOEXEC)
+        .map_err(io::Error::from)?;
+    nix::pty::grantpt(&master).map_err(io::Error::from)?;
+    nix::pty::unlockpt(&master).map_err(io::Error::from)?;
+    let path = PathBuf::from(nix::pty::ptsname_r(&master).map_err(io::Error::from)?);
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(OFlag::O_NOCTTY.bits())
+        .open(&path)?;
+    // `File::open` sets close-on-exec itself (std opens every file with O_CLOEXEC).
+    let slave = OwnedFd::from(slave);
+    // SAFETY: posix_openpt returned a fresh descriptor that nothing else owns.
+    let master = unsafe { OwnedFd::from_raw_fd(master.into_raw_fd()) };
     let mut t = tcgetattr(slave.as_raw_fd()).map_err(io::Error::from)?;
     cfmakeraw(&mut t);
     tcsetattr(slave.as_raw_fd(), SetArg::TCSANOW, &t).map_err(io::Error::from)?;
     set_nonblocking(master.as_raw_fd())?;
-    let path = nix::unistd::ttyname(slave.as_raw_fd()).map_err(io::Error::from)?;
     Ok(Port::Pty {
         master: File::from(master),
         slave,
         path,
     })
-}
-
-fn set_cloexec(fd: RawFd) -> io::Result<()> {
-    use nix::fcntl::{fcntl, FcntlArg, FdFlag};
-    let flags = fcntl(fd, FcntlArg::F_GETFD).map_err(io::Error::from)?;
-    let flags = FdFlag::from_bits_truncate(flags) | FdFlag::FD_CLOEXEC;
-    fcntl(fd, FcntlArg::F_SETFD(flags)).map_err(io::Error::from)?;
-    Ok(())
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -886,6 +889,7 @@ fn raise_fd_limit() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::emulator::EmulatorConfig;
 
     #[test]

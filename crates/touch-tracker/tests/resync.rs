@@ -206,6 +206,38 @@ impl Bench {
         self.frame();
     }
 
+    /// The line goes down while a player lifts the pieces on `held`; it comes back with
+    /// them still in the hand (the dump shows their squares empty).
+    fn gap_holding(&mut self, held: &[Square]) {
+        self.feed(BoardEvent::Disconnected {
+            reason: "cable".into(),
+        });
+        self.t += 2_000;
+        self.feed(BoardEvent::Connected {
+            serial: None,
+            version: None,
+            clock_version: None,
+        });
+        for &sq in held {
+            self.board.set(sq, None);
+        }
+        self.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(&self.board, Orientation::Normal),
+        });
+        self.frame();
+    }
+
+    /// The rest of a move whose pieces were lifted unseen: the pieces put down.
+    fn finish(&mut self, from: Position, uci: &str) {
+        let m = from.parse_uci(uci).unwrap();
+        self.pos = from.play(m).unwrap();
+        let after = *self.pos.placement();
+        let changes: Vec<_> = self.board.diff(&after).collect();
+        for d in changes {
+            self.field(d.square, d.after);
+        }
+    }
+
     /// Time passes (past the settle window), a clock frame comes.
     fn settle(&mut self) {
         self.t += 1_500;
@@ -453,4 +485,49 @@ fn the_arbiter_accepts_an_out_of_sync_board_and_play_goes_on() {
         })
         .collect();
     assert_eq!(after, moves[22..28]);
+}
+
+#[test]
+fn a_line_back_while_a_piece_is_in_the_hand_is_not_out_of_sync() {
+    // 1. e4 e5; the cable is out while White lifts the g1 knight; the dump shows g1
+    // empty and nothing else changed: a move under way, not lost moves.
+    let mut b = bench_after(&["e2e4", "e7e5"]);
+    b.gap_holding(&[Square::G1]);
+    b.settle();
+    let before = b.pos;
+    b.finish(before, "g1f3");
+    b.press(Color::White);
+    // The same after a move made and not pressed: 2... Nf6, 3. Nc3 made, and Black holds
+    // the b8 knight when the line comes back (the board shows 3. Nc3 with b8 empty).
+    b.play("g8f6");
+    b.press(Color::Black);
+    b.play("b1c3");
+    b.gap_holding(&[Square::B8]);
+    let before = b.pos;
+    b.finish(before, "b8c6");
+    // White presses late, after the reply; then Black.
+    b.press(Color::White);
+    b.press(Color::Black);
+    b.settle();
+    b.no_ruling();
+    assert_eq!(
+        b.statuses(BoardStatus::OutOfSync).len(),
+        0,
+        "{:#?}",
+        b.statuses(BoardStatus::OutOfSync)
+    );
+    let sans: Vec<String> = b
+        .out
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Move(m) => Some(m.san.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        sans,
+        ["e4", "e5", "Nf3", "Nf6", "Nc3", "Nc6"],
+        "{:#?}",
+        b.out
+    );
 }

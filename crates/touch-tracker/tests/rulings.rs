@@ -415,6 +415,36 @@ fn moves_without_a_press_are_recorded_when_the_opponent_replies() {
 }
 
 #[test]
+fn a_late_press_after_the_reply_is_the_move_s_own_not_a_press_without_a_move() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    // The first moves pressed as usual (the clock's sides are learnt from them).
+    for (uci, c) in [("e2e4", Color::White), ("e7e5", Color::Black)] {
+        b.play(uci);
+        b.press(c);
+    }
+    b.play("g1f3");
+    // White forgets to press; Black replies on White's time; White then presses (late,
+    // for Nf3), and Black presses for Nc6. No one pressed without a move (art. 7.5.3):
+    // before, White's late press was ruled so, +1:00 to Black.
+    b.play("b8c6");
+    b.events();
+    b.press_and_settle(Color::White);
+    b.press_and_settle(Color::Black);
+    let ev = b.events();
+    assert!(
+        !ev.iter().any(|e| e.kind_name() == "illegal_move"),
+        "{ev:#?}"
+    );
+    let m: Vec<String> = moves(&ev).iter().map(|m| m.uci.uci()).collect();
+    assert_eq!(m, ["b8c6"]);
+    // Play goes on: White's next move and press are recorded as usual.
+    b.play("f1c4");
+    b.press(Color::White);
+    assert_eq!(moves(&b.events()).len(), 1);
+}
+
+#[test]
 fn a_press_without_a_move_is_ruled_at_the_end_of_the_settle_window() {
     let mut b = Bench::new(blitz());
     b.start_clock();

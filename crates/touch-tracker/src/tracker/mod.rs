@@ -274,6 +274,10 @@ pub struct Tracker {
     /// Whose clock runs after a gap, when the clock agreed with the board before it: the
     /// move the board shows may have been completed unseen (see `complete_blind_press`).
     running_after_gap: Option<Color>,
+    /// Who made the last recorded move, when no press completed it (his opponent replied
+    /// first, or it was rebuilt after a gap): his press while the opponent is to move is
+    /// that move's late press, not a new one to rule on.
+    unpressed_last: Option<Color>,
     /// Lost moves found, waiting for the board to settle (see [`PendingRecovery`]).
     pending_recovery: Option<PendingRecovery>,
     /// A press came: record the lost moves the board shows now, settled or not.
@@ -364,6 +368,7 @@ impl Tracker {
             last_gap_ms: None,
             clock_before_gap: None,
             running_after_gap: None,
+            unpressed_last: None,
             pending_recovery: None,
             recovery_forced: false,
             turn_start_ms: 0,
@@ -963,14 +968,16 @@ impl Tracker {
             Change::Place { .. } => self.desynced || self.pending_recovery.is_some(),
             Change::Lift => false,
         };
-        // Pieces missing and nothing else changed: pieces in the air (a move under way),
-        // not lost moves; exchanges would explain it away.
-        let only_lifted = || {
-            base.placement()
-                .diff(&self.placement)
-                .all(|d| d.after.is_none())
-        };
-        if search && !only_lifted() {
+        // Pieces lifted for a move (its piece, the piece it captures, the castling rook)
+        // and nothing else changed, on the last legal position or on the move made on
+        // it: a move under way, not lost moves; exchanges would explain it away. A dump
+        // that shows this (the line came back while a player held a piece) waits for the
+        // pieces to be put down, as lifts seen would: not out of sync for a piece in a hand.
+        let only_lifted = move_under_way(&base, &self.placement)
+            || self
+                .made
+                .is_some_and(|m| move_under_way(&m.after, &self.placement));
+        if search && !only_lifted {
             let pending = self.pending_recovery.as_ref();
             let same = pending.is_some_and(|p| p.placement == self.placement);
             let found = match pending {
@@ -1056,7 +1063,7 @@ impl Tracker {
                 return true;
             }
         }
-        if change == Change::Dump {
+        if change == Change::Dump && !only_lifted {
             self.lose_sync(t, recover::MAX_PLIES, out);
         }
         false
@@ -1426,6 +1433,7 @@ impl Tracker {
         self.history.clear();
         self.clear_pending();
         self.desynced = false;
+        self.unpressed_last = None;
         self.gap_open = false;
         self.result = None;
         self.left_start = false;
@@ -1481,4 +1489,26 @@ impl Tracker {
             EventKind::BoardStatus(BoardStatusEvent { status, detail }),
         );
     }
+}
+
+/// The board shows `pos` with pieces lifted, and one legal move involves every lifted
+/// square (the mover's piece, the piece it captures, the castling rook): a move under
+/// way. Pieces missing that no single move involves (two pawns of one side, a piece of
+/// each side far apart) are not a hand in mid-move.
+fn move_under_way(pos: &Position, board: &Placement) -> bool {
+    let mut lifted = Vec::new();
+    for d in pos.placement().diff(board) {
+        if d.after.is_some() {
+            return false;
+        }
+        lifted.push(d.square);
+    }
+    !lifted.is_empty()
+        && pos.legal_moves().any(|m| {
+            pos.play(m).is_ok_and(|after| {
+                lifted
+                    .iter()
+                    .all(|&sq| after.piece_at(sq) != pos.piece_at(sq))
+            })
+        })
 }

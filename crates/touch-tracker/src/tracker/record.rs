@@ -34,6 +34,7 @@ impl Tracker {
         };
         let mover = before.side_to_move();
         let ply = before.plies() + 1;
+        self.unpressed_last = (!how.pressed).then_some(mover);
         self.emit(
             out,
             t,

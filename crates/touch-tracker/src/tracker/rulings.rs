@@ -32,11 +32,18 @@ impl Tracker {
         if p.presser != self.game.position().side_to_move() {
             // A press completing a reply that the board does not show: the mover's move
             // stands (it was made), and the press is ruled as the opponent's.
+            let late = self.unpressed_last == Some(p.presser);
             let Some(made) = self.made else { return };
             self.commit_replied(t, made, How::default(), out);
             if !matches!(self.phase, Phase::Playing)
                 || p.presser != self.game.position().side_to_move()
             {
+                return;
+            }
+            if late && self.placement == *self.game.position().placement() {
+                // Art. 6.2.1: his last move was completed by no press and the opponent
+                // replied on his time; he presses now and the board shows nothing new:
+                // the late press for that move, not a press without a move (7.5.3).
                 return;
             }
         }
