@@ -481,6 +481,9 @@ struct BoardTask {
     answers_tx: mpsc::Sender<(u64, CanMate)>,
     answers: mpsc::Receiver<(u64, CanMate)>,
     budget: Duration,
+    /// The board's kept mating lines (issue 19): most dead-position questions are
+    /// answered by replaying one instead of a search.
+    analyst: Arc<std::sync::Mutex<analysis::Analyst>>,
     /// The clock's last state but its times (see [`BoardTask::durability`]).
     clock_state: Option<ClockTime>,
     /// Analyses asked for and not answered yet.
@@ -558,6 +561,7 @@ impl BoardTask {
             answers_tx,
             answers,
             budget: Duration::from_millis(config.timing.analysis_budget_ms),
+            analyst: Arc::default(),
             clock_state: None,
             in_flight: 0,
             replayed: 0,
@@ -873,9 +877,10 @@ impl BoardTask {
         self.in_flight += 1;
         let tx = self.answers_tx.clone();
         let budget = self.budget;
+        let analyst = Arc::clone(&self.analyst);
         tokio::spawn(async move {
             let id = req.id;
-            let job = tokio::task::spawn_blocking(move || analysis::answer(&req));
+            let job = tokio::task::spawn_blocking(move || analysis::answer_shared(&analyst, &req));
             let answer = match tokio::time::timeout(budget, job).await {
                 Ok(Ok(a)) => a,
                 _ => CanMate::Undetermined,

@@ -2,8 +2,9 @@
 //! it asks "can this side still checkmate in this position?" through
 //! [`crate::Tracker::poll_analysis`] and is told the answer through
 //! [`crate::Tracker::analysis_done`]. The daemon answers on a blocking pool with a time
-//! budget; replays and tests answer at once with [`answer`] (see [`crate::SyncTracker`]),
-//! or with an [`Analyst`], which remembers the mating lines it found and tries them first.
+//! budget ([`answer_shared`], one [`Analyst`] per board); replays and tests answer at once
+//! (see [`crate::SyncTracker`]) with an [`Analyst`], which remembers the mating lines it
+//! found and tries them first, or with the plain [`answer`].
 
 use chess_rules::{CanMate, Color, Move, Position};
 
@@ -135,6 +136,38 @@ impl Analyst {
     }
 }
 
+/// [`Analyst::answer`] for an analyst shared by the searches of one board (the daemon runs
+/// each on its own thread): the lock is held only to try the kept proof and to keep a new
+/// line, never during the search, so a long search does not hold back the next question.
+pub fn answer_shared(analyst: &std::sync::Mutex<Analyst>, req: &AnalysisRequest) -> CanMate {
+    let with = |f: &mut dyn FnMut(&mut Analyst)| match analyst.lock() {
+        Ok(mut a) => f(&mut a),
+        // A search that panicked left the proofs as they were: still sound to use.
+        Err(poisoned) => f(&mut poisoned.into_inner()),
+    };
+    let mut proven = false;
+    with(&mut |a| {
+        proven = a.proven_mate(&req.position, req.side);
+        if proven {
+            a.by_proof += 1;
+        } else {
+            a.by_search += 1;
+        }
+    });
+    if proven {
+        return CanMate::Yes;
+    }
+    match req.position.can_mate_fast(req.side) {
+        CanMate::Undetermined => {}
+        known => return known,
+    }
+    let (verdict, line) = req.position.can_mate_with_line(req.side);
+    if let Some(line) = line {
+        with(&mut |a| a.remember(&req.position, req.side, line.clone()));
+    }
+    verdict
+}
+
 fn side_index(c: Color) -> usize {
     match c {
         Color::White => 0,
@@ -145,6 +178,37 @@ fn side_index(c: Color) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_analyst_answers_as_the_search_does_and_reuses_its_proof() {
+        let mutex = std::sync::Mutex::new(Analyst::new());
+        let mut game = chess_rules::Game::default();
+        // As the tracker asks: after each of White's moves, can White still mate?
+        for san in ["Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1"] {
+            let mover = game.position().side_to_move();
+            game.play_san(san).unwrap();
+            if mover == Color::White {
+                let req = AnalysisRequest {
+                    id: 1,
+                    position: *game.position(),
+                    side: Color::White,
+                    purpose: Purpose::DeadPosition,
+                };
+                assert_eq!(answer_shared(&mutex, &req), answer(&req));
+            }
+        }
+        let a = mutex.lock().unwrap();
+        assert!(a.by_proof > 0, "{a:?}");
+        // A lone knight cannot mate: never answered from a kept proof.
+        let req = AnalysisRequest {
+            id: 2,
+            position: Position::from_fen("8/8/4k3/8/8/3KN3/8/8 w - - 0 1").unwrap(),
+            side: Color::White,
+            purpose: Purpose::FlagFall,
+        };
+        drop(a);
+        assert_eq!(answer_shared(&mutex, &req), CanMate::No);
+    }
 
     #[test]
     fn answers() {
