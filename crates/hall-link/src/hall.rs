@@ -54,8 +54,13 @@ impl HallLink {
 
 /// The hall's `[[board]]` tables as TOML, without ports (they are this PC's).
 pub fn board_tables(config: &Config) -> String {
-    let text = std::fs::read_to_string(&config.path).unwrap_or_default();
-    let Ok(toml::Value::Table(mut file)) = text.parse::<toml::Value>() else {
+    board_tables_of(&std::fs::read_to_string(&config.path).unwrap_or_default())
+}
+
+/// [`board_tables`] of a config file's text.
+fn board_tables_of(text: &str) -> String {
+    // A whole document: `toml::Value`'s `FromStr` reads one value, not a file.
+    let Ok(mut file) = toml::from_str::<toml::Table>(text) else {
         return String::new();
     };
     let Some(toml::Value::Array(mut boards)) = file.remove("board") else {
@@ -93,8 +98,9 @@ pub fn spawn(
     ]
 }
 
+/// The server refused or could not be reached.
 #[derive(Debug, thiserror::Error)]
-enum LinkError {
+pub enum LinkError {
     #[error("{0}")]
     Nats(String),
 }
@@ -121,18 +127,7 @@ async fn set_up(
         })
         .await
         .map_err(nats)?;
-    let store = match js.get_key_value(link.names.bucket()).await {
-        Ok(s) => s,
-        Err(_) => js
-            .create_key_value(kv::Config {
-                bucket: link.names.bucket(),
-                history: 1,
-                storage: stream::StorageType::File,
-                ..Default::default()
-            })
-            .await
-            .map_err(nats)?,
-    };
+    let store = bucket(js, &link.names.bucket()).await?;
     store
         .put(
             Names::manifest_key(&link.hall),
@@ -154,6 +149,29 @@ async fn set_up(
         backlog.stored(b, seq);
     }
     Ok((stream, store))
+}
+
+/// The event's KV bucket, made when missing. Not with `create_key_value`: that first
+/// asks for the account's info, whose reply from nats-server 2.9 lacks the
+/// `reserved_memory` and `reserved_storage` fields async-nats 0.46 requires, so it fails
+/// ("data did not match any variant of untagged enum Response"). The bucket is a stream
+/// like any other: the same config a KV bucket of one value per key gets.
+pub async fn bucket(js: &jetstream::Context, name: &str) -> Result<kv::Store, LinkError> {
+    js.get_or_create_stream(stream::Config {
+        name: format!("KV_{name}"),
+        subjects: vec![format!("$KV.{name}.>")],
+        max_messages_per_subject: 1,
+        storage: stream::StorageType::File,
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: stream::DiscardPolicy::New,
+        num_replicas: 1,
+        ..Default::default()
+    })
+    .await
+    .map_err(nats)?;
+    js.get_key_value(name).await.map_err(nats)
 }
 
 async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest, hub: Arc<Hub>) {
@@ -245,7 +263,7 @@ async fn send_backlog(
                 wall_ms: e.wall_ms,
                 event: e.event.clone(),
             };
-            let msg = jetstream::context::Publish::build()
+            let msg = jetstream::message::PublishMessage::build()
                 .payload(env.to_json().into())
                 .message_id(env.msg_id());
             let ack = js
@@ -371,5 +389,23 @@ async fn answer(
             }
         }
         Err(e) => refuse(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_tables_keep_the_boards_without_their_ports() {
+        let text = "[event]\nname = \"Open\"\n\n[[board]]\nnumber = 3\nport = \"/dev/ttyACM0\"\nwhite = \"Ann\"\n\n[[board]]\nnumber = 4\nserial = \"12345\"\n";
+        let tables: toml::Table = toml::from_str(&board_tables_of(text)).unwrap();
+        let boards = tables["board"].as_array().unwrap();
+        assert_eq!(boards.len(), 2);
+        assert_eq!(boards[0]["number"].as_integer(), Some(3));
+        assert_eq!(boards[0]["white"].as_str(), Some("Ann"));
+        assert!(boards[0].get("port").is_none());
+        assert!(boards[1].get("serial").is_none());
+        assert!(tables.get("event").is_none());
     }
 }

@@ -449,11 +449,15 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
     );
 
     // An action at the central is carried out by the board's hall.
+    // Hall B's boards are 3 and 4; an alert still open there (some, such as a game's
+    // end, are resolved by the hall itself).
     let b_alert = hall_alerts
-        .keys()
-        .find(|id| id.starts_with("3-") || id.starts_with("4-"))
-        .expect("hall B has an alert")
+        .iter()
+        .find(|(id, state)| (id.starts_with("3-") || id.starts_with("4-")) && *state == "open")
+        .unwrap_or_else(|| panic!("hall B has an open alert: {hall_alerts:?}"))
+        .0
         .clone();
+    let a_before = alerts(&a_out);
     let (code, body) = http_post(&c_out, &format!("/api/alerts/{b_alert}/ack"));
     assert_eq!(code, 200, "{body}");
     assert_eq!(
@@ -462,12 +466,7 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
         "hall B carried the action out"
     );
     assert_eq!(alerts(&c_out)[&b_alert], "acknowledged");
-    let a_alert = hall_alerts
-        .keys()
-        .find(|id| id.starts_with("1-") || id.starts_with("2-"))
-        .unwrap()
-        .clone();
-    assert_eq!(alerts(&a_out)[&a_alert], "open", "hall A was not asked");
+    assert_eq!(alerts(&a_out), a_before, "hall A was not asked");
 
     // A hall that is down makes the action fail visibly, and nothing changes.
     assert!(terminate(&mut hall_b));
