@@ -204,17 +204,23 @@ async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest,
         // Every event before `from` is known stored.
         let mut from = 0usize;
         let mut tick = tokio::time::interval(STATES_EVERY);
+        let mut states_due = true;
         let failure = loop {
             match send_backlog(&js, &link, &hub, &mut backlog, &mut from).await {
                 Ok(()) => {}
                 Err(e) => break e,
             }
-            if let Err(e) = put_states(&store, &link, &hub, &mut states).await {
-                break e;
+            // The states (clocks change every second) at their own pace; the events at
+            // once.
+            if states_due {
+                if let Err(e) = put_states(&store, &link, &hub, &mut states).await {
+                    break e;
+                }
+                states_due = false;
             }
             tokio::select! {
                 r = changed.changed() => if r.is_err() { return },
-                _ = tick.tick() => {}
+                _ = tick.tick() => states_due = true,
             }
         };
         tracing::warn!(hall = %link.hall, "network: publishing stopped: {failure}; the hall goes on alone and sends its backlog when the server returns");
@@ -285,13 +291,15 @@ async fn send_backlog(
     }
 }
 
-/// Puts each board's state whose JSON changed since the last put.
+/// Puts each board's state whose JSON changed since the last put, many at once (one at a
+/// time, a hall of hundreds of boards would spend its loop waiting for the server).
 async fn put_states(
     store: &kv::Store,
     link: &HallLink,
     hub: &Hub,
     last: &mut BTreeMap<u32, Vec<u8>>,
 ) -> Result<(), LinkError> {
+    let mut changed = Vec::new();
     for b in hub.boards() {
         let state = BoardState {
             v: envelope::VERSION,
@@ -303,16 +311,29 @@ async fn put_states(
             driver: b.driver.as_ref().and_then(|d| serde_json::to_value(d).ok()),
         };
         let bytes = serde_json::to_vec(&state).unwrap_or_default();
-        if last.get(&b.number) == Some(&bytes) {
-            continue;
+        if last.get(&b.number) != Some(&bytes) {
+            changed.push((b.number, bytes));
         }
-        store
-            .put(Names::state_key(b.number), bytes.clone().into())
-            .await
-            .map_err(nats)?;
-        last.insert(b.number, bytes);
     }
-    Ok(())
+    let puts = futures_util::stream::iter(changed.into_iter().map(|(board, bytes)| async move {
+        let put = store
+            .put(Names::state_key(board), bytes.clone().into())
+            .await;
+        (board, bytes, put)
+    }))
+    .buffer_unordered(IN_FLIGHT)
+    .collect::<Vec<_>>()
+    .await;
+    let mut failed = None;
+    for (board, bytes, put) in puts {
+        match put {
+            Ok(_) => {
+                last.insert(board, bytes);
+            }
+            Err(e) => failed = failed.or(Some(nats(e))),
+        }
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// Answers the central's action requests with the hall's own dashboard code.
