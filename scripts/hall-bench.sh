@@ -15,7 +15,7 @@ if [ "${1:-}" = "--dev" ]; then
     flag=
     shift
 fi
-cargo build $flag -p dgt-arbiter --bin dgt-arbiter
-cargo build $flag -p arbiter-daemon --example load_test
+# One build for both, so that they share one feature set (and the test builds' target/).
+cargo build $flag -p dgt-arbiter -p arbiter-daemon --bin dgt-arbiter --example load_test
 exec python3 scripts/hall_bench.py --daemon "$target/$profile/dgt-arbiter" \
     --load-test "$target/$profile/examples/load_test" "$@"
