@@ -6,7 +6,8 @@
 //! central's round PGN is the halls' round PGNs together, each hall event reached the
 //! central's stream exactly once, every hall alert is on the central dashboard, an
 //! action at the central reached the right hall, and an action for a hall that is down
-//! fails visibly.
+//! fails visibly. And a board number claimed by two halls stops the central with an
+//! error naming the board and both halls.
 //!
 //! Needs `nats-server` (Debian package `nats-server`); skipped with a line saying so when
 //! it is missing, unless `DGT_REQUIRE_NATS_SERVER=1` (set by `.ci/run`).
@@ -296,13 +297,72 @@ fn alerts(out: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[test]
-fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
-    let Some(binary) = nats_server_binary() else {
+/// The installed nats-server; `None` (after a line saying so) when a test must skip.
+fn nats_server_or_skip() -> Option<PathBuf> {
+    let binary = nats_server_binary();
+    if binary.is_none() {
         if std::env::var("DGT_REQUIRE_NATS_SERVER").as_deref() == Ok("1") {
             panic!("nats-server is required (DGT_REQUIRE_NATS_SERVER=1) but not installed: apt-get install nats-server");
         }
         eprintln!("skipped: nats-server is not installed (apt-get install nats-server)");
+    }
+    binary
+}
+
+#[test]
+fn a_board_number_in_two_halls_stops_the_central_naming_both() {
+    let Some(binary) = nats_server_or_skip() else {
+        return;
+    };
+    let _one_at_a_time = serial();
+    let dir = temp_dir("hall-network-duplicate");
+    let server = NatsServer::start(binary, &dir);
+    let nats = server.url();
+    let a_boards = Boards::serve(vec![script(0, 31, Vec::new())]);
+    let b_boards = Boards::serve(vec![script(2, 32, Vec::new())]);
+    let (a_dir, b_dir, c_dir) = (dir.join("hall-a"), dir.join("hall-b"), dir.join("central"));
+    for d in [&a_dir, &b_dir, &c_dir] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    // Both halls call their board number 1.
+    let mut hall_a = start(&hall_config(&a_dir, "A", 1, &a_boards, &nats));
+    let mut hall_b = start(&hall_config(&b_dir, "B", 1, &b_boards, &nats));
+    let c_cfg = central_config(&c_dir, &nats);
+    let mut central = start_central(&c_cfg);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = central.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the central did not stop on the duplicate board number"
+        );
+        pause(200);
+    };
+    assert!(!status.success(), "the central refuses to start");
+    let log = std::fs::read_to_string(c_cfg.with_extension("log")).unwrap();
+    let error = log
+        .lines()
+        .skip_while(|l| !l.starts_with("Error:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        error.contains("board 1 is configured in hall")
+            && error.contains("hall A")
+            && error.contains("hall B"),
+        "the error names the board and both halls: {log}"
+    );
+    // The halls are not stopped by the central's config error.
+    assert!(terminate(&mut hall_a));
+    assert!(terminate(&mut hall_b));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
+    let Some(binary) = nats_server_or_skip() else {
         return;
     };
     let _one_at_a_time = serial();
