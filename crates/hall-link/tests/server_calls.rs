@@ -2,11 +2,12 @@
 //! `nats-server` installed here (Debian 12's is 2.9.10, the oldest we support): the
 //! hall's stream, the event's bucket, a publish and its deduplicated republish, the last
 //! message of a board's subject, the central's durable pull consumer and the bucket's
-//! watch. Needs `nats-server` (Debian package `nats-server`); skipped with a line saying
+//! watch; and a client set up from `[network]` with a user and a password file. Needs
+//! `nats-server` (Debian package `nats-server`); skipped with a line saying
 //! so when it is missing, unless `DGT_REQUIRE_NATS_SERVER=1` (set by `.ci/run`).
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,34 +34,91 @@ impl Drop for Server {
     }
 }
 
-#[tokio::test]
-async fn the_calls_we_make_work_on_the_installed_server() {
-    let Some(binary) = nats_server_binary() else {
+/// The installed nats-server; `None` (after a line saying so) when a test must skip.
+fn nats_server_or_skip() -> Option<PathBuf> {
+    let binary = nats_server_binary();
+    if binary.is_none() {
         if std::env::var("DGT_REQUIRE_NATS_SERVER").as_deref() == Ok("1") {
             panic!("nats-server is required (DGT_REQUIRE_NATS_SERVER=1) but not installed: apt-get install nats-server");
         }
         eprintln!("skipped: nats-server is not installed (apt-get install nats-server)");
-        return;
-    };
-    let version = Command::new(&binary).arg("--version").output().unwrap();
-    eprintln!("{}", String::from_utf8_lossy(&version.stdout).trim());
+    }
+    binary
+}
+
+/// A JetStream server on a free loopback port with its own store in `dir`, with these
+/// extra arguments; its URL.
+fn start_server(binary: &Path, dir: &Path, extra: &[&str]) -> (Server, String) {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let store_dir = std::env::temp_dir().join(format!("hall-link-calls-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&store_dir);
-    let _server = Server(
-        Command::new(&binary)
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let server = Server(
+        Command::new(binary)
             .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-            .arg(&store_dir)
+            .arg(dir.join("store"))
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
     );
-    let url = format!("nats://127.0.0.1:{port}");
+    (server, format!("nats://127.0.0.1:{port}"))
+}
+
+#[tokio::test]
+async fn a_client_from_the_network_section_logs_in_with_the_password_file() {
+    let Some(binary) = nats_server_or_skip() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hall-link-login-{}", std::process::id()));
+    let (_server, url) = start_server(&binary, &dir, &["--user", "hall_a", "--pass", "s3cret-a"]);
+    let js_with = |password: &str| {
+        std::fs::write(dir.join("nats-password"), format!("{password}\n")).unwrap();
+        let net: hall_network::NetworkConfig = toml::from_str(&format!(
+            "nats = \"{url}\"\nhall = \"A\"\nuser = \"hall_a\"\npassword_file = \"nats-password\"\n"
+        ))
+        .unwrap();
+        let dir = dir.clone();
+        async move {
+            let client = hall_link::connect::connect(&net, &dir, "test hall A")
+                .await
+                .unwrap();
+            jetstream::new(client)
+        }
+    };
+    let stream = |js: jetstream::Context| async move {
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            js.get_or_create_stream(stream::Config {
+                name: "DGT_T_A".into(),
+                subjects: vec!["dgt.T.A.*.events".into()],
+                ..Default::default()
+            }),
+        )
+        .await
+    };
+    // The right password (the file's first line) is let in: the stream is made.
+    let made = stream(js_with("s3cret-a").await).await;
+    assert!(matches!(made, Ok(Ok(_))), "{made:?}");
+    // A wrong one is not: the client keeps trying and the request never succeeds.
+    let refused = stream(js_with("wrong").await).await;
+    assert!(!matches!(refused, Ok(Ok(_))), "{refused:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn the_calls_we_make_work_on_the_installed_server() {
+    let Some(binary) = nats_server_or_skip() else {
+        return;
+    };
+    let version = Command::new(&binary).arg("--version").output().unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&version.stdout).trim());
+    let store_dir = std::env::temp_dir().join(format!("hall-link-calls-{}", std::process::id()));
+    let (_server, url) = start_server(&binary, &store_dir, &[]);
     let deadline = Instant::now() + Duration::from_secs(20);
     let client = loop {
         match async_nats::connect(&url).await {
