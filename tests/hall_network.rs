@@ -207,7 +207,33 @@ fn central_config(dir: &Path, nats: &str) -> PathBuf {
     path
 }
 
-fn start_central(config: &Path) -> Child {
+/// A running `dgt-arbiter central`, killed when dropped (a failing test leaves none
+/// behind).
+struct CentralProcess(Child);
+
+impl std::ops::Deref for CentralProcess {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for CentralProcess {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for CentralProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn start_central(config: &Path) -> CentralProcess {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -223,6 +249,7 @@ fn start_central(config: &Path) -> Child {
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
+        .map(CentralProcess)
         .unwrap()
 }
 
