@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod central;
 mod decode;
 mod demo;
 mod emulate;
@@ -32,6 +33,9 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Run the arbiter on the boards of a config file (see config/*.toml).
     Run(run::RunArgs),
+    /// The central of a several-PC event: every hall's boards on one dashboard, one
+    /// round PGN and LiveChess folder, fed by the halls over NATS JetStream.
+    Central(central::CentralArgs),
     /// Eight emulated boards playing real games with irregularities, through the
     /// arbiter: rulings on screen, PGN, LiveChess folder and HTTP (start here).
     Demo(demo::DemoArgs),
@@ -81,6 +85,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Probe(args) => probe::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => run::run(args),
+        Command::Central(args) => central::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Round(args) => round::run(args),
         Command::Results(args) => results::run(args),

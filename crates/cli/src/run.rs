@@ -75,8 +75,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         )
         .await?;
         tracing::info!("outputs in {}", out.display());
+        // A hall of a several-PC event also publishes to the event's network.
+        let network = crate::central::start_hall(&daemon).await?;
         arbiter_daemon::signal().await;
         tracing::info!("stopping");
+        for t in network {
+            t.abort();
+        }
         daemon.shutdown().await;
         tracing::info!("stopped");
         anyhow::Ok(())

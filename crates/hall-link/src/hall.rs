@@ -54,8 +54,13 @@ impl HallLink {
 
 /// The hall's `[[board]]` tables as TOML, without ports (they are this PC's).
 pub fn board_tables(config: &Config) -> String {
-    let text = std::fs::read_to_string(&config.path).unwrap_or_default();
-    let Ok(toml::Value::Table(mut file)) = text.parse::<toml::Value>() else {
+    board_tables_of(&std::fs::read_to_string(&config.path).unwrap_or_default())
+}
+
+/// [`board_tables`] of a config file's text.
+fn board_tables_of(text: &str) -> String {
+    // A whole document: `toml::Value`'s `FromStr` reads one value, not a file.
+    let Ok(mut file) = toml::from_str::<toml::Table>(text) else {
         return String::new();
     };
     let Some(toml::Value::Array(mut boards)) = file.remove("board") else {
@@ -93,8 +98,9 @@ pub fn spawn(
     ]
 }
 
+/// The server refused or could not be reached.
 #[derive(Debug, thiserror::Error)]
-enum LinkError {
+pub enum LinkError {
     #[error("{0}")]
     Nats(String),
 }
@@ -121,18 +127,7 @@ async fn set_up(
         })
         .await
         .map_err(nats)?;
-    let store = match js.get_key_value(link.names.bucket()).await {
-        Ok(s) => s,
-        Err(_) => js
-            .create_key_value(kv::Config {
-                bucket: link.names.bucket(),
-                history: 1,
-                storage: stream::StorageType::File,
-                ..Default::default()
-            })
-            .await
-            .map_err(nats)?,
-    };
+    let store = bucket(js, &link.names.bucket()).await?;
     store
         .put(
             Names::manifest_key(&link.hall),
@@ -154,6 +149,29 @@ async fn set_up(
         backlog.stored(b, seq);
     }
     Ok((stream, store))
+}
+
+/// The event's KV bucket, made when missing. Not with `create_key_value`: that first
+/// asks for the account's info, whose reply from nats-server 2.9 lacks the
+/// `reserved_memory` and `reserved_storage` fields async-nats 0.46 requires, so it fails
+/// ("data did not match any variant of untagged enum Response"). The bucket is a stream
+/// like any other: the same config a KV bucket of one value per key gets.
+pub async fn bucket(js: &jetstream::Context, name: &str) -> Result<kv::Store, LinkError> {
+    js.get_or_create_stream(stream::Config {
+        name: format!("KV_{name}"),
+        subjects: vec![format!("$KV.{name}.>")],
+        max_messages_per_subject: 1,
+        storage: stream::StorageType::File,
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: stream::DiscardPolicy::New,
+        num_replicas: 1,
+        ..Default::default()
+    })
+    .await
+    .map_err(nats)?;
+    js.get_key_value(name).await.map_err(nats)
 }
 
 async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest, hub: Arc<Hub>) {
@@ -186,17 +204,23 @@ async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest,
         // Every event before `from` is known stored.
         let mut from = 0usize;
         let mut tick = tokio::time::interval(STATES_EVERY);
+        let mut states_due = true;
         let failure = loop {
             match send_backlog(&js, &link, &hub, &mut backlog, &mut from).await {
                 Ok(()) => {}
                 Err(e) => break e,
             }
-            if let Err(e) = put_states(&store, &link, &hub, &mut states).await {
-                break e;
+            // The states (clocks change every second) at their own pace; the events at
+            // once.
+            if states_due {
+                if let Err(e) = put_states(&store, &link, &hub, &mut states).await {
+                    break e;
+                }
+                states_due = false;
             }
             tokio::select! {
                 r = changed.changed() => if r.is_err() { return },
-                _ = tick.tick() => {}
+                _ = tick.tick() => states_due = true,
             }
         };
         tracing::warn!(hall = %link.hall, "network: publishing stopped: {failure}; the hall goes on alone and sends its backlog when the server returns");
@@ -245,7 +269,7 @@ async fn send_backlog(
                 wall_ms: e.wall_ms,
                 event: e.event.clone(),
             };
-            let msg = jetstream::context::Publish::build()
+            let msg = jetstream::message::PublishMessage::build()
                 .payload(env.to_json().into())
                 .message_id(env.msg_id());
             let ack = js
@@ -267,13 +291,15 @@ async fn send_backlog(
     }
 }
 
-/// Puts each board's state whose JSON changed since the last put.
+/// Puts each board's state whose JSON changed since the last put, many at once (one at a
+/// time, a hall of hundreds of boards would spend its loop waiting for the server).
 async fn put_states(
     store: &kv::Store,
     link: &HallLink,
     hub: &Hub,
     last: &mut BTreeMap<u32, Vec<u8>>,
 ) -> Result<(), LinkError> {
+    let mut changed = Vec::new();
     for b in hub.boards() {
         let state = BoardState {
             v: envelope::VERSION,
@@ -285,16 +311,29 @@ async fn put_states(
             driver: b.driver.as_ref().and_then(|d| serde_json::to_value(d).ok()),
         };
         let bytes = serde_json::to_vec(&state).unwrap_or_default();
-        if last.get(&b.number) == Some(&bytes) {
-            continue;
+        if last.get(&b.number) != Some(&bytes) {
+            changed.push((b.number, bytes));
         }
-        store
-            .put(Names::state_key(b.number), bytes.clone().into())
-            .await
-            .map_err(nats)?;
-        last.insert(b.number, bytes);
     }
-    Ok(())
+    let puts = futures_util::stream::iter(changed.into_iter().map(|(board, bytes)| async move {
+        let put = store
+            .put(Names::state_key(board), bytes.clone().into())
+            .await;
+        (board, bytes, put)
+    }))
+    .buffer_unordered(IN_FLIGHT)
+    .collect::<Vec<_>>()
+    .await;
+    let mut failed = None;
+    for (board, bytes, put) in puts {
+        match put {
+            Ok(_) => {
+                last.insert(board, bytes);
+            }
+            Err(e) => failed = failed.or(Some(nats(e))),
+        }
+    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// Answers the central's action requests with the hall's own dashboard code.
@@ -371,5 +410,23 @@ async fn answer(
             }
         }
         Err(e) => refuse(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_tables_keep_the_boards_without_their_ports() {
+        let text = "[event]\nname = \"Open\"\n\n[[board]]\nnumber = 3\nport = \"/dev/ttyACM0\"\nwhite = \"Ann\"\n\n[[board]]\nnumber = 4\nserial = \"12345\"\n";
+        let tables: toml::Table = toml::from_str(&board_tables_of(text)).unwrap();
+        let boards = tables["board"].as_array().unwrap();
+        assert_eq!(boards.len(), 2);
+        assert_eq!(boards[0]["number"].as_integer(), Some(3));
+        assert_eq!(boards[0]["white"].as_str(), Some("Ann"));
+        assert!(boards[0].get("port").is_none());
+        assert!(boards[1].get("serial").is_none());
+        assert!(tables.get("event").is_none());
     }
 }

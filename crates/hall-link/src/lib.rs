@@ -10,8 +10,11 @@
 //!   forwarded to the board's hall.
 //! - [`connect`]: the client's options from `[network]`.
 //!
-//! Works with nats-server 2.9 or newer (the client is built without its 2.10+ stream
-//! features).
+//! Works with nats-server 2.9.0 or newer (tested with 2.9.10, Debian 12's): the client is
+//! built without its 2.10+ stream features, and the event's KV bucket is made as a plain
+//! stream ([`hall::bucket`]), as the client's own bucket creation cannot read a 2.9
+//! server's account reply. `tests/server_calls.rs` makes every call against the
+//! installed server.
 
 pub mod central;
 pub mod connect;

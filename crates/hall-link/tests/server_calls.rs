@@ -1,0 +1,243 @@
+//! Every JetStream call the hall link and the central make, against the real
+//! `nats-server` installed here (Debian 12's is 2.9.10, the oldest we support): the
+//! hall's stream, the event's bucket, a publish and its deduplicated republish, the last
+//! message of a board's subject, the central's durable pull consumer and the bucket's
+//! watch; and a client set up from `[network]` with a user and a password file. Needs
+//! `nats-server` (Debian package `nats-server`); skipped with a line saying
+//! so when it is missing, unless `DGT_REQUIRE_NATS_SERVER=1` (set by `.ci/run`).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::{self, consumer, stream};
+use futures_util::StreamExt;
+
+fn nats_server_binary() -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")])
+        .map(|d| d.join("nats-server"))
+        .find(|p| p.is_file())
+}
+
+/// The server, killed when dropped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The installed nats-server; `None` (after a line saying so) when a test must skip.
+fn nats_server_or_skip() -> Option<PathBuf> {
+    let binary = nats_server_binary();
+    if binary.is_none() {
+        if std::env::var("DGT_REQUIRE_NATS_SERVER").as_deref() == Ok("1") {
+            panic!("nats-server is required (DGT_REQUIRE_NATS_SERVER=1) but not installed: apt-get install nats-server");
+        }
+        eprintln!("skipped: nats-server is not installed (apt-get install nats-server)");
+    }
+    binary
+}
+
+/// A JetStream server on a free loopback port with its own store in `dir`, with these
+/// extra arguments; its URL.
+fn start_server(binary: &Path, dir: &Path, extra: &[&str]) -> (Server, String) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let server = Server(
+        Command::new(binary)
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(dir.join("store"))
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    (server, format!("nats://127.0.0.1:{port}"))
+}
+
+#[tokio::test]
+async fn a_client_from_the_network_section_logs_in_with_the_password_file() {
+    let Some(binary) = nats_server_or_skip() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hall-link-login-{}", std::process::id()));
+    let (_server, url) = start_server(&binary, &dir, &["--user", "hall_a", "--pass", "s3cret-a"]);
+    let js_with = |password: &str| {
+        std::fs::write(dir.join("nats-password"), format!("{password}\n")).unwrap();
+        let net: hall_network::NetworkConfig = toml::from_str(&format!(
+            "nats = \"{url}\"\nhall = \"A\"\nuser = \"hall_a\"\npassword_file = \"nats-password\"\n"
+        ))
+        .unwrap();
+        let dir = dir.clone();
+        async move {
+            let client = hall_link::connect::connect(&net, &dir, "test hall A")
+                .await
+                .unwrap();
+            jetstream::new(client)
+        }
+    };
+    let stream = |js: jetstream::Context| async move {
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            js.get_or_create_stream(stream::Config {
+                name: "DGT_T_A".into(),
+                subjects: vec!["dgt.T.A.*.events".into()],
+                ..Default::default()
+            }),
+        )
+        .await
+    };
+    // The right password (the file's first line) is let in: the stream is made.
+    let made = stream(js_with("s3cret-a").await).await;
+    assert!(matches!(made, Ok(Ok(_))), "{made:?}");
+    // A wrong one is not: the client keeps trying and the request never succeeds.
+    let refused = stream(js_with("wrong").await).await;
+    assert!(!matches!(refused, Ok(Ok(_))), "{refused:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn the_calls_we_make_work_on_the_installed_server() {
+    let Some(binary) = nats_server_or_skip() else {
+        return;
+    };
+    let version = Command::new(&binary).arg("--version").output().unwrap();
+    eprintln!("{}", String::from_utf8_lossy(&version.stdout).trim());
+    let store_dir = std::env::temp_dir().join(format!("hall-link-calls-{}", std::process::id()));
+    let (_server, url) = start_server(&binary, &store_dir, &[]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let client = loop {
+        match async_nats::connect(&url).await {
+            Ok(c) => break c,
+            Err(e) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "nats-server did not come up: {e}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    let js = jetstream::new(client);
+
+    // The hall's stream, made once and found the second time.
+    let config = stream::Config {
+        name: "DGT_T_A".into(),
+        subjects: vec!["dgt.T.A.*.events".into()],
+        storage: stream::StorageType::File,
+        duplicate_window: hall_link::hall::DUPLICATE_WINDOW,
+        ..Default::default()
+    };
+    let stream = js.get_or_create_stream(config.clone()).await.unwrap();
+    js.get_or_create_stream(config).await.unwrap();
+
+    // The event's bucket (made by us, see `hall::bucket`), twice, and a value.
+    let store = hall_link::hall::bucket(&js, "dgt_T").await.unwrap();
+    hall_link::hall::bucket(&js, "dgt_T").await.unwrap();
+    store.put("hall.A", "boards".into()).await.unwrap();
+    store.put("hall.A", "boards 1 2".into()).await.unwrap();
+    let value = store.get("hall.A").await.unwrap();
+    assert_eq!(value.as_deref(), Some(&b"boards 1 2"[..]));
+
+    // No message yet on a board's subject.
+    let none = stream
+        .get_last_raw_message_by_subject("dgt.T.A.1.events")
+        .await
+        .unwrap_err();
+    assert_eq!(none.kind(), stream::LastRawMessageErrorKind::NoMessageFound);
+
+    // A publish, and the same message id again: stored once.
+    for payload in ["first", "first again", "second"] {
+        let id = if payload == "second" {
+            "A-2-1-2"
+        } else {
+            "A-2-1-1"
+        };
+        let msg = jetstream::message::PublishMessage::build()
+            .payload(payload.into())
+            .message_id(id);
+        let ack = js
+            .send_publish("dgt.T.A.1.events", msg)
+            .await
+            .unwrap()
+            .await
+            .unwrap();
+        assert_eq!(
+            ack.duplicate,
+            payload == "first again",
+            "{payload}: {ack:?}"
+        );
+    }
+    let last = stream
+        .get_last_raw_message_by_subject("dgt.T.A.1.events")
+        .await
+        .unwrap();
+    assert_eq!(&last.payload[..], b"second");
+
+    // The central's durable pull consumer: both messages, acknowledged by the last.
+    let durable = "central_A".to_owned();
+    let consumer_config = consumer::pull::Config {
+        durable_name: Some(durable.clone()),
+        ack_policy: consumer::AckPolicy::All,
+        deliver_policy: consumer::DeliverPolicy::All,
+        ack_wait: Duration::from_secs(30),
+        ..Default::default()
+    };
+    let consumer = stream
+        .get_or_create_consumer(&durable, consumer_config.clone())
+        .await
+        .unwrap();
+    let mut batch = consumer
+        .fetch()
+        .max_messages(10)
+        .expires(Duration::from_secs(1))
+        .messages()
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    while let Some(m) = batch.next().await {
+        got.push(m.unwrap());
+    }
+    let payloads: Vec<&[u8]> = got.iter().map(|m| &m.payload[..]).collect();
+    assert_eq!(payloads, [&b"first"[..], &b"second"[..]]);
+    got.last().unwrap().ack().await.unwrap();
+    // Found again (a restarted central), with nothing left to deliver.
+    let consumer = stream
+        .get_or_create_consumer(&durable, consumer_config)
+        .await
+        .unwrap();
+    let mut batch = consumer
+        .fetch()
+        .max_messages(10)
+        .expires(Duration::from_millis(500))
+        .messages()
+        .await
+        .unwrap();
+    assert!(batch.next().await.is_none(), "all acknowledged");
+    stream.delete_consumer(&durable).await.unwrap();
+
+    // The bucket's watch, from its history.
+    let mut watch = store.watch_with_history("hall.>").await.unwrap();
+    let entry = tokio::time::timeout(Duration::from_secs(5), watch.next())
+        .await
+        .expect("the watch delivers the value")
+        .unwrap()
+        .unwrap();
+    assert_eq!(entry.key, "hall.A");
+    assert_eq!(&entry.value[..], b"boards 1 2");
+    let _ = std::fs::remove_dir_all(&store_dir);
+}
