@@ -492,6 +492,9 @@ struct BoardTask {
     inbox: mpsc::Receiver<crate::decisions::Request>,
     /// The latest input time fed to the tracker (a decision is never before it).
     last_t: u64,
+    /// Keep the hub's physical view (what the board shows, its clock frames) for the
+    /// LiveChess API's feed: only when `[livechess_api]` serves it.
+    physical_view: bool,
 }
 
 impl BoardTask {
@@ -565,6 +568,7 @@ impl BoardTask {
             inbox_tx,
             inbox,
             last_t: 0,
+            physical_view: config.livechess_api.is_some(),
         };
         let mut unanswered: BTreeMap<u64, AnalysisRequest> = BTreeMap::new();
         let mut out = Vec::new();
@@ -763,6 +767,9 @@ impl BoardTask {
         self.publish(out, false);
         self.hub.set_snapshot(self.number, self.tracker.snapshot());
         // What the board shows, for the LiveChess API's feed (crate::livechess_api).
+        if !self.physical_view {
+            return;
+        }
         if let Record::Event(e) = &rec {
             match &e.event {
                 BoardEvent::Field(_) | BoardEvent::Dump { .. } => self
@@ -1211,6 +1218,11 @@ mod tests {
         assert!(live
             .iter()
             .all(|e| !e.replayed && e.wall_ms == 1_000 + e.event.t_ms));
+        assert_eq!(
+            hub.physical(4),
+            None,
+            "no [livechess_api]: the board task keeps no physical view"
+        );
 
         // A restart: the same events, marked as replayed, then the restart is noted.
         let hub2 = Arc::new(Hub::new([4]));
@@ -1232,6 +1244,28 @@ mod tests {
         assert!(restart.event.to_json().contains("the daemon restarted"));
         // The game as the sinks see it is the same.
         assert_eq!(hub.board(4).unwrap().games, hub2.board(4).unwrap().games);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn with_the_livechess_api_the_hub_shows_what_the_board_shows() {
+        let dir = std::env::temp_dir().join(format!("arbiter-physical-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = config(&dir);
+        config.livechess_api = Some(crate::config::LiveChessApiConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+        });
+        let paths = Paths::new(&dir);
+        let syncer = Syncer::start(1, 1).unwrap();
+        let hub = Arc::new(Hub::new([4]));
+        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
+            .await
+            .unwrap();
+        play(&mut task, &inputs()).await;
+        let physical = hub.physical(4).expect("the physical view is kept");
+        assert_eq!(physical.placement, *task.tracker.placement());
+        assert!(physical.clock.is_some(), "the emulated clock's frames");
+        drop(task);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
