@@ -119,6 +119,8 @@ pub struct Daemon {
     http: Option<(SocketAddr, JoinHandle<()>)>,
     /// Where the LiveChess API listens (its task is in `tasks`).
     livechess_api: Option<SocketAddr>,
+    /// Closes the LiveChess API's WebSocket connections at shutdown.
+    livechess_closer: Option<crate::livechess_api::Closer>,
     /// The dashboard's follower and the unattended clock control, aborted at shutdown.
     tasks: Vec<JoinHandle<()>>,
     dashboard: Option<Arc<crate::dashboard::Dashboard>>,
@@ -286,6 +288,7 @@ impl Daemon {
             None
         };
 
+        let mut livechess_closer = None;
         let livechess_api = match &config.livechess_api {
             Some(api) => {
                 let listener = tokio::net::TcpListener::bind(api.bind)
@@ -295,11 +298,13 @@ impl Daemon {
                         source,
                     })?;
                 let addr = listener.local_addr().unwrap_or(api.bind);
-                let router = crate::livechess_api::router(crate::livechess_api::ApiState::new(
+                let (state, closer) = crate::livechess_api::ApiState::new(
                     Arc::clone(&hub),
                     Arc::clone(&config),
                     Arc::clone(&public),
-                ));
+                );
+                livechess_closer = Some(closer);
+                let router = crate::livechess_api::router(state);
                 tasks.push(tokio::spawn(http::serve(listener, router, http_caps, None)));
                 let url = format!("ws://{addr}/api/v1.0\n");
                 let file = paths.livechess_api_address();
@@ -345,6 +350,7 @@ impl Daemon {
             log,
             http,
             livechess_api,
+            livechess_closer,
             tasks,
             dashboard: dashboard_of,
         })
@@ -386,6 +392,10 @@ impl Daemon {
     /// running games are closed as unfinished in the PGN and LiveChess files (`*` and a
     /// comment; they resume at the next start), the sinks write a last time.
     pub async fn shutdown(self) -> Vec<BoardSummary> {
+        // LiveChess consumers first: a close frame each, not a socket that goes dead.
+        if let Some(closer) = &self.livechess_closer {
+            closer.close(LIVECHESS_CLOSE_WAIT).await;
+        }
         let _ = self.stop_boards.send(true);
         let mut summaries = Vec::new();
         for b in self.boards {
@@ -413,6 +423,9 @@ impl Daemon {
         summaries
     }
 }
+
+/// How long the shutdown waits for the LiveChess API's connections to close.
+const LIVECHESS_CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 /// Waits for SIGINT (Ctrl-C) or SIGTERM (systemd's stop).
 pub async fn signal() {
