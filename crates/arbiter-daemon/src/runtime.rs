@@ -321,12 +321,19 @@ impl Daemon {
         let record_dir = opts.record.then(|| paths.recordings());
         let mut boards = Vec::with_capacity(resumed.len());
         for (task, b) in resumed.into_iter().zip(&config.boards) {
+            let port = match &b.port {
+                BoardPort::Path(p) => PortSpec::Path(p.clone()),
+                BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
+                BoardPort::LiveChess(url) => {
+                    let handle = crate::livechess_source::spawn(&b.name(), url.clone(), epoch);
+                    tracing::info!(board = b.number, "following board {} at {url}", b.number);
+                    boards.push(tokio::spawn(task.run(handle, epoch, stop_rx.clone())));
+                    continue;
+                }
+            };
             let spec = BoardSpec {
                 name: b.name(),
-                port: match &b.port {
-                    BoardPort::Path(p) => PortSpec::Path(p.clone()),
-                    BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
-                },
+                port,
                 options: opts.driver.clone(),
             };
             let handle = spawn_board(spec, epoch, record_dir.clone()).map_err(|source| {
