@@ -4,10 +4,19 @@
 //! WebSocket feed. B's tracker sees the same placements A's board showed (as field
 //! updates and dumps), so B records the same game: its PGN's moves and result equal A's
 //! and the source game's.
+//!
+//! The second test puts a TCP relay of this process between B and A and cuts it
+//! midgame (every connection closed, new ones refused for a while), as a hall network
+//! that drops: B reports the board disconnected, reconnects with its backoff, takes the
+//! whole board again and still records the same game.
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
@@ -39,10 +48,78 @@ fn pgn_game(out: &Path) -> (Vec<String>, String) {
     )
 }
 
+/// A TCP relay to `target` that can be cut: [`Relay::cut`] closes every connection and
+/// refuses new ones until [`Relay::restore`].
+struct Relay {
+    addr: std::net::SocketAddr,
+    up: Arc<AtomicBool>,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Relay {
+    fn start(target: String) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let up = Arc::new(AtomicBool::new(true));
+        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let (up2, open2) = (Arc::clone(&up), Arc::clone(&open));
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if !up2.load(Ordering::SeqCst) {
+                    drop(client); // the network is down
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(&target) else {
+                    continue;
+                };
+                let mut streams = open2.lock().unwrap();
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server.try_clone().unwrap(), client.try_clone().unwrap()),
+                ] {
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 4096];
+                        while let Ok(n) = from.read(&mut buf) {
+                            if n == 0 || to.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                }
+                streams.push(client);
+                streams.push(server);
+            }
+        });
+        Relay { addr, up, open }
+    }
+
+    fn cut(&self) {
+        self.up.store(false, Ordering::SeqCst);
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn restore(&self) {
+        self.up.store(true, Ordering::SeqCst);
+    }
+}
+
 #[test]
 fn a_daemon_following_another_over_livechess_records_the_same_game() {
+    follow_a_game("livechess-source", false);
+}
+
+#[test]
+fn a_follower_cut_off_midgame_reconnects_and_records_the_same_game() {
+    follow_a_game("livechess-source-cut", true);
+}
+
+fn follow_a_game(name: &str, cut: bool) {
     let _serial = common::serial();
-    let dir = common::temp_dir("livechess-source");
+    let dir = common::temp_dir(name);
     let (dir_a, dir_b) = (dir.join("a"), dir.join("b"));
     std::fs::create_dir_all(&dir_a).unwrap();
     std::fs::create_dir_all(&dir_b).unwrap();
@@ -78,6 +155,8 @@ fn a_daemon_following_another_over_livechess_records_the_same_game() {
         .trim_start_matches("ws://")
         .trim_end_matches("/api/v1.0")
         .to_owned();
+    let relay = cut.then(|| Relay::start(host_port.clone()));
+    let host_port = relay.as_ref().map_or(host_port, |r| r.addr.to_string());
 
     // B: the same event and timing, board 1 taken from A's feed (by its board number).
     let text_a = std::fs::read_to_string(&config_a).unwrap();
@@ -93,6 +172,20 @@ fn a_daemon_following_another_over_livechess_records_the_same_game() {
     )
     .unwrap();
     let mut b = common::start(&config_b);
+
+    if let Some(relay) = &relay {
+        // Midgame (B has followed some moves), the network drops for a while.
+        common::wait_events(&out_b, Duration::from_secs(300), "B: 8 moves", |e| {
+            common::moves(&common::board_events(e, 1)).len() >= 8
+        });
+        relay.cut();
+        common::wait_events(&out_b, Duration::from_secs(60), "B: disconnected", |e| {
+            e.iter()
+                .any(|e| e["kind"] == "board_status" && e["status"] == "disconnected")
+        });
+        std::thread::sleep(Duration::from_millis(1500));
+        relay.restore();
+    }
 
     common::wait_events(&out_a, Duration::from_secs(300), "A: game over", |e| {
         e.iter().any(|e| e["kind"] == "game_over")
@@ -125,6 +218,16 @@ fn a_daemon_following_another_over_livechess_records_the_same_game() {
         !events_b.iter().any(|e| e["kind"] == "illegal_move"),
         "B ruled an illegal move that A's board never showed"
     );
+    if cut {
+        let connected = events_b
+            .iter()
+            .filter(|e| e["kind"] == "board_status" && e["status"] == "connected")
+            .count();
+        assert!(
+            connected >= 2,
+            "B connected again after the cut: {connected}"
+        );
+    }
     drop(boards);
     std::fs::remove_dir_all(&dir).ok();
 }
