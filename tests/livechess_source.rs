@@ -218,6 +218,17 @@ fn follow_a_game(name: &str, cut: bool) {
         !events_b.iter().any(|e| e["kind"] == "illegal_move"),
         "B ruled an illegal move that A's board never showed"
     );
+    let statuses: Vec<String> = events_b
+        .iter()
+        .filter(|e| e["kind"] == "board_status")
+        .map(|e| e["status"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    let _ = writeln!(
+        std::io::stderr(),
+        "livechess_source ({name}): B recorded {} moves; its board statuses: {}",
+        moves_b.len(),
+        statuses.join(", ")
+    );
     if cut {
         let connected = events_b
             .iter()
