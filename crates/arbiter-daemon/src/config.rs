@@ -1410,6 +1410,17 @@ impl Validate<'_> {
             };
             let white = player(&b.white, "white");
             let black = player(&b.black, "black");
+            if let (true, BoardPort::LiveChess(_), Some(src)) = (b.unattended, &port, &b.source) {
+                usable = false;
+                self.note(self.err(
+                    src.span(),
+                    format!(
+                        "board {number}: unattended = true needs a DGT clock the daemon can \
+                         command, and a board followed on LiveChess has none; expected \
+                         unattended = false (or a port or serial) for it"
+                    ),
+                ));
+            }
             if !usable {
                 continue;
             }

@@ -651,4 +651,16 @@ fn a_board_from_a_livechess_feed() {
         "serial = \"01025\"\nsource = \"livechess://x/1\"",
     ));
     assert!(m.contains("a source and a port or serial"), "{m}");
+    says(
+        &with(
+            "serial = \"01025\"",
+            "source = \"livechess://x/1\"\nunattended = true",
+        ),
+        line,
+        10,
+        &[
+            "board 2: unattended = true needs a DGT clock",
+            "LiveChess has none",
+        ],
+    );
 }
