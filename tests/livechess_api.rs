@@ -330,3 +330,82 @@ fn the_livechess_cli_lists_the_tournament_rounds_and_games() {
     drop(boards);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// SIGTERM with a consumer connected: it gets a close frame (1001, going away) and the
+/// daemon exits (within `common::terminate`'s bound) instead of leaving a dead socket.
+#[test]
+fn a_stopping_daemon_closes_its_livechess_connections() {
+    let _serial = common::serial();
+    let dir = common::temp_dir("livechess-close");
+    let boards = common::Boards::serve(vec![common::script(GAME, 11, vec![])]);
+    let config = common::config(&dir, &boards, "\n[livechess_api]\nbind = \"127.0.0.1:0\"\n");
+    let out = dir.join("out");
+    let mut daemon = common::start(&config);
+    let url = api_url(&out);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (ws, first) = runtime.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        ws.send(Message::text(
+            json!({"id":1,"call":"subscribe","param":{"feed":"eboardevent","id":9,"param":{"serialnr":"1"}}})
+                .to_string(),
+        ))
+        .await
+        .unwrap();
+        // The subscribe's answer, then the feed's first message.
+        let mut first = None;
+        while first.is_none() {
+            let msg = tokio::time::timeout(Duration::from_secs(60), ws.next())
+                .await
+                .expect("no answer to subscribe");
+            let Some(Ok(Message::Text(t))) = msg else {
+                panic!("unexpected {msg:?}");
+            };
+            let v: Value = serde_json::from_str(&t).unwrap();
+            if v["response"] == "feed" {
+                first = Some(v);
+            }
+        }
+        (ws, first.unwrap())
+    });
+    assert_eq!(first["id"], 9, "{first}");
+
+    let ok = Command::new("kill")
+        .arg("-TERM")
+        .arg(daemon.id().to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -TERM failed");
+    let close = runtime.block_on(async move {
+        let mut ws = ws;
+        loop {
+            match tokio::time::timeout(Duration::from_secs(20), ws.next()).await {
+                Err(_) => panic!("no close frame within 20 s of SIGTERM"),
+                Ok(Some(Ok(Message::Close(frame)))) => return frame,
+                // Feed messages may still come before it.
+                Ok(Some(Ok(Message::Text(_)))) => {}
+                Ok(other) => panic!("the connection ended without a close frame: {other:?}"),
+            }
+        }
+    });
+    let frame = close.expect("the close frame carries a code");
+    assert_eq!(u16::from(frame.code), 1001, "going away: {frame:?}");
+    assert!(frame.reason.contains("stopping"), "{frame:?}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = daemon.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    drop(boards);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -92,6 +92,9 @@ pub enum BoardPort {
     Path(PathBuf),
     /// The board with this DGT serial number, searched among the serial ports.
     Serial(String),
+    /// An e-board of a running LiveChess (or another daemon's `[livechess_api]`),
+    /// followed over its WebSocket feed (`source = "livechess://HOST:1982/SERIALNR"`).
+    LiveChess(livechess_api::follow::SourceUrl),
 }
 
 impl fmt::Display for BoardPort {
@@ -99,6 +102,7 @@ impl fmt::Display for BoardPort {
         match self {
             BoardPort::Path(p) => write!(f, "{}", p.display()),
             BoardPort::Serial(s) => write!(f, "serial {s}"),
+            BoardPort::LiveChess(u) => write!(f, "{u}"),
         }
     }
 }
@@ -547,6 +551,8 @@ struct RawBoard {
     number: Spanned<i64>,
     port: Option<Spanned<String>>,
     serial: Option<Spanned<String>>,
+    /// `livechess://HOST:PORT/SERIALNR` instead of a port or serial.
+    source: Option<Spanned<String>>,
     white: Option<Spanned<String>>,
     black: Option<Spanned<String>>,
     white_clock: Option<Spanned<String>>,
@@ -1223,6 +1229,35 @@ impl Validate<'_> {
         Ok(path)
     }
 
+    /// `[[board]] source = "livechess://..."`, alone (no port, no serial).
+    fn livechess_source(&self, number: i64, b: &RawBoard, usable: &mut bool) -> BoardPort {
+        let Some(src) = &b.source else {
+            return BoardPort::Path(PathBuf::new());
+        };
+        if let Some(other) = b.port.as_ref().or(b.serial.as_ref()) {
+            *usable = false;
+            self.note(self.err(
+                other.span(),
+                format!("board {number} has a source and a port or serial; expected one of them"),
+            ));
+        }
+        match src.get_ref().parse::<livechess_api::follow::SourceUrl>() {
+            Ok(url) => BoardPort::LiveChess(url),
+            Err(e) => {
+                *usable = false;
+                self.note(self.err(
+                    src.span(),
+                    format!(
+                        "board {number}: source {:?}: {e}; expected \
+                         \"livechess://HOST:1982/SERIALNR\" (an e-board of a running LiveChess)",
+                        src.get_ref()
+                    ),
+                ));
+                BoardPort::Path(PathBuf::new())
+            }
+        }
+    }
+
     /// The boards, and a message for each configured port that does not exist now.
     fn boards(&self, raw: &[Spanned<RawBoard>]) -> (Vec<BoardConfig>, Vec<String>) {
         if raw.is_empty() {
@@ -1256,6 +1291,7 @@ impl Validate<'_> {
                 ));
             }
             let port = match (&b.port, &b.serial) {
+                _ if b.source.is_some() => self.livechess_source(number, b, &mut usable),
                 (Some(p), None) => {
                     let path = PathBuf::from(p.get_ref());
                     // Not an error: udev removes a board's link while its cable is out,
@@ -1327,7 +1363,7 @@ impl Validate<'_> {
                         span,
                         format!(
                             "board {number} has neither port nor serial; expected port = \
-                             \"/dev/...\" or serial = \"...\""
+                             \"/dev/...\" or serial = \"...\" (or source = \"livechess://...\")"
                         ),
                     ));
                     BoardPort::Path(PathBuf::new())
@@ -1374,6 +1410,17 @@ impl Validate<'_> {
             };
             let white = player(&b.white, "white");
             let black = player(&b.black, "black");
+            if let (true, BoardPort::LiveChess(_), Some(src)) = (b.unattended, &port, &b.source) {
+                usable = false;
+                self.note(self.err(
+                    src.span(),
+                    format!(
+                        "board {number}: unattended = true needs a DGT clock the daemon can \
+                         command, and a board followed on LiveChess has none; expected \
+                         unattended = false (or a port or serial) for it"
+                    ),
+                ));
+            }
             if !usable {
                 continue;
             }

@@ -22,7 +22,9 @@
 //!   a broadcast server.
 //!
 //! - [`livechess_api`]: the DGT LiveChess local API (WebSocket feed and REST, crate
-//!   `livechess-api`) on its own port, for lichess `/dgt` and other LiveChess consumers.
+//!   `livechess-api`) on its own port, for lichess `/dgt` and other LiveChess consumers;
+//!   [`livechess_source`]: the other direction, a board followed on a running LiveChess
+//!   (`source = "livechess://..."`).
 //!
 //! Output layout: [`paths`]. Rulings in plain words: [`words`].
 
@@ -36,6 +38,7 @@ pub mod hub;
 pub mod journal;
 pub mod limits;
 pub mod livechess_api;
+pub mod livechess_source;
 pub mod orders;
 pub mod pairings;
 pub mod paths;

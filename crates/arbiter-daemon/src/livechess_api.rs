@@ -17,12 +17,18 @@
 //!   no clock: nothing is shown before the public may see it. Without a delay `board` is
 //!   what the board physically shows, one feed message per change.
 //!
+//! - Graceful shutdown ([`Closer::close`]): every connection gets a close frame (1001,
+//!   going away) and a moment for the client's answer, so consumers see the daemon leave
+//!   instead of a dead socket, and the daemon still exits promptly.
+//!
 //! [`Group::Broadcast`]: crate::http::access::Group::Broadcast
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -36,6 +42,7 @@ use crate::config::{BoardConfig, Config};
 use crate::hub::{BoardView, Hub};
 use crate::public::Public;
 use crate::record::BoardGames;
+use tokio::sync::watch;
 
 /// The routes, as [`crate::http::access::ROUTES`] names them.
 pub const WS_ROUTE: &str = "/api/v1.0";
@@ -46,6 +53,9 @@ const MAX_MESSAGE: usize = 16 * 1024;
 /// WebSocket connections at once (each holds a task and a socket).
 const MAX_SESSIONS: usize = 64;
 
+/// How long a closing connection waits for the client's close frame.
+const CLOSE_ANSWER_WAIT: Duration = Duration::from_millis(500);
+
 /// What the handlers see.
 #[derive(Clone)]
 pub struct ApiState {
@@ -53,16 +63,50 @@ pub struct ApiState {
     pub config: Arc<Config>,
     pub public: Arc<Public>,
     sessions: Arc<AtomicUsize>,
+    /// True once the daemon stops ([`Closer`]).
+    closing: watch::Receiver<bool>,
+}
+
+/// Closes the API's WebSocket connections when the daemon stops.
+pub struct Closer {
+    closing: watch::Sender<bool>,
+    sessions: Arc<AtomicUsize>,
+}
+
+impl Closer {
+    /// Sends every connection (and any that comes in meanwhile) a close frame, then
+    /// waits until they have ended, `within` at most.
+    pub async fn close(&self, within: Duration) {
+        let _ = self.closing.send(true);
+        let deadline = tokio::time::Instant::now() + within;
+        while self.sessions.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let left = self.sessions.load(Ordering::SeqCst);
+        if left > 0 {
+            tracing::warn!("LiveChess API: {left} connection(s) still open at shutdown");
+        }
+    }
 }
 
 impl ApiState {
-    pub fn new(hub: Arc<Hub>, config: Arc<Config>, public: Arc<Public>) -> ApiState {
-        ApiState {
+    pub fn new(hub: Arc<Hub>, config: Arc<Config>, public: Arc<Public>) -> (ApiState, Closer) {
+        let sessions = Arc::<AtomicUsize>::default();
+        let (closing_tx, closing) = watch::channel(false);
+        let state = ApiState {
             hub,
             config,
             public,
-            sessions: Arc::default(),
-        }
+            sessions: Arc::clone(&sessions),
+            closing,
+        };
+        (
+            state,
+            Closer {
+                closing: closing_tx,
+                sessions,
+            },
+        )
     }
 
     /// The round as this API shows it now.
@@ -268,8 +312,23 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
     let mut session = livechess_api::Session::new();
     let mut physical = s.hub.physical_changed();
     let mut public = s.public.changed();
+    let mut closing = s.closing.clone();
+    let stopping = *closing.borrow_and_update();
+    if stopping {
+        go_away(&mut socket).await;
+        return;
+    }
     loop {
         tokio::select! {
+            r = closing.changed() => {
+                // Stopping (or the daemon's sender is gone): say so, wait a moment for
+                // the client's answer.
+                let stopping = r.is_err() || *closing.borrow();
+                if stopping {
+                    go_away(&mut socket).await;
+                    return;
+                }
+            }
             msg = socket.recv() => {
                 let text = match msg {
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
@@ -310,6 +369,26 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
             }
         }
     }
+}
+
+/// Closes the connection because the daemon stops: a close frame, 1001 (going away),
+/// then the client's answer, [`CLOSE_ANSWER_WAIT`] at most.
+async fn go_away(socket: &mut WebSocket) {
+    let frame = CloseFrame {
+        code: axum::extract::ws::close_code::AWAY,
+        reason: "the daemon is stopping".into(),
+    };
+    if socket.send(Message::Close(Some(frame))).await.is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(CLOSE_ANSWER_WAIT, async {
+        while let Some(Ok(m)) = socket.recv().await {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 fn boards_now(s: &ApiState) -> Vec<BoardState> {

@@ -119,6 +119,8 @@ pub struct Daemon {
     http: Option<(SocketAddr, JoinHandle<()>)>,
     /// Where the LiveChess API listens (its task is in `tasks`).
     livechess_api: Option<SocketAddr>,
+    /// Closes the LiveChess API's WebSocket connections at shutdown.
+    livechess_closer: Option<crate::livechess_api::Closer>,
     /// The dashboard's follower and the unattended clock control, aborted at shutdown.
     tasks: Vec<JoinHandle<()>>,
     dashboard: Option<Arc<crate::dashboard::Dashboard>>,
@@ -286,6 +288,7 @@ impl Daemon {
             None
         };
 
+        let mut livechess_closer = None;
         let livechess_api = match &config.livechess_api {
             Some(api) => {
                 let listener = tokio::net::TcpListener::bind(api.bind)
@@ -295,11 +298,13 @@ impl Daemon {
                         source,
                     })?;
                 let addr = listener.local_addr().unwrap_or(api.bind);
-                let router = crate::livechess_api::router(crate::livechess_api::ApiState::new(
+                let (state, closer) = crate::livechess_api::ApiState::new(
                     Arc::clone(&hub),
                     Arc::clone(&config),
                     Arc::clone(&public),
-                ));
+                );
+                livechess_closer = Some(closer);
+                let router = crate::livechess_api::router(state);
                 tasks.push(tokio::spawn(http::serve(listener, router, http_caps, None)));
                 let url = format!("ws://{addr}/api/v1.0\n");
                 let file = paths.livechess_api_address();
@@ -316,12 +321,19 @@ impl Daemon {
         let record_dir = opts.record.then(|| paths.recordings());
         let mut boards = Vec::with_capacity(resumed.len());
         for (task, b) in resumed.into_iter().zip(&config.boards) {
+            let port = match &b.port {
+                BoardPort::Path(p) => PortSpec::Path(p.clone()),
+                BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
+                BoardPort::LiveChess(url) => {
+                    let handle = crate::livechess_source::spawn(&b.name(), url.clone(), epoch);
+                    tracing::info!(board = b.number, "following board {} at {url}", b.number);
+                    boards.push(tokio::spawn(task.run(handle, epoch, stop_rx.clone())));
+                    continue;
+                }
+            };
             let spec = BoardSpec {
                 name: b.name(),
-                port: match &b.port {
-                    BoardPort::Path(p) => PortSpec::Path(p.clone()),
-                    BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
-                },
+                port,
                 options: opts.driver.clone(),
             };
             let handle = spawn_board(spec, epoch, record_dir.clone()).map_err(|source| {
@@ -345,6 +357,7 @@ impl Daemon {
             log,
             http,
             livechess_api,
+            livechess_closer,
             tasks,
             dashboard: dashboard_of,
         })
@@ -386,6 +399,10 @@ impl Daemon {
     /// running games are closed as unfinished in the PGN and LiveChess files (`*` and a
     /// comment; they resume at the next start), the sinks write a last time.
     pub async fn shutdown(self) -> Vec<BoardSummary> {
+        // LiveChess consumers first: a close frame each, not a socket that goes dead.
+        if let Some(closer) = &self.livechess_closer {
+            closer.close(LIVECHESS_CLOSE_WAIT).await;
+        }
         let _ = self.stop_boards.send(true);
         let mut summaries = Vec::new();
         for b in self.boards {
@@ -413,6 +430,9 @@ impl Daemon {
         summaries
     }
 }
+
+/// How long the shutdown waits for the LiveChess API's connections to close.
+const LIVECHESS_CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 /// Waits for SIGINT (Ctrl-C) or SIGTERM (systemd's stop).
 pub async fn signal() {
@@ -495,6 +515,9 @@ struct BoardTask {
     inbox: mpsc::Receiver<crate::decisions::Request>,
     /// The latest input time fed to the tracker (a decision is never before it).
     last_t: u64,
+    /// Keep the hub's physical view (what the board shows, its clock frames) for the
+    /// LiveChess API's feed: only when `[livechess_api]` serves it.
+    physical_view: bool,
 }
 
 impl BoardTask {
@@ -569,6 +592,7 @@ impl BoardTask {
             inbox_tx,
             inbox,
             last_t: 0,
+            physical_view: config.livechess_api.is_some(),
         };
         let mut unanswered: BTreeMap<u64, AnalysisRequest> = BTreeMap::new();
         let mut out = Vec::new();
@@ -767,6 +791,9 @@ impl BoardTask {
         self.publish(out, false);
         self.hub.set_snapshot(self.number, self.tracker.snapshot());
         // What the board shows, for the LiveChess API's feed (crate::livechess_api).
+        if !self.physical_view {
+            return;
+        }
         if let Record::Event(e) = &rec {
             match &e.event {
                 BoardEvent::Field(_) | BoardEvent::Dump { .. } => self
@@ -1216,6 +1243,11 @@ mod tests {
         assert!(live
             .iter()
             .all(|e| !e.replayed && e.wall_ms == 1_000 + e.event.t_ms));
+        assert_eq!(
+            hub.physical(4),
+            None,
+            "no [livechess_api]: the board task keeps no physical view"
+        );
 
         // A restart: the same events, marked as replayed, then the restart is noted.
         let hub2 = Arc::new(Hub::new([4]));
@@ -1237,6 +1269,28 @@ mod tests {
         assert!(restart.event.to_json().contains("the daemon restarted"));
         // The game as the sinks see it is the same.
         assert_eq!(hub.board(4).unwrap().games, hub2.board(4).unwrap().games);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn with_the_livechess_api_the_hub_shows_what_the_board_shows() {
+        let dir = std::env::temp_dir().join(format!("arbiter-physical-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = config(&dir);
+        config.livechess_api = Some(crate::config::LiveChessApiConfig {
+            bind: "127.0.0.1:0".parse().unwrap(),
+        });
+        let paths = Paths::new(&dir);
+        let syncer = Syncer::start(1, 1).unwrap();
+        let hub = Arc::new(Hub::new([4]));
+        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
+            .await
+            .unwrap();
+        play(&mut task, &inputs()).await;
+        let physical = hub.physical(4).expect("the physical view is kept");
+        assert_eq!(physical.placement, *task.tracker.placement());
+        assert!(physical.clock.is_some(), "the emulated clock's frames");
+        drop(task);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -131,7 +131,7 @@ pub enum SpawnError {
 #[error("the board's driver task has stopped")]
 pub struct DriverStopped;
 
-enum Request {
+pub(crate) enum Request {
     Clock {
         command: ClockCommand,
         reply: oneshot::Sender<ClockOutcome>,
@@ -144,8 +144,8 @@ enum Request {
 /// Commands to a running board; cheap to clone.
 #[derive(Debug, Clone)]
 pub struct BoardControl {
-    requests: mpsc::Sender<Request>,
-    status: watch::Receiver<BoardStatus>,
+    pub(crate) requests: mpsc::Sender<Request>,
+    pub(crate) status: watch::Receiver<BoardStatus>,
 }
 
 impl std::fmt::Debug for Request {

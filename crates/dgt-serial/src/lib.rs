@@ -12,10 +12,13 @@
 //! - [`port`] opens ports (9600 8N1, no flow control, non-blocking under tokio's
 //!   `AsyncFd`) and finds a board by its DGT serial number.
 //! - [`probe`] finds the ports that answer as DGT boards (`dgt-arbiter probe`).
+//! - [`external`]: a board whose events come from elsewhere (a LiveChess feed), behind
+//!   the same [`BoardHandle`], so the daemon drives it as any other.
 //! - Recording (`--record DIR`) writes each board's traffic, both directions, as
 //!   `.dgtcap` (see [`record`]).
 
 pub mod driver;
+pub mod external;
 pub mod link;
 pub mod port;
 pub mod probe;

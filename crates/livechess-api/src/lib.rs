@@ -12,6 +12,9 @@
 //! - [`feed`]: one WebSocket connection ([`feed::Session`]): its subscriptions, each
 //!   sending the full state first and then only what changed, with the cumulative
 //!   `san` list after a `setup`.
+//! - [`follow`]: the other direction: one e-board of a running LiveChess followed as if
+//!   it were on a serial line (`livechess://HOST:1982/SERIALNR`), its feed turned into
+//!   the serial driver's board events.
 //! - [`rest`]: the REST routes (`eboards`, `tournaments`, `tournament/{uuid}`,
 //!   `round/{uuid}/{n}`, `game/{uuid}`) rendered from a [`view::Hall`].
 //!
@@ -20,6 +23,7 @@
 //! "LiveChess local API" is the contract.
 
 pub mod feed;
+pub mod follow;
 pub mod protocol;
 pub mod rest;
 pub mod view;

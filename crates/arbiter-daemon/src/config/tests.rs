@@ -613,3 +613,54 @@ fn the_livechess_api_is_off_by_default_and_binds_1982_when_asked() {
     let m = message(&format!("{GOOD}\n[livechess_api]\nport = 1982\n"));
     assert!(m.contains("port"), "{m}");
 }
+
+#[test]
+fn a_board_from_a_livechess_feed() {
+    let c = parse(&with(
+        "serial = \"01025\"",
+        "source = \"livechess://hall-2.local:1982/23946\"",
+    ))
+    .unwrap();
+    let BoardPort::LiveChess(url) = &c.boards[1].port else {
+        panic!("{:?}", c.boards[1].port);
+    };
+    assert_eq!(
+        (url.host.as_str(), url.port, url.serialnr.as_str()),
+        ("hall-2.local", 1982, "23946")
+    );
+    assert_eq!(
+        c.boards[1].port.to_string(),
+        "livechess://hall-2.local:1982/23946"
+    );
+    // Not an address, or beside a port: said where and why.
+    let line = GOOD.lines().position(|l| l.starts_with("serial")).unwrap() + 1;
+    says(
+        &with("serial = \"01025\"", "source = \"livechess://x:1982\""),
+        line,
+        10,
+        &["board 2", "SERIALNR", "livechess://HOST:1982/SERIALNR"],
+    );
+    says(
+        &with("serial = \"01025\"", "source = \"ws://x/1\""),
+        line,
+        10,
+        &["does not start with livechess://"],
+    );
+    let m = message(&with(
+        "serial = \"01025\"",
+        "serial = \"01025\"\nsource = \"livechess://x/1\"",
+    ));
+    assert!(m.contains("a source and a port or serial"), "{m}");
+    says(
+        &with(
+            "serial = \"01025\"",
+            "source = \"livechess://x/1\"\nunattended = true",
+        ),
+        line,
+        10,
+        &[
+            "board 2: unattended = true needs a DGT clock",
+            "LiveChess has none",
+        ],
+    );
+}

@@ -400,7 +400,8 @@ mod tests {
                 Arc::new(crate::hub::Hub::new([1])),
                 Arc::clone(&config),
                 Arc::new(crate::public::Public::new(&config, None)),
-            ),
+            )
+            .0,
         ));
         let routes = routes_of(&router);
         task.abort();
