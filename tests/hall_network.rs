@@ -207,33 +207,9 @@ fn central_config(dir: &Path, nats: &str) -> PathBuf {
     path
 }
 
-/// A running `dgt-arbiter central`, killed when dropped (a failing test leaves none
+/// `dgt-arbiter central --config PATH`, killed when dropped (a failing test leaves none
 /// behind).
-struct CentralProcess(Child);
-
-impl std::ops::Deref for CentralProcess {
-    type Target = Child;
-    fn deref(&self) -> &Child {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for CentralProcess {
-    fn deref_mut(&mut self) -> &mut Child {
-        &mut self.0
-    }
-}
-
-impl Drop for CentralProcess {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-fn start_central(config: &Path) -> CentralProcess {
+fn start_central(config: &Path) -> DaemonProcess {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -249,7 +225,7 @@ fn start_central(config: &Path) -> CentralProcess {
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
-        .map(CentralProcess)
+        .map(DaemonProcess)
         .unwrap()
 }
 

@@ -188,10 +188,10 @@ pub fn config(dir: &Path, boards: &Boards, extra: &str) -> PathBuf {
     path
 }
 
-/// A running `dgt-arbiter run`: killed when dropped, so a test that panics leaves no
-/// daemon behind (one left running holds its board's pty and steals the next test's).
-/// Derefs to its [`Child`].
-pub struct DaemonProcess(Child);
+/// A running `dgt-arbiter run` (or `central`): killed when dropped, so a test that panics
+/// leaves no daemon behind (one left running holds its board's pty and steals the next
+/// test's). Derefs to its [`Child`].
+pub struct DaemonProcess(pub Child);
 
 impl std::ops::Deref for DaemonProcess {
     type Target = Child;
