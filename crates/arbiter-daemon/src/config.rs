@@ -898,8 +898,32 @@ impl Validate<'_> {
         let tls = self.tls_files(&raw.http, http_enabled);
         let (mut boards, missing_ports) = self.boards(&raw.boards);
         if let Some(n) = &raw.network {
-            if let Err(e) = n.get_ref().check() {
+            let net = n.get_ref();
+            if let Err(e) = net.check() {
                 self.note(self.err(n.span(), e.to_string()));
+            }
+            // The files the link reads when it connects, opened now: a missing one is a
+            // mistake that `run --check` finds, not an exit after the daemon started.
+            let dir = self.path.parent().unwrap_or(Path::new("."));
+            let files = [
+                ("network.password_file", &net.password_file),
+                ("network.creds", &net.creds),
+                ("network.nkey_seed_file", &net.nkey_seed_file),
+                ("network.tls_ca", &net.tls_ca),
+            ];
+            for (key, file) in files {
+                let Some(f) = file else { continue };
+                let path = if f.is_absolute() {
+                    f.clone()
+                } else {
+                    dir.join(f)
+                };
+                if let Err(e) = std::fs::File::open(&path) {
+                    self.note(self.err(
+                        n.span(),
+                        format!("{key}: cannot read {}: {e}", path.display()),
+                    ));
+                }
             }
         }
         let trf = match &e.trf {

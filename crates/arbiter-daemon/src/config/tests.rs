@@ -664,3 +664,26 @@ fn a_board_from_a_livechess_feed() {
         ],
     );
 }
+
+#[test]
+fn the_network_files_are_opened_when_checked() {
+    let dir = std::env::temp_dir().join(format!("arbiter-config-net-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("nats-password"), "secret\n").unwrap();
+    let at = |extra: &str| {
+        let text = format!(
+            "{GOOD}\n[network]\nnats = \"nats://central:4222\"\nhall = \"A\"\nuser = \"hall-a\"\n{extra}\n"
+        );
+        Config::parse(&text, &dir.join("cfg.toml"))
+    };
+    // Relative to the config file's folder, as the link reads it.
+    assert!(at("password_file = \"nats-password\"").is_ok());
+    let m = at("password_file = \"missing\"").unwrap_err().to_string();
+    assert!(m.contains("network.password_file: cannot read"), "{m}");
+    assert!(m.contains("missing"), "{m}");
+    let m = at("password_file = \"nats-password\"\ntls_ca = \"ca.pem\"")
+        .unwrap_err()
+        .to_string();
+    assert!(m.contains("network.tls_ca: cannot read"), "{m}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
