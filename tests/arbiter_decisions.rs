@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use chess_rules::Color;
-use common::{pause, piece, serial, shift, sq, start, temp_dir, terminate};
+use common::{http_host, pause, piece, serial, shift, sq, start, temp_dir, terminate};
 use dgt_sim::{Action, BoardHandle};
 use serde_json::Value;
 
@@ -111,12 +111,7 @@ fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
     wait_until(Duration::from_secs(30), "the HTTP address", || {
         out.join("http-address").exists()
     });
-    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let host = http_host(&out);
     wait_until(Duration::from_secs(30), "the board connected", || {
         state(&host)["boards"][0]["connected"] == true
     });
@@ -340,12 +335,7 @@ fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
             )
             .is_ok()
     });
-    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let host = http_host(&out);
     wait_until(
         Duration::from_secs(30),
         "the state after the restart",

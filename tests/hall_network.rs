@@ -15,7 +15,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -142,33 +142,9 @@ fn plain_get(port: u16, path: &str) -> Option<(u16, String)> {
     Some((code, body))
 }
 
-/// A POST as the arbiter on a daemon's HTTP endpoint: status and body.
-fn http_post(out: &Path, path: &str) -> (u16, String) {
-    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
-    let mut s = TcpStream::connect(&host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let token = token_header(out);
-    write!(
-        s,
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\n{token}Content-Length: 0\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reader = BufReader::new(s);
-    let mut status = String::new();
-    reader.read_line(&mut status).unwrap();
-    let code = status.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let mut rest = String::new();
-    reader.read_to_string(&mut rest).unwrap();
-    let body = rest
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (code, body)
+/// A POST as the arbiter on a daemon's HTTP endpoint: status and JSON body.
+fn http_post(out: &Path, path: &str) -> (u16, Value) {
+    http_json(&http_host(out), "POST", path, &token_header(out), "")
 }
 
 /// A hall's config: its boards numbered from `first` (numbers are event-wide).
@@ -210,23 +186,7 @@ fn central_config(dir: &Path, nats: &str) -> PathBuf {
 /// `dgt-arbiter central --config PATH`, killed when dropped (a failing test leaves none
 /// behind).
 fn start_central(config: &Path) -> DaemonProcess {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(config.with_extension("log"))
-        .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
-        .args(["central", "--config"])
-        .arg(config)
-        .env(
-            "RUST_LOG",
-            std::env::var("DGT_E2E_LOG").unwrap_or_else(|_| "info".into()),
-        )
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .map(DaemonProcess)
-        .unwrap()
+    start_command("central", config)
 }
 
 fn kill_9(child: &mut Child) {
@@ -533,10 +493,9 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
 
     // A hall that is down makes the action fail visibly, and nothing changes.
     assert!(terminate(&mut hall_b));
-    let (code, body) = http_post(&c_out, &format!("/api/alerts/{b_alert}/resolve"));
-    assert_eq!(code, 502, "{body}");
-    let why: Value = serde_json::from_str(&body).unwrap();
-    assert!(why["error"].as_str().unwrap().contains("hall B"), "{body}");
+    let (code, why) = http_post(&c_out, &format!("/api/alerts/{b_alert}/resolve"));
+    assert_eq!(code, 502, "{why}");
+    assert!(why["error"].as_str().unwrap().contains("hall B"), "{why}");
     assert_eq!(alerts(&c_out)[&b_alert], "acknowledged");
 
     // What an operator sees on the server's monitoring endpoint.

@@ -217,13 +217,19 @@ impl Drop for DaemonProcess {
 
 /// `dgt-arbiter run --config PATH`, its stderr kept in a file beside it.
 pub fn start(config: &Path) -> DaemonProcess {
+    start_command("run", config)
+}
+
+/// `dgt-arbiter COMMAND --config PATH` (`run`, `central`), its stderr kept in a file
+/// beside it.
+pub fn start_command(command: &str, config: &Path) -> DaemonProcess {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(config.with_extension("log"))
         .unwrap();
     Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
-        .args(["run", "--config"])
+        .args([command, "--config"])
         .arg(config)
         // `DGT_E2E_LOG=info,dgt_serial=debug` to see a failing run's reconnects.
         .env(
@@ -308,15 +314,20 @@ pub fn moves(events: &[&Value]) -> Vec<String> {
     out.into_iter().map(|(_, s)| s).collect()
 }
 
+/// The `host:port` of the daemon's HTTP endpoint, from the `http-address` it wrote in its
+/// output folder.
+pub fn http_host(out: &Path) -> String {
+    let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
+    url.trim()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
 /// A connection to the daemon's HTTP endpoint (its address from `http-address`), and the
 /// `host:port` it is on.
 fn connect(out: &Path, read_timeout: Duration) -> (TcpStream, String) {
-    let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let host = http_host(out);
     let s = TcpStream::connect(&host).unwrap();
     s.set_read_timeout(Some(read_timeout)).unwrap();
     (s, host)

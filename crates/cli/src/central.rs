@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use arbiter_daemon::sinks::log::{self, LogFormat};
 use arbiter_daemon::Daemon;
 use tokio::task::JoinHandle;
 
@@ -21,19 +20,7 @@ pub struct CentralArgs {
 }
 
 pub fn run(args: &CentralArgs) -> anyhow::Result<()> {
-    log::init(
-        if args.log_format == "json" {
-            LogFormat::Json
-        } else {
-            LogFormat::Human
-        },
-        "info",
-    );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .max_blocking_threads(64)
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = crate::run::daemon_runtime(&args.log_format)?;
     runtime.block_on(async {
         let central = tokio::select! {
             c = hall_link::central::start(&args.config) => c?,

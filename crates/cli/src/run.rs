@@ -48,22 +48,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     config.output.events_stdout |= args.events_stdout;
-    log::init(
-        if args.log_format == "json" {
-            LogFormat::Json
-        } else {
-            LogFormat::Human
-        },
-        "info",
-    );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        // Journal fdatasyncs (`block_in_place`), analyses and sinks run on the blocking
-        // pool; tokio's default of 512 threads let 1,000 boards grow ~500 threads whose
-        // stacks and malloc arenas were most of the daemon's RSS (docs/performance.md).
-        .max_blocking_threads(64)
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = daemon_runtime(&args.log_format)?;
     runtime.block_on(async {
         let out = config.output.dir.clone();
         let daemon = Daemon::start(
@@ -86,4 +71,25 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         tracing::info!("stopped");
         anyhow::Ok(())
     })
+}
+
+/// The logs set up (`human` or `json`) and the async runtime a long-running daemon (`run`,
+/// `central`) works in.
+pub fn daemon_runtime(log_format: &str) -> anyhow::Result<tokio::runtime::Runtime> {
+    log::init(
+        if log_format == "json" {
+            LogFormat::Json
+        } else {
+            LogFormat::Human
+        },
+        "info",
+    );
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Journal fdatasyncs (`block_in_place`), analyses and sinks run on the blocking
+        // pool; tokio's default of 512 threads let 1,000 boards grow ~500 threads whose
+        // stacks and malloc arenas were most of the daemon's RSS (docs/performance.md).
+        .max_blocking_threads(64)
+        .build()
+        .context("cannot start the async runtime")
 }

@@ -166,17 +166,6 @@ pub struct Follower {
     connected: bool,
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl Follower {
     /// Follows the e-board with this serial number.
     pub fn new(serialnr: &str) -> Follower {
@@ -256,7 +245,10 @@ impl Follower {
         let value: Value =
             serde_json::from_str(text).map_err(|e| (FrameError::NotJson(e.to_string()), true))?;
         let Value::Object(obj) = value else {
-            return Err((FrameError::NotAnObject(kind_of(&value)), true));
+            return Err((
+                FrameError::NotAnObject(crate::protocol::kind_of(&value)),
+                true,
+            ));
         };
         let id = obj.get("id").and_then(|v| match v {
             Value::Number(n) => Some(Id::Number(n.clone())),
@@ -297,7 +289,10 @@ impl Follower {
                         return Err((
                             FrameError::BadBoard {
                                 board: other.to_string(),
-                                why: format!("a string is expected, not {}", kind_of(other)),
+                                why: format!(
+                                    "a string is expected, not {}",
+                                    crate::protocol::kind_of(other)
+                                ),
                             },
                             true,
                         ))

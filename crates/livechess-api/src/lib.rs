@@ -31,3 +31,22 @@ pub mod view;
 pub use feed::{Outgoing, Session, Subscription};
 pub use protocol::{parse_request, Call, Id, Request, RequestError};
 pub use view::{BoardState, Clock, Eboard, EboardState, GameView, Hall, MoveView, Player};
+
+/// The JSON lines of the real capture (LiveChess 2 with a physical board; between `/*`
+/// and `*/`), in order: requests and replies.
+#[cfg(test)]
+pub(crate) fn capture_lines() -> Vec<String> {
+    let text = test_data::read_text(
+        "dgt-captures/andrescavallin-lichess-dgt-boards/BoardWebSocket-LiveChess-DGT.txt",
+    );
+    let body = text
+        .split_once("/*")
+        .and_then(|(_, rest)| rest.split_once("*/"))
+        .map(|(body, _)| body)
+        .expect("the capture's JSON sits between /* and */");
+    body.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}

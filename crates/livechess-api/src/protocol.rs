@@ -102,7 +102,8 @@ impl RequestError {
     }
 }
 
-fn kind_of(v: &Value) -> &'static str {
+/// What a JSON value is, for an error message ("a number", "an array").
+pub(crate) fn kind_of(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -140,22 +140,19 @@ impl Analyst {
 /// each on its own thread): the lock is held only to try the kept proof and to keep a new
 /// line, never during the search, so a long search does not hold back the next question.
 pub fn answer_shared(analyst: &std::sync::Mutex<Analyst>, req: &AnalysisRequest) -> CanMate {
-    let with = |f: &mut dyn FnMut(&mut Analyst)| match analyst.lock() {
-        Ok(mut a) => f(&mut a),
-        // A search that panicked left the proofs as they were: still sound to use.
-        Err(poisoned) => f(&mut poisoned.into_inner()),
+    // A search that panicked left the proofs as they were: still sound to use.
+    let lock = || {
+        analyst
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     };
-    let mut proven = false;
-    with(&mut |a| {
-        proven = a.proven_mate(&req.position, req.side);
-        if proven {
+    {
+        let mut a = lock();
+        if a.proven_mate(&req.position, req.side) {
             a.by_proof += 1;
-        } else {
-            a.by_search += 1;
+            return CanMate::Yes;
         }
-    });
-    if proven {
-        return CanMate::Yes;
+        a.by_search += 1;
     }
     match req.position.can_mate_fast(req.side) {
         CanMate::Undetermined => {}
@@ -163,7 +160,7 @@ pub fn answer_shared(analyst: &std::sync::Mutex<Analyst>, req: &AnalysisRequest)
     }
     let (verdict, line) = req.position.can_mate_with_line(req.side);
     if let Some(line) = line {
-        with(&mut |a| a.remember(&req.position, req.side, line.clone()));
+        lock().remember(&req.position, req.side, line);
     }
     verdict
 }

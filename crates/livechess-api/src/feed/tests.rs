@@ -2,21 +2,9 @@ use super::*;
 use crate::view::{Eboard, EboardState, MoveView};
 use serde_json::Value;
 
-/// The JSON lines of the real capture (between `/*` and `*/`), in order.
+/// The JSON lines of the real capture, in order.
 fn capture() -> Vec<String> {
-    let text = test_data::read_text(
-        "dgt-captures/andrescavallin-lichess-dgt-boards/BoardWebSocket-LiveChess-DGT.txt",
-    );
-    let body = text
-        .split_once("/*")
-        .and_then(|(_, rest)| rest.split_once("*/"))
-        .map(|(body, _)| body)
-        .expect("the capture's JSON sits between /* and */");
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect()
+    crate::capture_lines()
 }
 
 fn time_of(line: &str) -> u64 {

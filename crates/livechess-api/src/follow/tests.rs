@@ -3,18 +3,9 @@ use chess_rules::Square;
 
 /// The server's frames of the real capture (LiveChess 2 with a physical board), in order.
 fn capture_replies() -> Vec<String> {
-    let text = test_data::read_text(
-        "dgt-captures/andrescavallin-lichess-dgt-boards/BoardWebSocket-LiveChess-DGT.txt",
-    );
-    let body = text
-        .split_once("/*")
-        .and_then(|(_, rest)| rest.split_once("*/"))
-        .map(|(body, _)| body)
-        .expect("the capture's JSON sits between /* and */");
-    body.lines()
-        .map(str::trim)
+    crate::capture_lines()
+        .into_iter()
         .filter(|l| l.starts_with("{\"response\""))
-        .map(str::to_owned)
         .collect()
 }
 

@@ -973,10 +973,12 @@ impl Tracker {
         // it: a move under way, not lost moves; exchanges would explain it away. A dump
         // that shows this (the line came back while a player held a piece) waits for the
         // pieces to be put down, as lifts seen would: not out of sync for a piece in a hand.
-        let only_lifted = move_under_way(&base, &self.placement)
-            || self
-                .made
-                .is_some_and(|m| move_under_way(&m.after, &self.placement));
+        // Asked only of a search or a dump: a lift in play (most events here) needs neither.
+        let only_lifted = (search || change == Change::Dump)
+            && (move_under_way(&base, &self.placement)
+                || self
+                    .made
+                    .is_some_and(|m| move_under_way(&m.after, &self.placement)));
         if search && !only_lifted {
             let pending = self.pending_recovery.as_ref();
             let same = pending.is_some_and(|p| p.placement == self.placement);
