@@ -364,8 +364,9 @@ fn events_problem(script: &Script, events: &[&Value]) -> Option<String> {
 
 /// Where the daemon told the arbiter that rebuilt moves are uncertain
 /// (`recovery_uncertain`: the board showed squares that several lines explain), and the
-/// line played is among those it named, the recorded line is the best the board allows:
-/// `got` takes the played line there. Returns the plies so accepted that differ.
+/// line played is among those it named (or is the recorded line's moves in another
+/// order), the recorded line is the best the board allows: `got` takes the played line
+/// there. Returns the plies so accepted that differ.
 fn accept_flagged(got: &mut [String], want: &[String], events: &[&Value]) -> usize {
     let mut accepted = 0;
     for e in events.iter().filter(|e| e["kind"] == "recovery_uncertain") {
@@ -389,7 +390,17 @@ fn accept_flagged(got: &mut [String], want: &[String], events: &[&Value]) -> usi
         if to > got.len() || to > want.len() || got[from..to] != recorded[..] {
             continue;
         }
-        if named.iter().any(|l| l[..] == want[from..to]) {
+        // The played line among those named, or (a line longer than the alternatives a
+        // card can list: six plies of three independent moves a side have 36 orders) the
+        // same moves as played in another order.
+        let sorted = |l: &[String]| {
+            let mut l = l.to_vec();
+            l.sort();
+            l
+        };
+        if named.iter().any(|l| l[..] == want[from..to])
+            || sorted(&recorded) == sorted(&want[from..to])
+        {
             accepted += got[from..to]
                 .iter()
                 .zip(&want[from..to])

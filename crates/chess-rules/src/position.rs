@@ -108,6 +108,24 @@ impl CastlingRights {
         CastlingRights(if on { self.0 | b } else { self.0 & !b })
     }
 
+    /// The rights held in either.
+    #[must_use]
+    pub fn union(self, other: CastlingRights) -> CastlingRights {
+        CastlingRights(self.0 | other.0)
+    }
+
+    /// The rights held in both.
+    #[must_use]
+    pub fn intersection(self, other: CastlingRights) -> CastlingRights {
+        CastlingRights(self.0 & other.0)
+    }
+
+    /// The rights of `self` that `other` does not hold.
+    #[must_use]
+    pub fn difference(self, other: CastlingRights) -> CastlingRights {
+        CastlingRights(self.0 & !other.0)
+    }
+
     /// True when no right is left.
     pub fn is_empty(self) -> bool {
         self.0 == 0

@@ -10,8 +10,9 @@ pub const MAX_PLIES: usize = 4;
 /// The most lines [`lost_moves`] returns: enough to say what else could have happened.
 pub const MAX_LINES: usize = 4;
 
-/// The most plies a deep search ([`lost_moves_within`]) looks ahead (measured in
-/// docs/reliability.md; the tracker does not call it yet: it adopted wrong lines).
+/// The most plies a deep search ([`lost_moves_within`], [`lost_moves_to`]) looks ahead
+/// (measured in docs/reliability.md). The tracker runs it only at a press while out of
+/// sync, so the side to move is known (see [`lost_moves_to`]).
 pub const DEEP_PLIES: usize = 10;
 
 /// The most positions the deep search visits (about a tenth of a second, see
@@ -66,6 +67,32 @@ pub fn lost_moves_within(
     seen_first: Option<Move>,
     nodes: u64,
 ) -> Result<Option<LostMoves>, Exhausted> {
+    lines_to(from, target, max_plies, seen_first, None, nodes)
+}
+
+/// [`lost_moves_within`] for lines after which `to_move` is to move: a press names the
+/// player who just completed a move, so only lines of that parity can be what happened.
+/// Without it the shortest line can be of the other parity (2. Qh5 Nc6 3. Qg4 leaves the
+/// squares of 2. Qg4 Nc6, with the wrong side to move), and the game would go on a ply
+/// out of step.
+pub fn lost_moves_to(
+    from: &Position,
+    target: &Placement,
+    max_plies: usize,
+    to_move: Color,
+    nodes: u64,
+) -> Result<Option<LostMoves>, Exhausted> {
+    lines_to(from, target, max_plies, None, Some(to_move), nodes)
+}
+
+fn lines_to(
+    from: &Position,
+    target: &Placement,
+    max_plies: usize,
+    seen_first: Option<Move>,
+    to_move: Option<Color>,
+    nodes: u64,
+) -> Result<Option<LostMoves>, Exhausted> {
     let mut line = Vec::with_capacity(max_plies);
     let mut found = Vec::new();
     let mut budget = Budget {
@@ -74,6 +101,14 @@ pub fn lost_moves_within(
     };
     let seen = seen_first.and_then(|m| from.play(m).ok().map(|after| (m, after)));
     for depth in min_plies(from, target).max(1)..=max_plies {
+        let mover_after = if depth % 2 == 0 {
+            from.side_to_move()
+        } else {
+            from.side_to_move().opponent()
+        };
+        if to_move.is_some_and(|c| c != mover_after) {
+            continue;
+        }
         if let Some((m, after)) = &seen {
             line.clear();
             line.push(*m);

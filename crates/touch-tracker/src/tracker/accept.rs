@@ -4,7 +4,7 @@
 //! journals it), so a replay reaches the same state.
 
 use chess_rules::{
-    CastleSide, CastlingRights, Color, File, Game, Piece, Position, Rank, Role, Square,
+    CastleSide, CastlingRights, Color, File, Game, Piece, Placement, Position, Rank, Role, Square,
 };
 
 use super::{Phase, Tracker};
@@ -34,27 +34,7 @@ impl Tracker {
             return Err(AcceptError::LineDown(self.cfg.board.clone()));
         }
         let base = self.game.position();
-        // A right survives only where it was held and king and rook are still at home
-        // (the board cannot say they never moved: the arbiter checks the scoresheets).
-        let mut castling = CastlingRights::NONE;
-        for c in [Color::White, Color::Black] {
-            let rank = match c {
-                Color::White => Rank::First,
-                Color::Black => Rank::Eighth,
-            };
-            let at = |file: File, role: Role| {
-                self.placement.get(Square::new(file, rank)) == Some(Piece::new(c, role))
-            };
-            for (side, rook_file) in [
-                (CastleSide::KingSide, File::H),
-                (CastleSide::QueenSide, File::A),
-            ] {
-                let keep = base.castling().has(c, side)
-                    && at(File::E, Role::King)
-                    && at(rook_file, Role::Rook);
-                castling = castling.with(c, side, keep);
-            }
-        }
+        let castling = rights_still_possible(base, &self.placement);
         // At least the plies the squares need, of the parity the side to move gives.
         let mut ply = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
         if (ply % 2 == 1) != (side == Color::Black) {
@@ -95,6 +75,7 @@ impl Tracker {
         self.turn_start_ms = t;
         self.gap_open = false;
         self.desynced = false;
+        self.rebuilt_doubt = None;
         self.recount();
         self.emit(
             out,
@@ -116,4 +97,30 @@ impl Tracker {
         );
         Ok(())
     }
+}
+
+/// The castling rights `base` held whose king and rook still stand at home on `placement`:
+/// the most a position the board shows after unseen moves can have (the board cannot say
+/// they never moved).
+pub(super) fn rights_still_possible(base: &Position, placement: &Placement) -> CastlingRights {
+    let mut castling = CastlingRights::NONE;
+    for c in [Color::White, Color::Black] {
+        let rank = match c {
+            Color::White => Rank::First,
+            Color::Black => Rank::Eighth,
+        };
+        let at = |file: File, role: Role| {
+            placement.get(Square::new(file, rank)) == Some(Piece::new(c, role))
+        };
+        for (side, rook_file) in [
+            (CastleSide::KingSide, File::H),
+            (CastleSide::QueenSide, File::A),
+        ] {
+            let keep = base.castling().has(c, side)
+                && at(File::E, Role::King)
+                && at(rook_file, Role::Rook);
+            castling = castling.with(c, side, keep);
+        }
+    }
+    castling
 }

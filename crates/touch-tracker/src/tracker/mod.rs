@@ -33,6 +33,7 @@ use crate::recover;
 
 mod accept;
 mod arbiter;
+mod deep;
 mod record;
 mod rulings;
 
@@ -289,6 +290,11 @@ pub struct Tracker {
     /// Every displacement of the game (art. 7.4): who, and the ply of the move it came
     /// with (what the arbiter's penalties refer to, see [`Tracker::check_arbiter`]).
     displacements: Vec<(Color, u32)>,
+    /// The last change on the board emptied a square: a piece may be in a hand (the deep
+    /// search would explain it away as a capture).
+    piece_in_air: bool,
+    /// What a line rebuilt by the deep search may have got wrong (see `deep.rs`).
+    rebuilt_doubt: Option<deep::RebuiltDoubt>,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -375,6 +381,8 @@ impl Tracker {
             line_down: false,
             displaced: None,
             displacements: Vec::new(),
+            piece_in_air: false,
+            rebuilt_doubt: None,
             cfg,
         }
     }
@@ -651,6 +659,7 @@ impl Tracker {
         if old == new {
             return;
         }
+        self.piece_in_air = new.is_none();
         self.placement.set(sq, new);
         let want = self.game.position().piece_at(sq);
         match (old == want, new == want) {
@@ -821,6 +830,7 @@ impl Tracker {
             self.gap_open = true;
         }
         self.placement = placement;
+        self.piece_in_air = false;
         self.displaced_after_dump(t, out);
         self.recount();
         if let Some((_, m)) = board.magic_pieces().next() {
@@ -1017,46 +1027,13 @@ impl Tracker {
                 }
                 self.pending_recovery = None;
                 self.in_sync(t, out);
-                if !found.others.is_empty() {
-                    self.emit(
-                        out,
-                        t,
-                        EventKind::RecoveryUncertain(RecoveryUncertainEvent {
-                            ply: base.plies() + 1,
-                            recorded_san: recover::san_line(&base, &found.line),
-                            alternatives_san: found
-                                .others
-                                .iter()
-                                .map(|l| recover::san_line(&base, l))
-                                .collect(),
-                            recorded: found.line.clone(),
-                            alternatives: found.others,
-                        }),
-                    );
-                }
-                let line = found.line;
                 // A press pending from before the loss completed the first lost move, if
                 // its player pressed.
-                let mut press = self
+                let press = self
                     .pending_press
                     .take()
                     .filter(|p| p.presser == base.side_to_move());
-                let (last, earlier) = line
-                    .split_last()
-                    .map_or((None, &[][..]), |(l, e)| (Some(*l), e));
-                for &m in earlier {
-                    let how = How {
-                        recovered: true,
-                        ..press
-                            .take()
-                            .map_or_else(How::default, |p| How::pressed(p.clock))
-                    };
-                    let mine = std::mem::take(&mut self.touches);
-                    self.record(t, m, how, mine, Vec::new(), out);
-                    if !matches!(self.phase, Phase::Playing) {
-                        return true;
-                    }
-                }
+                let last = self.record_lost_lines(t, &base, found, false, press, out);
                 if let Some(m) = last {
                     if let Ok(after) = self.game.position().play(m) {
                         self.set_made(t, m, after);
@@ -1069,6 +1046,61 @@ impl Tracker {
             self.lose_sync(t, recover::MAX_PLIES, out);
         }
         false
+    }
+
+    /// Records the lost moves of `found` (a line from `base`, the last known position)
+    /// but the last, which is returned for the caller to complete (made, or pressed);
+    /// `None` when the game ended on the way. `press` completed the first of them. The
+    /// arbiter is told (`recovery_uncertain`) when other lines explain the board as well,
+    /// or when `flag`: the line is longer than a search can vouch for.
+    fn record_lost_lines(
+        &mut self,
+        t: u64,
+        base: &Position,
+        found: recover::LostMoves,
+        flag: bool,
+        mut press: Option<PendingPress>,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Option<Move> {
+        if flag || !found.others.is_empty() {
+            self.emit(
+                out,
+                t,
+                EventKind::RecoveryUncertain(RecoveryUncertainEvent {
+                    ply: base.plies() + 1,
+                    recorded_san: recover::san_line(base, &found.line),
+                    alternatives_san: found
+                        .others
+                        .iter()
+                        .map(|l| recover::san_line(base, l))
+                        .collect(),
+                    recorded: found.line.clone(),
+                    alternatives: found.others,
+                }),
+            );
+        }
+        let after = found
+            .line
+            .iter()
+            .try_fold(*base, |pos, &m| pos.play(m).ok())?;
+        // What the line may have got wrong that a ruling depends on (castling, en passant):
+        // kept, so that such a press is never ruled (see `deep.rs`).
+        self.rebuilt_doubt = Some(deep::RebuiltDoubt::of_line(base, &after, &self.placement));
+        let (&last, earlier) = found.line.split_last()?;
+        for &m in earlier {
+            let how = How {
+                recovered: true,
+                ..press
+                    .take()
+                    .map_or_else(How::default, |p| How::pressed(p.clock))
+            };
+            let mine = std::mem::take(&mut self.touches);
+            self.record(t, m, how, mine, Vec::new(), out);
+            if !matches!(self.phase, Phase::Playing) {
+                return None;
+            }
+        }
+        Some(last)
     }
 
     /// The board shows what no line the searches reach explains: out of sync. Says how
@@ -1308,6 +1340,16 @@ impl Tracker {
             }
         }
         let mover = self.game.position().side_to_move();
+        if self.desynced {
+            // Out of sync: the press is kept for the deep search when its settle window
+            // has passed (`rule_press`), whoever pressed; never ruled.
+            self.pending_press = Some(PendingPress {
+                deadline: t + self.cfg.settle_window_ms,
+                clock,
+                presser,
+            });
+            return;
+        }
         if presser == mover {
             if let Some(m) = self.current_candidate() {
                 self.record_pressed(t, m, clock, out);
@@ -1435,6 +1477,7 @@ impl Tracker {
         self.history.clear();
         self.clear_pending();
         self.desynced = false;
+        self.rebuilt_doubt = None;
         self.unpressed_last = None;
         self.gap_open = false;
         self.result = None;

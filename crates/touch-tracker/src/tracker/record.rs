@@ -35,6 +35,13 @@ impl Tracker {
         let mover = before.side_to_move();
         let ply = before.plies() + 1;
         self.unpressed_last = (!how.pressed).then_some(mover);
+        if self
+            .rebuilt_doubt
+            .is_some_and(|d| d.castling.is_empty() && ply > d.line_end_ply)
+        {
+            // Nothing a rebuilt line may have got wrong matters any more.
+            self.rebuilt_doubt = None;
+        }
         self.emit(
             out,
             t,

@@ -7,6 +7,7 @@ use chess_rules::{
     IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role, Square,
 };
 
+use super::deep::DeepSearch;
 use super::{idx, Change, Displaced, How, Phase, RestoreKind, Restoring, Tracker, Waiting};
 use crate::analysis::Purpose;
 use crate::config::Supervision;
@@ -27,6 +28,12 @@ impl Tracker {
             return;
         };
         if !matches!(self.phase, Phase::Playing) {
+            return;
+        }
+        if self.desynced {
+            // Out of sync: the lost moves may be found now that a press names who just
+            // moved; otherwise the board stays out of sync. Never a ruling.
+            self.recover_at_press(t, p, out);
             return;
         }
         if p.presser != self.game.position().side_to_move() {
@@ -54,7 +61,16 @@ impl Tracker {
         if (self.desynced || self.gap_open) && !matches!(classification, Classification::Legal(_)) {
             // Events were lost and the board has not confirmed the game since: what it
             // shows may be moves made unseen, not an illegal move. Never a ruling on a
-            // guess: out of sync, the arbiter is told.
+            // guess: the deeper search, or out of sync, the arbiter told.
+            let searched = self.recover_at_press(t, p, out);
+            if searched != DeepSearch::Adopted {
+                self.lose_sync(t, searched.plies_searched(), out);
+            }
+            return;
+        }
+        if !matches!(classification, Classification::Legal(_)) && self.doubt_explains(&lifted) {
+            // After a line rebuilt by the deep search: a castling or en passant capture
+            // the real game may allow. Not a ruling on a guess (see `deep.rs`).
             self.lose_sync(t, recover::MAX_PLIES, out);
             return;
         }
