@@ -166,7 +166,7 @@ fn reason(net: &NetworkConfig, login: &str, e: &async_nats::ConnectError) -> Str
     };
     match e.kind() {
         K::AuthorizationViolation => format!(
-            "the server refused the login with {login} (authorization violation): check [network] against the server's authorization block"
+            "the server refused the login with {login} (authorization violation): check [network] against the users the server lets in (its authorization or accounts block)"
         ),
         K::Authentication => format!("cannot sign the server's challenge with {login}: {e}"),
         K::Tls => format!("TLS failed: {e}; {tls_hint}"),

@@ -209,8 +209,11 @@ async fn tls_with_the_event_ca_logs_in_and_an_untrusted_or_plain_server_is_named
         &binary,
         &dir,
         &format!(
+            // The logins in an account of the event (as docs/deployment.md shows).
             "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n}}\n\
-             authorization {{\n  users = [\n    {{ nkey: \"{}\" }}\n    {{ user: \"hall_b\", password: \"s3cret-b\" }}\n  ]\n}}\n",
+             accounts {{\n  EVENT: {{\n    jetstream: enabled\n    users: [\n      \
+             {{ nkey: \"{}\" }}\n      {{ user: \"hall_b\", password: \"s3cret-b\" }}\n    \
+             ]\n  }}\n}}\n",
             dir.join("server-cert.pem").display(),
             dir.join("server-key.pem").display(),
             hall_a.public_key()
