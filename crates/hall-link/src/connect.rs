@@ -135,7 +135,17 @@ fn options(net: &NetworkConfig, config_dir: &Path) -> Result<Options, ConnectErr
         }
         opts = opts.add_root_certificates(path);
     }
-    let addrs = urls.iter().filter_map(|u| u.parse().ok()).collect();
+    // Each one parsed, or named: a URL dropped here would leave a daemon retrying nothing.
+    let addrs = urls
+        .iter()
+        .map(|u| {
+            u.parse().map_err(|e: std::io::Error| {
+                ConnectError::Config(hall_network::NetworkConfigError(format!(
+                    "network.nats {u:?}: {e}"
+                )))
+            })
+        })
+        .collect::<Result<_, _>>()?;
     Ok(Options {
         opts,
         addrs,
@@ -255,4 +265,44 @@ pub async fn connect(
             url: label2,
             source,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn net(section: &str) -> NetworkConfig {
+        toml::from_str(section).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_server_url_that_does_not_parse_is_named() {
+        for (url, says) in [
+            ("nats://central:99999", "invalid port number"),
+            ("nats://cen tral:4222", "no host"),
+        ] {
+            let e = connect(
+                &net(&format!("nats = \"{url}\"\nhall = \"A\"\n")),
+                Path::new("."),
+                "test",
+            )
+            .await
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(url), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+        // One bad URL among good ones is not dropped either.
+        let e = connect(
+            &net("nats = \"nats://a:4222, nats://b:4222:1\"\nhall = \"A\"\n"),
+            Path::new("."),
+            "test",
+        )
+        .await
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("nats://b:4222:1"), "{e}");
+    }
 }
