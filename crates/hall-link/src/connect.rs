@@ -32,6 +32,9 @@ pub enum ConnectError {
     /// One attempt to log in ([`check_login`]) failed; `reason` names what to check.
     #[error("NATS server {url}: {reason}")]
     Login { url: String, reason: String },
+    /// One attempt found no server to talk to (not running, wrong address, no route).
+    #[error("NATS server {url}: cannot reach it: {reason}")]
+    Unreachable { url: String, reason: String },
 }
 
 /// A relative path is taken from the config file's folder.
@@ -154,6 +157,26 @@ fn options(net: &NetworkConfig, config_dir: &Path) -> Result<Options, ConnectErr
     })
 }
 
+/// The attempt found no server: the TCP connection itself failed (before any TLS).
+fn unreachable(e: &async_nats::ConnectError) -> bool {
+    use std::io::ErrorKind as Io;
+    match e.kind() {
+        async_nats::ConnectErrorKind::Dns | async_nats::ConnectErrorKind::TimedOut => true,
+        async_nats::ConnectErrorKind::Io => std::error::Error::source(e)
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .is_some_and(|io| {
+                matches!(
+                    io.kind(),
+                    Io::ConnectionRefused
+                        | Io::HostUnreachable
+                        | Io::NetworkUnreachable
+                        | Io::AddrNotAvailable
+                )
+            }),
+        _ => false,
+    }
+}
+
 /// What to check when an attempt fails, from the client's error.
 fn reason(net: &NetworkConfig, login: &str, e: &async_nats::ConnectError) -> String {
     use async_nats::ConnectErrorKind as K;
@@ -203,13 +226,17 @@ pub async fn check_login(net: &NetworkConfig, config_dir: &Path) -> Result<(), C
             let _ = client.drain().await;
             Ok(())
         }
+        Ok(Err(e)) if unreachable(&e) => Err(ConnectError::Unreachable {
+            reason: format!("{e} (is the server running, and is network.nats its address?)"),
+            url: o.url,
+        }),
         Ok(Err(e)) => Err(ConnectError::Login {
             reason: reason(net, &o.login, &e),
             url: o.url,
         }),
-        Err(_) => Err(ConnectError::Login {
+        Err(_) => Err(ConnectError::Unreachable {
             url: o.url,
-            reason: "no answer to the login within 10 s".to_owned(),
+            reason: "no answer within 10 s".to_owned(),
         }),
     }
 }
@@ -233,8 +260,11 @@ pub async fn connect(
     {
         let (net, dir) = (net.clone(), config_dir.to_owned());
         tokio::spawn(async move {
-            if let Err(e) = check_login(&net, &dir).await {
-                tracing::error!("network: {e}");
+            match check_login(&net, &dir).await {
+                Ok(()) => {}
+                // The retrying client says so too, and goes on trying.
+                Err(e @ ConnectError::Unreachable { .. }) => tracing::warn!("network: {e}"),
+                Err(e) => tracing::error!("network: {e}"),
             }
         });
     }
@@ -304,5 +334,24 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("nats://b:4222:1"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn no_server_at_a_tls_url_is_unreachable_not_a_tls_failure() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = check_login(
+            &net(&format!(
+                "nats = \"tls://127.0.0.1:{port}\"\nhall = \"A\"\n"
+            )),
+            Path::new("."),
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(e, ConnectError::Unreachable { .. }), "{e}");
+        assert!(e.to_string().contains("cannot reach it"), "{e}");
     }
 }
