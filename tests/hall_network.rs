@@ -654,3 +654,48 @@ fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `run --check` reads the `[network]` files as the link does: a seed file that holds no
+/// seed and a CA file without a certificate are named (no server needed).
+#[test]
+fn run_check_names_a_seed_file_without_a_seed_and_a_ca_file_without_a_certificate() {
+    let dir = temp_dir("hall-network-check");
+    std::fs::write(dir.join("hall-a.nk"), "not a seed\n").unwrap();
+    std::fs::write(
+        dir.join("hall-b.nk"),
+        nkeys::KeyPair::new_user().seed().unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("ca.pem"), "hello\n").unwrap();
+    let check = |network: &str| {
+        let path = dir.join("hall.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "[event]\nname = \"X\"\nround = 1\ntime_control = \"180+2\"\n\n[output]\ndir = \"out\"\n\n\
+                 [network]\nnats = \"tls://central:4222\"\nhall = \"A\"\n{network}\n\
+                 [[board]]\nnumber = 1\nport = \"/dev/null\"\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+            .args(["run", "--check", "--config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (ok, e) = check("nkey_seed_file = \"hall-a.nk\"");
+    assert!(
+        !ok && e.contains("hall-a.nk") && e.contains("does not hold a user nkey seed"),
+        "{e}"
+    );
+    let (ok, e) = check("nkey_seed_file = \"hall-b.nk\"\ntls_ca = \"ca.pem\"");
+    assert!(
+        !ok && e.contains("ca.pem") && e.contains("no PEM certificate"),
+        "{e}"
+    );
+    let (ok, e) = check("nkey_seed_file = \"hall-b.nk\"");
+    assert!(ok, "a good seed passes: {e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -177,6 +177,13 @@ fn unreachable(e: &async_nats::ConnectError) -> bool {
     }
 }
 
+/// The `[network]` section as [`connect`] reads it, without connecting: the URLs parsed,
+/// the password, seed, credentials and CA files read and the seed decoded. For `run
+/// --check`.
+pub fn check_files(net: &NetworkConfig, config_dir: &Path) -> Result<(), ConnectError> {
+    options(net, config_dir).map(|_| ())
+}
+
 /// What to check when an attempt fails, from the client's error.
 fn reason(net: &NetworkConfig, login: &str, e: &async_nats::ConnectError) -> String {
     use async_nats::ConnectErrorKind as K;
