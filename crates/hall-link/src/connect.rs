@@ -211,7 +211,6 @@ fn reason(net: &NetworkConfig, login: &str, e: &async_nats::ConnectError) -> Str
         K::Authentication => format!("cannot sign the server's challenge with {login}: {e}"),
         K::Tls => format!("TLS failed: {e}; {tls_hint}"),
         K::Io if net.tls() => format!("TLS failed: {e}; {tls_hint}"),
-        K::TimedOut => format!("no answer: {e}"),
         _ => text,
     }
 }
@@ -243,7 +242,8 @@ pub async fn check_login(net: &NetworkConfig, config_dir: &Path) -> Result<(), C
         }),
         Err(_) => Err(ConnectError::Unreachable {
             url: o.url,
-            reason: "no answer within 10 s".to_owned(),
+            reason: "no NATS answer within 10 s (is network.nats the address of a NATS server?)"
+                .to_owned(),
         }),
     }
 }
