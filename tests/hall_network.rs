@@ -57,6 +57,8 @@ struct NatsServer {
     monitor: u16,
     store: PathBuf,
     log: PathBuf,
+    /// A config file (`-c`), for TLS and logins.
+    conf: Option<PathBuf>,
     child: Option<Child>,
 }
 
@@ -68,6 +70,24 @@ impl NatsServer {
             monitor: free_port(),
             store: dir.join("nats-store"),
             log: dir.join("nats-server.log"),
+            conf: None,
+            child: None,
+        };
+        s.spawn();
+        s
+    }
+
+    /// [`NatsServer::start`] with this config file text (written into `dir`).
+    fn start_with_config(binary: PathBuf, dir: &Path, conf: &str) -> NatsServer {
+        let path = dir.join("nats-server.conf");
+        std::fs::write(&path, conf).unwrap();
+        let mut s = NatsServer {
+            binary,
+            port: free_port(),
+            monitor: free_port(),
+            store: dir.join("nats-store"),
+            log: dir.join("nats-server.log"),
+            conf: Some(path),
             child: None,
         };
         s.spawn();
@@ -84,7 +104,11 @@ impl NatsServer {
             .append(true)
             .open(&self.log)
             .unwrap();
-        let child = Command::new(&self.binary)
+        let mut command = Command::new(&self.binary);
+        if let Some(conf) = &self.conf {
+            command.arg("-c").arg(conf);
+        }
+        let child = command
             .args(["-js", "-a", "127.0.0.1", "-p"])
             .arg(self.port.to_string())
             .arg("-m")
@@ -515,5 +539,163 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
     assert!(terminate(&mut central));
     eprintln!("{:?}: done", started.elapsed());
     drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A CA, and a certificate it signed for `127.0.0.1`, as PEM files in `dir`: `ca.pem`,
+/// `server-cert.pem`, `server-key.pem`.
+fn make_certificates(dir: &Path) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+        KeyUsagePurpose,
+    };
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "E2E Open CA");
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let mut server = CertificateParams::new(vec!["127.0.0.1".into()]).unwrap();
+    server
+        .distinguished_name
+        .push(DnType::CommonName, "central");
+    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let cert = server.signed_by(&key, &ca, &ca_key).unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(dir.join("server-cert.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("server-key.pem"), key.serialize_pem()).unwrap();
+}
+
+#[test]
+fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
+    let Some(binary) = nats_server_or_skip() else {
+        return;
+    };
+    let _one_at_a_time = serial();
+    let dir = temp_dir("hall-network-tls");
+    make_certificates(&dir);
+    let (hall_key, central_key) = (nkeys::KeyPair::new_user(), nkeys::KeyPair::new_user());
+    let server = NatsServer::start_with_config(
+        binary,
+        &dir,
+        &format!(
+            "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n}}\n\
+             accounts {{\n  EVENT: {{\n    jetstream: enabled\n    users: [\n      \
+             {{ nkey: \"{}\" }}\n      {{ nkey: \"{}\" }}\n    ]\n  }}\n}}\n",
+            dir.join("server-cert.pem").display(),
+            dir.join("server-key.pem").display(),
+            hall_key.public_key(),
+            central_key.public_key(),
+        ),
+    );
+    let tls_url = server.url().replace("nats://", "tls://");
+    let (a_dir, c_dir) = (dir.join("hall-a"), dir.join("central"));
+    for (d, key) in [(&a_dir, &hall_key), (&c_dir, &central_key)] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("daemon.nk"), key.seed().unwrap()).unwrap();
+    }
+    let logins =
+        format!("nats = \"{tls_url}\"\nnkey_seed_file = \"daemon.nk\"\ntls_ca = \"../ca.pem\"\n");
+    let boards = Boards::serve(vec![script_with(
+        0,
+        41,
+        Vec::new(),
+        Some(12),
+        Faults::default(),
+    )]);
+    let a_cfg = config(
+        &a_dir,
+        &boards,
+        &format!("\n[network]\nhall = \"A\"\n{logins}"),
+    );
+    let c_cfg = c_dir.join("event.toml");
+    std::fs::write(
+        &c_cfg,
+        format!(
+            "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
+             time_control = \"{}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
+             [network]\nhalls = [\"A\"]\n{logins}",
+            arbiter_daemon::demo::TIME_CONTROL
+        ),
+    )
+    .unwrap();
+    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
+    let mut hall = start(&a_cfg);
+    let mut central = start_central(&c_cfg);
+    boards.wait_done(Duration::from_secs(120));
+
+    // The hall's moves reach the central, over TLS with the nkey logins.
+    wait_for(
+        "hall A's moves at the central",
+        Duration::from_secs(60),
+        || {
+            let played = move_count(&a_out);
+            played > 0 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == played
+        },
+    );
+    let (code, body) = plain_get(server.monitor, "/connz").expect("connz answers");
+    assert_eq!(code, 200);
+    let connz: Value = serde_json::from_str(&body).unwrap();
+    let connections = connz["connections"].as_array().unwrap();
+    for name in ["dgt-arbiter hall A", "dgt-arbiter central"] {
+        let c = connections
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is connected: {connz}"));
+        assert!(
+            c["tls_version"].as_str().is_some_and(|v| !v.is_empty()),
+            "{name} talks TLS: {c}"
+        );
+    }
+    assert!(terminate(&mut hall));
+    assert!(terminate(&mut central));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `run --check` reads the `[network]` files as the link does: a seed file that holds no
+/// seed and a CA file without a certificate are named (no server needed).
+#[test]
+fn run_check_names_a_seed_file_without_a_seed_and_a_ca_file_without_a_certificate() {
+    let dir = temp_dir("hall-network-check");
+    std::fs::write(dir.join("hall-a.nk"), "not a seed\n").unwrap();
+    std::fs::write(
+        dir.join("hall-b.nk"),
+        nkeys::KeyPair::new_user().seed().unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("ca.pem"), "hello\n").unwrap();
+    let check = |network: &str| {
+        let path = dir.join("hall.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "[event]\nname = \"X\"\nround = 1\ntime_control = \"180+2\"\n\n[output]\ndir = \"out\"\n\n\
+                 [network]\nnats = \"tls://central:4222\"\nhall = \"A\"\n{network}\n\
+                 [[board]]\nnumber = 1\nport = \"/dev/null\"\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+            .args(["run", "--check", "--config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (ok, e) = check("nkey_seed_file = \"hall-a.nk\"");
+    assert!(
+        !ok && e.contains("hall-a.nk") && e.contains("does not hold a user nkey seed"),
+        "{e}"
+    );
+    let (ok, e) = check("nkey_seed_file = \"hall-b.nk\"\ntls_ca = \"ca.pem\"");
+    assert!(
+        !ok && e.contains("ca.pem") && e.contains("no PEM certificate"),
+        "{e}"
+    );
+    let (ok, e) = check("nkey_seed_file = \"hall-b.nk\"");
+    assert!(ok, "a good seed passes: {e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -37,6 +37,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         for missing in &config.missing_ports {
             eprintln!("warning: {missing}");
         }
+        // The network's files as the link reads them (a seed file holding no seed, a CA
+        // file without a certificate), not only opened.
+        if let Some(net) = &config.network {
+            let dir = config.path.parent().unwrap_or(std::path::Path::new("."));
+            hall_link::connect::check_files(net, dir)?;
+        }
         println!(
             "{}: ok ({} boards, {} {}, round {})",
             args.config.display(),

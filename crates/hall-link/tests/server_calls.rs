@@ -6,68 +6,15 @@
 //! `nats-server` (Debian package `nats-server`); skipped with a line saying
 //! so when it is missing, unless `DGT_REQUIRE_NATS_SERVER=1` (set by `.ci/run`).
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+use common::{nats_server_or_skip, start_server};
 
 use async_nats::jetstream::{self, consumer, stream};
 use futures_util::StreamExt;
-
-fn nats_server_binary() -> Option<PathBuf> {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")])
-        .map(|d| d.join("nats-server"))
-        .find(|p| p.is_file())
-}
-
-/// The server, killed when dropped.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The installed nats-server; `None` (after a line saying so) when a test must skip.
-fn nats_server_or_skip() -> Option<PathBuf> {
-    let binary = nats_server_binary();
-    if binary.is_none() {
-        if std::env::var("DGT_REQUIRE_NATS_SERVER").as_deref() == Ok("1") {
-            panic!("nats-server is required (DGT_REQUIRE_NATS_SERVER=1) but not installed: apt-get install nats-server");
-        }
-        eprintln!("skipped: nats-server is not installed (apt-get install nats-server)");
-    }
-    binary
-}
-
-/// A JetStream server on a free loopback port with its own store in `dir`, with these
-/// extra arguments; its URL.
-fn start_server(binary: &Path, dir: &Path, extra: &[&str]) -> (Server, String) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let server = Server(
-        Command::new(binary)
-            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-            .arg(dir.join("store"))
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    (server, format!("nats://127.0.0.1:{port}"))
-}
 
 #[tokio::test]
 async fn a_client_from_the_network_section_logs_in_with_the_password_file() {

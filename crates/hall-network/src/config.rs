@@ -10,7 +10,7 @@
 //! password_file = "nats-password"
 //! # creds = "hall-a.creds"              # or a JWT + nkey credentials file
 //! # nkey_seed_file = "hall-a.nk"        # or an nkey seed
-//! # tls_ca = "event-ca.pem"             # a CA to trust beyond the system's
+//! # tls_ca = "event-ca.pem"             # the CA to trust (instead of the system's)
 //! ```
 //!
 //! Relative paths are taken from the config file's folder (by the caller).
