@@ -756,12 +756,7 @@ fn http_requests() {
     wait_events(&out, Duration::from_secs(30), "the first move", |ev| {
         ev.iter().any(|e| e["kind"] == "move")
     });
-    let addr = std::fs::read_to_string(out.join("http-address"))
-        .unwrap()
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let addr = common::http_host(&out);
 
     let token = std::fs::read_to_string(out.join("arbiter-token"))
         .unwrap()
@@ -904,13 +899,7 @@ fn http_requests() {
 
 /// The daemon's `host:port` from its `http-address` file.
 fn address(out: &Path) -> String {
-    std::fs::read_to_string(out.join("http-address"))
-        .unwrap()
-        .trim()
-        .trim_start_matches("https://")
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned()
+    common::http_host(out)
 }
 
 /// 400 idle connections under an open-file limit of 300 (they stopped `/healthz` and

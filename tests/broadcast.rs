@@ -47,12 +47,7 @@ fn parse_at(at: &str) -> u64 {
 
 /// A GET with extra headers: status and body, `None` while the daemon is down.
 fn get(out: &Path, path: &str, headers: &str) -> Option<(u16, String)> {
-    let url = std::fs::read_to_string(out.join("http-address")).ok()?;
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let host = common::try_http_host(out)?;
     let mut s = TcpStream::connect(&host).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     write!(

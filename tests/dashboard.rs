@@ -206,12 +206,8 @@ fn the_dashboard_in_a_real_browser() {
     wait_until(Duration::from_secs(20), "the HTTP address", || {
         out.join("http-address").exists()
     });
-    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
-    let url = url.trim().to_owned();
-    let host = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned();
+    let host = common::http_host(&out);
+    let url = format!("http://{host}/");
     wait_until(Duration::from_secs(20), "both boards connected", || {
         let (_, s) = request(&host, "GET", "/api/state", Some(TOKEN));
         s["boards"]

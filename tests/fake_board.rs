@@ -211,12 +211,8 @@ fn a_cable_pulled_for_six_plies_makes_no_illegal_move_ruling() {
 /// A POST on the daemon's HTTP endpoint (`token`: as the arbiter): status code and body.
 fn post(out: &Path, path: &str, token: bool) -> (u16, String) {
     use std::io::{Read, Write};
-    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/');
-    let mut s = std::net::TcpStream::connect(host).unwrap();
+    let host = common::http_host(out);
+    let mut s = std::net::TcpStream::connect(&host).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let token = if token {
         token_header(out)

@@ -133,6 +133,19 @@ struct GameReport {
     /// Plies of those lines recorded otherwise than played (the played line among the
     /// ones the alert named).
     flagged: usize,
+    /// `illegal_move` or `illegal_move_stands` events: no illegal move is played in the
+    /// campaign's games, so every one is a false ruling.
+    false_rulings: usize,
+    /// Times the board went out of sync (the arbiter asked).
+    out_of_sync: usize,
+}
+
+/// The rulings of an illegal move among a board's events.
+fn rulings(events: &[&Value]) -> usize {
+    events
+        .iter()
+        .filter(|e| e["kind"] == "illegal_move" || e["kind"] == "illegal_move_stands")
+        .count()
 }
 
 /// Counts the fault actions of a script by kind: (pulls, 7-bit noise, bit-7 noise, clock
@@ -505,6 +518,7 @@ fn run_batch(c: &Campaign, first: usize, count: usize) -> Vec<GameReport> {
         if let Some(p) = events_problem(s, &b) {
             panic!("board {}: {p}", i + 1);
         }
+        assert_eq!(rulings(&b), 0, "board {}: a false ruling", i + 1);
         let want: Vec<String> = s.plies.iter().map(|p| p.mv.uci()).collect();
         let pgn = out.join(format!("pgn/round-2/board-{}.pgn", i + 1));
         let mut recorded: Vec<String> = pgn_moves(&pgn).into_iter().map(Move::uci).collect();
@@ -532,6 +546,11 @@ fn run_batch(c: &Campaign, first: usize, count: usize) -> Vec<GameReport> {
                 .filter(|e| e["kind"] == "recovery_uncertain")
                 .count(),
             flagged,
+            false_rulings: rulings(&b),
+            out_of_sync: b
+                .iter()
+                .filter(|e| e["kind"] == "board_status" && e["status"] == "out_of_sync")
+                .count(),
         });
     }
     eprintln!(
@@ -590,13 +609,13 @@ fn run(c: &Campaign) -> Vec<GameReport> {
 /// The per-game table and the totals, as markdown.
 fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
     let mut s = format!(
-        "Campaign {c:?}: {} games in {:.0?}\n\n| game | seed | plies | cable pulls | noise 7-bit | noise bit-7/truncated | clock unplugs | kill -9 | line drops seen | moves recovered | uncertain lines | moves replaced | PGN = game |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "Campaign {c:?}: {} games in {:.0?}\n\n| game | seed | plies | cable pulls | noise 7-bit | noise bit-7/truncated | clock unplugs | kill -9 | line drops seen | moves recovered | uncertain lines | false rulings | out of sync | moves replaced | PGN = game |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         r.len(),
         took
     );
     for g in r {
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             g.game + 1,
             g.seed,
             g.plies,
@@ -608,6 +627,8 @@ fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
             g.disconnects,
             g.recovered,
             g.uncertain,
+            g.false_rulings,
+            g.out_of_sync,
             g.replaced,
             match g.flagged {
                 0 => "yes".to_owned(),
@@ -617,7 +638,7 @@ fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
     }
     let sum = |f: fn(&GameReport) -> usize| r.iter().map(f).sum::<usize>();
     s.push_str(&format!(
-        "| **total** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} of {} exact, {} with {} plies of flagged lines |\n",
+        "| **total** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} of {} exact, {} with {} plies of flagged lines |\n",
         sum(|g| g.plies),
         sum(|g| g.pulls),
         sum(|g| g.noise_7bit),
@@ -627,6 +648,8 @@ fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
         sum(|g| g.disconnects),
         sum(|g| g.recovered),
         sum(|g| g.uncertain),
+        sum(|g| g.false_rulings),
+        sum(|g| g.out_of_sync),
         sum(|g| g.replaced),
         r.iter().filter(|g| g.flagged == 0).count(),
         r.len(),
@@ -843,10 +866,7 @@ fn run_gaps(kind: GapKind, gaps: &[usize], seed: u64) -> Vec<GapReport> {
             gap,
             game,
             plies: want.len(),
-            false_rulings: b
-                .iter()
-                .filter(|e| e["kind"] == "illegal_move" || e["kind"] == "illegal_move_stands")
-                .count(),
+            false_rulings: rulings(&b),
             lost,
             flagged,
             wrong,
@@ -935,7 +955,8 @@ fn gaps_ci() {
     run_gap_campaign(&[6, 20], 9);
 }
 
-/// Gaps of 1, 3, 6, 10, 20 and 40 plies, both ways (`FAULT_SEED` as above).
+/// Gaps of 1, 3, 6, 10, 20 and 40 plies, both ways (`FAULT_SEED` as above; `FAULT_GAPS`,
+/// a comma-separated list of plies, for others).
 #[test]
 #[ignore]
 fn gaps_full() {
@@ -943,5 +964,16 @@ fn gaps_full() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    run_gap_campaign(&[1, 3, 6, 10, 20, 40], seed * 1000 + 500);
+    let gaps: Vec<usize> = match std::env::var("FAULT_GAPS") {
+        Ok(list) => list
+            .split(',')
+            .map(|g| {
+                g.trim()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("FAULT_GAPS: {g:?} is not a number of plies"))
+            })
+            .collect(),
+        Err(_) => vec![1, 3, 6, 10, 20, 40],
+    };
+    run_gap_campaign(&gaps, seed * 1000 + 500);
 }

@@ -476,13 +476,9 @@ fn a_round_from_a_trf_played_on_emulated_boards_and_written_back() {
 /// `POST /api/boards/B/decision` as the arbiter (the token the daemon keeps in its
 /// output folder): status and body.
 fn post_decision(out: &Path, board: u32, body: &str) -> (u16, Value) {
-    let url = std::fs::read_to_string(out.join("http-address")).unwrap();
-    let host = url
-        .trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/');
+    let host = common::http_host(out);
     let path = format!("/api/boards/{board}/decision");
-    common::http_json(host, "POST", &path, &common::token_header(out), body)
+    common::http_json(&host, "POST", &path, &common::token_header(out), body)
 }
 
 #[test]

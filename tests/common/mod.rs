@@ -317,11 +317,20 @@ pub fn moves(events: &[&Value]) -> Vec<String> {
 /// The `host:port` of the daemon's HTTP endpoint, from the `http-address` it wrote in its
 /// output folder.
 pub fn http_host(out: &Path) -> String {
-    let url = std::fs::read_to_string(out.join("http-address")).expect("http-address written");
-    url.trim()
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_owned()
+    try_http_host(out).expect("http-address written")
+}
+
+/// [`http_host`], `None` while the daemon has not written the file (or is down); an
+/// `https://` address gives its `host:port` too.
+pub fn try_http_host(out: &Path) -> Option<String> {
+    let url = std::fs::read_to_string(out.join("http-address")).ok()?;
+    Some(
+        url.trim()
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_owned(),
+    )
 }
 
 /// A connection to the daemon's HTTP endpoint (its address from `http-address`), and the

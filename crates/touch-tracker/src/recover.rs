@@ -20,6 +20,12 @@ pub const DEEP_PLIES: usize = 10;
 /// same answer.
 pub const DEEP_NODES: u64 = 100_000;
 
+/// The most positions the deep search visits for the squares a board showed when it came
+/// back (about a third of a second at worst on the 2-core test machine, release build).
+/// Asked at most twice a gap (once for each side to move), so it can afford ten times
+/// [`DEEP_NODES`].
+pub const GAP_NODES: u64 = 1_000_000;
+
 /// The deep search ran out of its node budget before it could say what explains the
 /// board: nothing is adopted on such a search (a line found may not be the only one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -550,3 +550,56 @@ fn a_line_back_while_a_piece_is_in_the_hand_is_not_out_of_sync() {
         b.out
     );
 }
+
+#[test]
+fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares_it_came_back_with()
+{
+    // Demo game 2: six plies unseen from ply 6, then the opponent's reply seen. Seven
+    // plies to the board as it is at his press are beyond the press's budget; the six of
+    // the gap, searched on the squares the board came back with, are not.
+    let moves = &games()[1];
+    let mut b = Bench::new(Position::start());
+    let mut p = Position::start();
+    for m in &moves[..6] {
+        b.play(&m.uci());
+        b.press(p.side_to_move());
+        p = p.play(*m).unwrap();
+    }
+    let direct = {
+        let mut to = p;
+        for m in &moves[6..13] {
+            to = to.play(*m).unwrap();
+        }
+        recover::lost_moves_to(
+            &p,
+            to.placement(),
+            recover::DEEP_PLIES,
+            to.side_to_move(),
+            recover::DEEP_NODES,
+        )
+    };
+    assert_eq!(direct, Err(Exhausted), "the case this test is about");
+    b.gap(&moves[6..12]);
+    b.settle();
+    assert_eq!(b.statuses(BoardStatus::OutOfSync).len(), 1, "{:#?}", b.out);
+    let mover = b.pos.side_to_move();
+    b.play(&moves[12].uci());
+    b.press(mover);
+    b.settle();
+    b.no_ruling();
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 1, "{:#?}", b.out);
+    assert!(b.kinds("recovery_uncertain") >= 1);
+    assert_eq!(b.kinds("move"), 13);
+    let now = b.tracker.tracker().position();
+    assert_eq!(now.placement(), b.pos.placement());
+    assert_eq!(now.side_to_move(), b.pos.side_to_move());
+    // Play goes on, seen and pressed, with no ruling.
+    for m in &moves[13..16] {
+        let mover = b.pos.side_to_move();
+        b.play(&m.uci());
+        b.press(mover);
+        b.settle();
+    }
+    b.no_ruling();
+    assert_eq!(b.kinds("move"), 16);
+}

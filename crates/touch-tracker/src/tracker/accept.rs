@@ -76,6 +76,7 @@ impl Tracker {
         self.gap_open = false;
         self.desynced = false;
         self.rebuilt_doubt = None;
+        self.gap_dump = None;
         self.recount();
         self.emit(
             out,

@@ -15,6 +15,27 @@ use crate::clock::SideSource;
 use crate::events::ArbiterEvent;
 use crate::recover;
 
+/// The squares a board showed when it came back out of sync, and the deep search's answer
+/// for them by the side to move it was asked with. A press comes a move (or a few) after
+/// the board came back; searching the gap's own squares, then the few moves since with
+/// the cheap search, reaches lines one search to the board as it is now cannot afford.
+#[derive(Debug, Clone)]
+pub(super) struct GapDump {
+    placement: Placement,
+    /// Indexed by the side to move after the line (White, Black): `None` not asked yet,
+    /// `Some(None)` nothing found within [`recover::GAP_NODES`].
+    found: [Option<Option<recover::LostMoves>>; 2],
+}
+
+impl GapDump {
+    pub(super) fn new(placement: Placement) -> GapDump {
+        GapDump {
+            placement,
+            found: [None, None],
+        }
+    }
+}
+
 /// What the deep search at a press did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum DeepSearch {
@@ -86,15 +107,19 @@ impl Tracker {
             return DeepSearch::NotRun;
         }
         let base = *self.game.position();
+        let to_move = p.presser.opponent();
         let found = match recover::lost_moves_to(
             &base,
             &self.placement,
             recover::DEEP_PLIES,
-            p.presser.opponent(),
+            to_move,
             recover::DEEP_NODES,
         ) {
             Ok(Some(found)) => found,
-            Ok(None) | Err(recover::Exhausted) => return DeepSearch::NothingFound,
+            Ok(None) | Err(recover::Exhausted) => match self.through_gap_dump(&base, to_move) {
+                Some(found) => found,
+                None => return DeepSearch::NothingFound,
+            },
         };
         let flag = found.line.len() > recover::MAX_PLIES;
         self.pending_recovery = None;
@@ -108,6 +133,46 @@ impl Tracker {
         };
         self.record_now(t, last, how, out);
         DeepSearch::Adopted
+    }
+
+    /// The line through the squares the board showed when it came back: the gap's own
+    /// lines from `base` (searched once for each side to move, within
+    /// [`recover::GAP_NODES`]), continued by up to [`recover::MAX_PLIES`] plies to the board
+    /// as it is now, ending with `to_move` to move. Tried with the side the press names
+    /// first (one move since the board came back), then the other.
+    fn through_gap_dump(&mut self, base: &Position, to_move: Color) -> Option<recover::LostMoves> {
+        let dump = self.gap_dump.as_mut()?;
+        for at_dump in [to_move.opponent(), to_move] {
+            let slot = &mut dump.found[usize::from(at_dump == Color::Black)];
+            let gap = slot.get_or_insert_with(|| {
+                recover::lost_moves_to(
+                    base,
+                    &dump.placement,
+                    recover::DEEP_PLIES,
+                    at_dump,
+                    recover::GAP_NODES,
+                )
+                .ok()
+                .flatten()
+            });
+            let Some(gap) = gap else { continue };
+            let line = if dump.placement == self.placement {
+                // No move since the board came back (the press completes the gap's last).
+                Some(gap.clone())
+            } else {
+                recover::extend(base, gap, &self.placement)
+            };
+            let Some(line) = line else { continue };
+            let ends_with = if line.line.len() % 2 == 0 {
+                base.side_to_move()
+            } else {
+                base.side_to_move().opponent()
+            };
+            if ends_with == to_move {
+                return Some(line);
+            }
+        }
+        None
     }
 
     /// A press the board does not explain, after a rebuilt line: true when the board is a

@@ -295,6 +295,9 @@ pub struct Tracker {
     piece_in_air: bool,
     /// What a line rebuilt by the deep search may have got wrong (see `deep.rs`).
     rebuilt_doubt: Option<deep::RebuiltDoubt>,
+    /// What the board showed when it came back out of sync, and what the deep search
+    /// found for it (see `deep.rs`).
+    gap_dump: Option<deep::GapDump>,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -383,6 +386,7 @@ impl Tracker {
             displacements: Vec::new(),
             piece_in_air: false,
             rebuilt_doubt: None,
+            gap_dump: None,
             cfg,
         }
     }
@@ -838,6 +842,11 @@ impl Tracker {
         }
         self.line_down = false;
         self.after_change(t, Change::Dump, out);
+        if self.desynced {
+            // The board came back showing what no search explains yet: kept for the deep
+            // search at the next presses (the squares of the gap itself, before more moves).
+            self.gap_dump = Some(deep::GapDump::new(self.placement));
+        }
         if !first && self.base_diff > 0 {
             // What the dump shows beyond the last legal position was done unseen: the turn
             // it belongs to has an incomplete touch log.
@@ -1170,6 +1179,7 @@ impl Tracker {
     }
 
     fn in_sync(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        self.gap_dump = None;
         if self.desynced {
             self.desynced = false;
             self.status(out, t, BoardStatus::InSync, None);
@@ -1478,6 +1488,7 @@ impl Tracker {
         self.clear_pending();
         self.desynced = false;
         self.rebuilt_doubt = None;
+        self.gap_dump = None;
         self.unpressed_last = None;
         self.gap_open = false;
         self.result = None;
