@@ -47,7 +47,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
-use chess_rules::{read_pgn, Move};
+use chess_rules::{read_pgn, Move, Position};
 use common::*;
 use dgt_protocol::capture::TimeControl;
 use dgt_sim::hands::{generate, Faults, GameInput, HandOptions, HandRng, Script};
@@ -377,8 +377,8 @@ fn events_problem(script: &Script, events: &[&Value]) -> Option<String> {
 
 /// Where the daemon told the arbiter that rebuilt moves are uncertain
 /// (`recovery_uncertain`: the board showed squares that several lines explain), and the
-/// line played is among those it named (or is the recorded line's moves in another
-/// order), the recorded line is the best the board allows: `got` takes the played line
+/// line played is among those it named (or leaves the same squares, the same side to
+/// move), the recorded line is the best the board allows: `got` takes the played line
 /// there. Returns the plies so accepted that differ.
 fn accept_flagged(got: &mut [String], want: &[String], events: &[&Value]) -> usize {
     let mut accepted = 0;
@@ -404,15 +404,19 @@ fn accept_flagged(got: &mut [String], want: &[String], events: &[&Value]) -> usi
             continue;
         }
         // The played line among those named, or (a line longer than the alternatives a
-        // card can list: six plies of three independent moves a side have 36 orders) the
-        // same moves as played in another order.
-        let sorted = |l: &[String]| {
-            let mut l = l.to_vec();
-            l.sort();
-            l
+        // card can list: six plies of three independent moves a side have 36 orders, and
+        // a piece's route can differ too) a line that leaves the same squares with the
+        // same side to move as the played one: an explanation of what the board showed,
+        // in plies the arbiter was told to check.
+        let reaches = |line: &[String]| -> Option<String> {
+            let mut p = Position::start();
+            for u in want[..from].iter().chain(line) {
+                p = p.play(p.parse_uci(u).ok()?).ok()?;
+            }
+            Some(p.fen().split(' ').take(2).collect::<Vec<_>>().join(" "))
         };
         if named.iter().any(|l| l[..] == want[from..to])
-            || sorted(&recorded) == sorted(&want[from..to])
+            || reaches(&recorded).is_some_and(|r| Some(r) == reaches(&want[from..to]))
         {
             accepted += got[from..to]
                 .iter()

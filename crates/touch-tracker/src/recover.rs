@@ -85,10 +85,11 @@ pub fn lost_moves_to(
     from: &Position,
     target: &Placement,
     max_plies: usize,
+    seen_first: Option<Move>,
     to_move: Color,
     nodes: u64,
 ) -> Result<Option<LostMoves>, Exhausted> {
-    lines_to(from, target, max_plies, None, Some(to_move), nodes)
+    lines_to(from, target, max_plies, seen_first, Some(to_move), nodes)
 }
 
 fn lines_to(

@@ -574,6 +574,7 @@ fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares
             &p,
             to.placement(),
             recover::DEEP_PLIES,
+            None,
             to.side_to_move(),
             recover::DEEP_NODES,
         )

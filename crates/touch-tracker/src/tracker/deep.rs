@@ -8,7 +8,9 @@
 //! press that only such a doubt could make legal is never ruled (see
 //! [`Tracker::doubt_explains`]).
 
-use chess_rules::{CastlingRights, Classification, Color, Placement, Position, Rank, Role, Square};
+use chess_rules::{
+    CastlingRights, Classification, Color, Move, Placement, Position, Rank, Role, Square,
+};
 
 use super::{accept::rights_still_possible, How, PendingPress, Phase, Tracker};
 use crate::clock::SideSource;
@@ -108,18 +110,23 @@ impl Tracker {
         }
         let base = *self.game.position();
         let to_move = p.presser.opponent();
+        // A move seen made before the events were lost begins the line, when one does.
+        let seen_first = self.made.map(|m| m.mv);
         let found = match recover::lost_moves_to(
             &base,
             &self.placement,
             recover::DEEP_PLIES,
+            seen_first,
             to_move,
             recover::DEEP_NODES,
         ) {
             Ok(Some(found)) => found,
-            Ok(None) | Err(recover::Exhausted) => match self.through_gap_dump(&base, to_move) {
-                Some(found) => found,
-                None => return DeepSearch::NothingFound,
-            },
+            Ok(None) | Err(recover::Exhausted) => {
+                match self.through_gap_dump(&base, seen_first, to_move) {
+                    Some(found) => found,
+                    None => return DeepSearch::NothingFound,
+                }
+            }
         };
         let flag = found.line.len() > recover::MAX_PLIES;
         self.pending_recovery = None;
@@ -140,7 +147,12 @@ impl Tracker {
     /// [`recover::GAP_NODES`]), continued by up to [`recover::MAX_PLIES`] plies to the board
     /// as it is now, ending with `to_move` to move. Tried with the side the press names
     /// first (one move since the board came back), then the other.
-    fn through_gap_dump(&mut self, base: &Position, to_move: Color) -> Option<recover::LostMoves> {
+    fn through_gap_dump(
+        &mut self,
+        base: &Position,
+        seen_first: Option<Move>,
+        to_move: Color,
+    ) -> Option<recover::LostMoves> {
         let dump = self.gap_dump.as_mut()?;
         for at_dump in [to_move.opponent(), to_move] {
             let slot = &mut dump.found[usize::from(at_dump == Color::Black)];
@@ -149,6 +161,7 @@ impl Tracker {
                     base,
                     &dump.placement,
                     recover::DEEP_PLIES,
+                    seen_first,
                     at_dump,
                     recover::GAP_NODES,
                 )
