@@ -352,10 +352,15 @@ impl Journal {
                 BACKLOG_BYTES
             )));
         }
-        if durability == Durability::Later && !had_failed {
+        if durability == Durability::Later
+            && !had_failed
+            && self.backlog.len() < crate::fsutil::WRITE_LINES_MAX
+        {
             // A ride-along: written with the next record (one `writev(2)` for both), by
             // `write_pending` before anything decided on it is published, or by the next
-            // `retry`, whichever comes first.
+            // `retry`, whichever comes first. Never more than one `writev(2)` of them
+            // wait: a long run of ride-alongs alone (a clock ticking through a long
+            // think, a replayed flood) must not fill the bound meant for a full disk.
             return Ok(());
         }
         // A press is never synced into a file that is no longer at its path.
@@ -1042,6 +1047,24 @@ mod tests {
         let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
         assert_eq!(o.records, vec![event(1), event(2)]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_long_run_of_ride_alongs_alone_is_written_a_writev_at_a_time_and_none_is_dropped() {
+        let syncer = syncer();
+        let path = temp("g.jsonl");
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        let n = 200_000u64;
+        for t in 0..n {
+            o.journal.append(&event(t), Durability::Later).unwrap();
+            assert!(o.journal.waiting() < crate::fsutil::WRITE_LINES_MAX);
+        }
+        assert_eq!(o.journal.dropped(), 0);
+        o.journal.sync().unwrap();
+        drop(o);
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.records.len() as u64, n);
+        assert_eq!(o.records.last(), Some(&event(n - 1)));
     }
 
     #[test]
