@@ -604,3 +604,39 @@ fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares
     b.no_ruling();
     assert_eq!(b.kinds("move"), 16);
 }
+
+#[test]
+fn an_en_passant_capture_a_rebuilt_line_s_order_forbids_is_never_ruled() {
+    // Unseen: 3. Nf3 Nf6 4. b4, the double step last, so Black may take en passant. The
+    // board shows only squares: the rebuilt line may put b4 first (no en passant then).
+    let start =
+        Position::from_fen("rnbqkbnr/pp1ppppp/8/8/2p5/8/PPPPPPPP/RNBQKBNR w KQkq - 0 3").unwrap();
+    let mut b = Bench::new(start);
+    let lost = uci_line(&b.pos, &["g1f3", "g8f6", "b2b4"]);
+    b.gap(&lost);
+    b.settle();
+    let recorded: Vec<Move> = b
+        .out
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Move(m) => Some(m.uci),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(recorded.len(), 3, "{:#?}", b.out);
+    b.play("c4b3");
+    b.press(Color::Black);
+    b.settle();
+    b.no_ruling();
+    if recorded[0] == lost[2] {
+        // b4 recorded first: the capture is not legal from the record; the board goes out
+        // of sync for the arbiter rather than a ruling.
+        assert!(
+            !b.statuses(BoardStatus::OutOfSync).is_empty(),
+            "{:#?}",
+            b.out
+        );
+    } else {
+        assert_eq!(b.kinds("move"), 4, "{:#?}", b.out);
+    }
+}
