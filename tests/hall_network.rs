@@ -13,6 +13,10 @@
 //! it is missing, unless `DGT_REQUIRE_NATS_SERVER=1` (set by `.ci/run`).
 
 mod common;
+/// The nats-server helpers of the hall-link tests: finding the server (or skipping
+/// visibly), the test event's certificates.
+#[path = "../crates/hall-link/tests/common/mod.rs"]
+mod nats;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
@@ -24,22 +28,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use dgt_sim::hands::{Faults, IllegalKind, Irregularity};
 use serde_json::Value;
-
-/// The `nats-server` binary, if installed (Debian puts it in /usr/sbin).
-fn nats_server_binary() -> Option<PathBuf> {
-    let candidates = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/local/sbin")]);
-    for dir in candidates {
-        let p = dir.join("nats-server");
-        if p.is_file() {
-            return Some(p);
-        }
-    }
-    None
-}
 
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
@@ -284,21 +272,9 @@ fn alerts(out: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The installed nats-server; `None` (after a line saying so) when a test must skip.
-fn nats_server_or_skip() -> Option<PathBuf> {
-    let binary = nats_server_binary();
-    if binary.is_none() {
-        if std::env::var("DGT_REQUIRE_NATS_SERVER").as_deref() == Ok("1") {
-            panic!("nats-server is required (DGT_REQUIRE_NATS_SERVER=1) but not installed: apt-get install nats-server");
-        }
-        eprintln!("skipped: nats-server is not installed (apt-get install nats-server)");
-    }
-    binary
-}
-
 #[test]
 fn a_board_number_in_two_halls_stops_the_central_naming_both() {
-    let Some(binary) = nats_server_or_skip() else {
+    let Some(binary) = nats::nats_server_or_skip() else {
         return;
     };
     let _one_at_a_time = serial();
@@ -349,7 +325,7 @@ fn a_board_number_in_two_halls_stops_the_central_naming_both() {
 
 #[test]
 fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
-    let Some(binary) = nats_server_or_skip() else {
+    let Some(binary) = nats::nats_server_or_skip() else {
         return;
     };
     let _one_at_a_time = serial();
@@ -542,40 +518,14 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A CA, and a certificate it signed for `127.0.0.1`, as PEM files in `dir`: `ca.pem`,
-/// `server-cert.pem`, `server-key.pem`.
-fn make_certificates(dir: &Path) {
-    use rcgen::{
-        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-        KeyUsagePurpose,
-    };
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(DnType::CommonName, "E2E Open CA");
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let mut server = CertificateParams::new(vec!["127.0.0.1".into()]).unwrap();
-    server
-        .distinguished_name
-        .push(DnType::CommonName, "central");
-    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let cert = server.signed_by(&key, &ca, &ca_key).unwrap();
-    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
-    std::fs::write(dir.join("server-cert.pem"), cert.pem()).unwrap();
-    std::fs::write(dir.join("server-key.pem"), key.serialize_pem()).unwrap();
-}
-
 #[test]
 fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
-    let Some(binary) = nats_server_or_skip() else {
+    let Some(binary) = nats::nats_server_or_skip() else {
         return;
     };
     let _one_at_a_time = serial();
     let dir = temp_dir("hall-network-tls");
-    make_certificates(&dir);
+    nats::make_certificates(&dir);
     let (hall_key, central_key) = (nkeys::KeyPair::new_user(), nkeys::KeyPair::new_user());
     let server = NatsServer::start_with_config(
         binary,

@@ -312,34 +312,31 @@ mod tests {
         toml::from_str(section).unwrap()
     }
 
-    #[tokio::test]
-    async fn a_server_url_that_does_not_parse_is_named() {
-        for (url, says) in [
-            ("nats://central:99999", "invalid port number"),
-            ("nats://cen tral:4222", "no host"),
-        ] {
-            let e = connect(
-                &net(&format!("nats = \"{url}\"\nhall = \"A\"\n")),
-                Path::new("."),
-                "test",
-            )
-            .await
-            .map(|_| ())
-            .unwrap_err()
-            .to_string();
-            assert!(e.contains(url), "{e}");
-            assert!(e.contains(says), "{e}");
-        }
-        // One bad URL among good ones is not dropped either.
-        let e = connect(
-            &net("nats = \"nats://a:4222, nats://b:4222:1\"\nhall = \"A\"\n"),
+    /// The error `connect` gives for the `[network]` section with this `nats` URL list.
+    async fn connect_error(nats: &str) -> String {
+        connect(
+            &net(&format!("nats = \"{nats}\"\nhall = \"A\"\n")),
             Path::new("."),
             "test",
         )
         .await
         .map(|_| ())
         .unwrap_err()
-        .to_string();
+        .to_string()
+    }
+
+    #[tokio::test]
+    async fn a_server_url_that_does_not_parse_is_named() {
+        for (url, says) in [
+            ("nats://central:99999", "invalid port number"),
+            ("nats://cen tral:4222", "no host"),
+        ] {
+            let e = connect_error(url).await;
+            assert!(e.contains(url), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+        // One bad URL among good ones is not dropped either.
+        let e = connect_error("nats://a:4222, nats://b:4222:1").await;
         assert!(e.contains("nats://b:4222:1"), "{e}");
     }
 

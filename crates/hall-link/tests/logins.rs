@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use async_nats::jetstream::{self, stream};
-use common::{nats_server_or_skip, start_server, wait_until_listening};
+use common::{make_certificates, nats_server_or_skip, start_server, wait_until_listening};
 use hall_network::NetworkConfig;
 
 fn test_dir(name: &str) -> PathBuf {
@@ -167,32 +167,6 @@ async fn an_nkey_seed_file_logs_in_and_a_wrong_or_malformed_one_is_named() {
     assert!(e.contains("cannot read the nkey seed file"), "{e}");
     assert!(e.contains("missing.nk"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// A CA, and a certificate it signed for `127.0.0.1` and `localhost`, as PEM files in
-/// `dir`: `ca.pem`, `server-cert.pem`, `server-key.pem`.
-fn make_certificates(dir: &Path) {
-    use rcgen::{
-        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-        KeyUsagePurpose,
-    };
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(DnType::CommonName, "test event CA");
-    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let mut server = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
-    server
-        .distinguished_name
-        .push(DnType::CommonName, "central");
-    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let cert = server.signed_by(&key, &ca, &ca_key).unwrap();
-    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
-    std::fs::write(dir.join("server-cert.pem"), cert.pem()).unwrap();
-    std::fs::write(dir.join("server-key.pem"), key.serialize_pem()).unwrap();
 }
 
 #[tokio::test]

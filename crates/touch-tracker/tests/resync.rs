@@ -10,7 +10,8 @@ use dgt_protocol::{
 };
 use touch_tracker::recover::{self, Exhausted};
 use touch_tracker::{
-    events::BoardStatusEvent, ArbiterEvent, BoardStatus, EventKind, SyncTracker, TrackerConfig,
+    events::{BoardStatusEvent, RecoveryUncertainEvent},
+    ArbiterEvent, BoardStatus, EventKind, SyncTracker, TrackerConfig,
 };
 
 /// The demo's eight games (the daemon's `demo/games.pgn`, in this repository).
@@ -244,6 +245,37 @@ impl Bench {
         self.frame();
     }
 
+    /// `moves` played by hand from the board's position, each pressed by its mover.
+    fn play_pressed(&mut self, moves: &[Move]) {
+        for m in moves {
+            let mover = self.pos.side_to_move();
+            self.play(&m.uci());
+            self.press(mover);
+        }
+    }
+
+    /// The moves recorded so far, in order.
+    fn recorded(&self) -> Vec<Move> {
+        self.out
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Move(m) => Some(m.uci),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The `recovery_uncertain` events so far.
+    fn uncertain(&self) -> Vec<&RecoveryUncertainEvent> {
+        self.out
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::RecoveryUncertain(r) => Some(r),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn kinds(&self, kind: &str) -> usize {
         self.out.iter().filter(|e| e.kind_name() == kind).count()
     }
@@ -316,12 +348,7 @@ fn a_shorter_line_of_the_other_parity_never_leads_to_a_ruling() {
 fn a_gap_of_twenty_plies_is_out_of_sync_and_never_ruled() {
     let moves = &games()[0];
     let mut b = Bench::new(Position::start());
-    let mut p = Position::start();
-    for m in &moves[..2] {
-        b.play(&m.uci());
-        b.press(p.side_to_move());
-        p = p.play(*m).unwrap();
-    }
+    b.play_pressed(&moves[..2]);
     b.gap(&moves[2..22]);
     b.settle();
     let out = b.statuses(BoardStatus::OutOfSync);
@@ -392,28 +419,14 @@ fn a_line_only_the_deep_search_reaches_is_adopted_when_it_is_the_only_one() {
     b.press(b.pos.side_to_move().opponent());
     b.settle();
     b.no_ruling();
-    let got: Vec<Move> = b
-        .out
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Move(m) => Some(m.uci),
-            _ => None,
-        })
-        .collect();
+    let got = b.recorded();
     // The last move is on the board, completed by the press the clock shows.
     assert_eq!(got[0], seen);
     assert_eq!(got[1..], lost, "{:#?}", b.out);
     assert_eq!(b.statuses(BoardStatus::InSync).len(), 1);
     // Six plies are more than a search can vouch for (a line with a wasted tempo is not
     // searched for): the arbiter is told, with the line recorded and no other found.
-    let uncertain: Vec<_> = b
-        .out
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::RecoveryUncertain(r) => Some(r),
-            _ => None,
-        })
-        .collect();
+    let uncertain = b.uncertain();
     assert_eq!(uncertain.len(), 1, "{:#?}", b.out);
     assert_eq!(uncertain[0].recorded, lost);
     assert!(uncertain[0].alternatives.is_empty());
@@ -439,14 +452,7 @@ fn a_gap_whose_moves_transpose_is_flagged_uncertain() {
     b.gap(&lost);
     b.settle();
     b.no_ruling();
-    let uncertain: Vec<_> = b
-        .out
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::RecoveryUncertain(r) => Some(r),
-            _ => None,
-        })
-        .collect();
+    let uncertain = b.uncertain();
     assert_eq!(uncertain.len(), 1, "{:#?}", b.out);
     let mut lines: Vec<&str> = std::iter::once(uncertain[0].recorded_san.as_str())
         .chain(uncertain[0].alternatives_san.iter().map(String::as_str))
@@ -463,12 +469,8 @@ fn a_gap_whose_moves_transpose_is_flagged_uncertain() {
 fn the_arbiter_accepts_an_out_of_sync_board_and_play_goes_on() {
     let moves = &games()[0];
     let mut b = Bench::new(Position::start());
-    let mut p = Position::start();
-    for m in &moves[..2] {
-        b.play(&m.uci());
-        b.press(p.side_to_move());
-        p = p.play(*m).unwrap();
-    }
+    b.play_pressed(&moves[..2]);
+    let p = b.pos;
     b.gap(&moves[2..22]);
     b.settle();
     assert_eq!(b.statuses(BoardStatus::OutOfSync).len(), 1);
@@ -559,12 +561,8 @@ fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares
     // the gap, searched on the squares the board came back with, are not.
     let moves = &games()[1];
     let mut b = Bench::new(Position::start());
-    let mut p = Position::start();
-    for m in &moves[..6] {
-        b.play(&m.uci());
-        b.press(p.side_to_move());
-        p = p.play(*m).unwrap();
-    }
+    b.play_pressed(&moves[..6]);
+    let p = b.pos;
     let direct = {
         let mut to = p;
         for m in &moves[6..13] {
@@ -615,14 +613,7 @@ fn an_en_passant_capture_a_rebuilt_line_s_order_forbids_is_never_ruled() {
     let lost = uci_line(&b.pos, &["g1f3", "g8f6", "b2b4"]);
     b.gap(&lost);
     b.settle();
-    let recorded: Vec<Move> = b
-        .out
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Move(m) => Some(m.uci),
-            _ => None,
-        })
-        .collect();
+    let recorded = b.recorded();
     assert_eq!(recorded.len(), 3, "{:#?}", b.out);
     b.play("c4b3");
     b.press(Color::Black);

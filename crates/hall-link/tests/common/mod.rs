@@ -1,5 +1,7 @@
 //! What the tests against the real `nats-server` share: finding it (or skipping
-//! visibly, unless `DGT_REQUIRE_NATS_SERVER=1`), and starting one on a free port.
+//! visibly, unless `DGT_REQUIRE_NATS_SERVER=1`), starting one on a free port, and the
+//! test event's TLS certificates. Also included by the workspace's
+//! `tests/hall_network.rs`.
 
 #![allow(dead_code)]
 
@@ -74,4 +76,30 @@ pub async fn wait_until_listening(url: &str) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("nats-server at {url} did not come up in 20 s");
+}
+
+/// A CA, and a certificate it signed for `127.0.0.1` and `localhost`, as PEM files in
+/// `dir`: `ca.pem`, `server-cert.pem`, `server-key.pem`.
+pub fn make_certificates(dir: &Path) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+        KeyUsagePurpose,
+    };
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "test event CA");
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let mut server = CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
+    server
+        .distinguished_name
+        .push(DnType::CommonName, "central");
+    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let cert = server.signed_by(&key, &ca, &ca_key).unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(dir.join("server-cert.pem"), cert.pem()).unwrap();
+    std::fs::write(dir.join("server-key.pem"), key.serialize_pem()).unwrap();
 }
