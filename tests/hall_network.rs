@@ -230,6 +230,43 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
     }
 }
 
+/// The warnings and errors of every log of the test (the daemons' and the server's), for
+/// a failure's message: CI keeps only the test's output.
+fn log_tails(dir: &Path) -> String {
+    let mut out = String::new();
+    let logs = [
+        dir.join("hall-a/arbiter.log"),
+        dir.join("hall-b/arbiter.log"),
+        dir.join("central/event.log"),
+        dir.join("nats-server.log"),
+    ];
+    for path in logs {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.contains("WARN")
+                    || l.contains("ERROR")
+                    || l.contains("[ERR]")
+                    || l.contains("[WRN]")
+                    || l.contains("network")
+                    || l.contains("central:")
+            })
+            .collect();
+        let from = lines.len().saturating_sub(40);
+        out.push_str(&format!(
+            "--- {} ({} lines kept)\n",
+            path.display(),
+            lines.len()
+        ));
+        for l in &lines[from..] {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// A round PGN's games, each trimmed.
 fn games_of(pgn: &str) -> Vec<String> {
     let mut games = Vec::new();
@@ -414,17 +451,26 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
     eprintln!("{:?}: the games are played", started.elapsed());
 
     // Every hall event reaches the central's stream, each exactly once.
-    let mut union = BTreeMap::new();
-    wait_for(
-        "the halls' events at the central",
-        Duration::from_secs(60),
-        || {
-            union = by_seq(&a_out);
-            union.extend(by_seq(&b_out));
-            let c = by_seq(&c_out);
-            union.keys().all(|k| c.contains_key(k)) && union.len() == c.len()
-        },
-    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let union = loop {
+        let mut union = by_seq(&a_out);
+        union.extend(by_seq(&b_out));
+        let c = by_seq(&c_out);
+        if union.keys().all(|k| c.contains_key(k)) && union.len() == c.len() {
+            break union;
+        }
+        if Instant::now() > deadline {
+            let missing: Vec<_> = union.keys().filter(|k| !c.contains_key(k)).collect();
+            let extra: Vec<_> = c.keys().filter(|k| !union.contains_key(k)).collect();
+            panic!(
+                "the halls' events at the central: not within 60 s.\n\
+                 (board, seq) missing at the central: {missing:?}\n\
+                 at the central only: {extra:?}\n{}",
+                log_tails(&dir)
+            );
+        }
+        pause(200);
+    };
     let central_events = by_seq(&c_out);
     for (k, (kind, n)) in &central_events {
         assert_eq!(

@@ -4,9 +4,11 @@
 //! hall. It is a consumer of the halls' decisions, never a second tracker.
 //!
 //! What the central has received is kept in its output folder (`central/<hall>.jsonl`,
-//! one envelope a line, synced before the batch is acknowledged to the server), so a
-//! restarted central rebuilds its round from its own files and the durable consumer
-//! delivers only what it missed. An arbiter's action on the central dashboard is first a
+//! one envelope a line with the stream sequence it came with, synced before the batch is
+//! acknowledged to the server), so a restarted central rebuilds its round from its own
+//! files, and its durable consumer is made again after the last message kept
+//! ([`hall_network::StreamPosition`]: a consumer's own place can lie past messages it
+//! handed to a central that died before keeping them). An arbiter's action on the central dashboard is first a
 //! request to the board's hall ([`Forwarder`]); a hall that does not answer fails the
 //! action with a message.
 
@@ -24,7 +26,10 @@ use arbiter_daemon::runtime::{Daemon, RunOptions};
 use async_nats::jetstream::{self, consumer, kv};
 use futures_util::StreamExt;
 use hall_network::envelope::{BoardState, Envelope, Manifest};
-use hall_network::{Accepted, ActionReply, ActionRequest, EventKey, HallId, Merge, Names};
+use hall_network::{
+    Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId, Merge, Names, Received,
+    StreamPosition,
+};
 use tokio::task::JoinHandle;
 
 use crate::connect::{self, ConnectError};
@@ -259,14 +264,14 @@ pub async fn start(path: &Path) -> Result<Central, CentralError> {
     let mut tasks = Vec::new();
     for h in &f.halls {
         let path = folder.join(format!("{h}.jsonl"));
-        let (file, had) = reload(&path, &merge, &hub, f.round)?;
-        tracing::info!(hall = %h, "central: {had} events of hall {h} from {}", path.display());
+        let (file, had, position) = reload(&path, &merge, &hub, f.round)?;
+        tracing::info!(hall = %h, "central: {had} events of hall {h} from {}, going on after stream message {}", path.display(), position.kept());
         tasks.push(tokio::spawn(follow(
             js.clone(),
             f.names.clone(),
             h.clone(),
             file,
-            had == 0,
+            position,
             Arc::clone(&merge),
             Arc::clone(&hub),
             f.round,
@@ -305,13 +310,14 @@ fn apply(merge: &Mutex<Merge>, hub: &Hub, e: Envelope, replayed: bool) -> bool {
 }
 
 /// Reads what the central kept of a hall; a line cut short by a crash is cut off (its
-/// batch was not acknowledged, so the server delivers it again).
+/// batch was not acknowledged, so the server delivers it again). Returns the file to
+/// append to, how many events it held, and the position in the hall's stream after them.
 fn reload(
     path: &Path,
     merge: &Mutex<Merge>,
     hub: &Hub,
     round: u32,
-) -> Result<(std::fs::File, usize), CentralError> {
+) -> Result<(std::fs::File, usize, StreamPosition), CentralError> {
     let journal = |source| CentralError::Journal {
         path: path.to_owned(),
         source,
@@ -323,16 +329,21 @@ fn reload(
     };
     let whole = text.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
     let mut had = 0;
+    let mut kept = 0;
+    let mut unsequenced = false;
     for line in text[..whole]
         .split(|&c| c == b'\n')
         .filter(|l| !l.is_empty())
     {
-        match Envelope::parse(line, None) {
-            Ok(e) if e.round == round => {
-                apply(merge, hub, e, true);
-                had += 1;
+        match Received::parse(line) {
+            Ok(r) => {
+                kept = kept.max(r.stream_seq);
+                unsequenced |= r.stream_seq == 0;
+                if r.envelope.round == round {
+                    apply(merge, hub, r.envelope, true);
+                    had += 1;
+                }
             }
-            Ok(_) => {}
             Err(e) => tracing::warn!("central: {}: skipping a damaged line: {e}", path.display()),
         }
     }
@@ -344,54 +355,69 @@ fn reload(
     if whole < text.len() {
         file.set_len(whole as u64).map_err(journal)?;
     }
-    Ok((file, had))
+    // A line without its sequence (an older file): read the stream from the start.
+    let position = StreamPosition::after(if unsequenced { 0 } else { kept });
+    Ok((file, had, position))
 }
 
+/// How long events may wait for a missing one of their board before the central reads
+/// the hall's stream again from the start (the missing one is in the stream, but not
+/// where the central's position says: a stream made afresh under the same name).
+const GAP_PATIENCE: Duration = Duration::from_secs(10);
+
 /// Follows one hall's stream for good: fetch a batch, keep it, apply it, acknowledge it.
+/// The consumer is made at the central's own position each time ([`StreamPosition`]),
+/// and made again when it delivers past it.
 #[allow(clippy::too_many_arguments)]
 async fn follow(
     js: jetstream::Context,
     names: Names,
     hall: HallId,
     mut file: std::fs::File,
-    fresh: bool,
+    mut position: StreamPosition,
     merge: Arc<Mutex<Merge>>,
     hub: Arc<Hub>,
     round: u32,
 ) {
     let stream_name = names.stream(&hall);
     let durable = Names::consumer(&hall);
-    // A central without its files (a new PC, a wiped folder) reads the stream from the
-    // start: its durable consumer would deliver only what the old one had not taken.
-    let mut reset = fresh;
     let mut warned = false;
+    // Since when events of this hall wait for a missing one, and whether the stream was
+    // read again for that gap already.
+    let mut gap_since: Option<std::time::Instant> = None;
+    let mut reread_for_gap = false;
     loop {
         let consumer = async {
-            let stream = js
+            let mut stream = js
                 .get_stream(&stream_name)
                 .await
                 .map_err(|e| e.to_string())?;
-            if reset {
-                let _ = stream.delete_consumer(&durable).await;
-            }
+            let last = stream
+                .info()
+                .await
+                .map_err(|e| e.to_string())?
+                .state
+                .last_sequence;
+            let start = position.start(last);
+            // The consumer's own place is not trusted (see `StreamPosition`): made anew
+            // at the central's.
+            let _ = stream.delete_consumer(&durable).await;
             stream
-                .get_or_create_consumer::<consumer::pull::Config>(
-                    &durable,
-                    consumer::pull::Config {
-                        durable_name: Some(durable.clone()),
-                        ack_policy: consumer::AckPolicy::All,
-                        deliver_policy: consumer::DeliverPolicy::All,
-                        ack_wait: Duration::from_secs(30),
-                        ..Default::default()
+                .create_consumer(consumer::pull::Config {
+                    durable_name: Some(durable.clone()),
+                    ack_policy: consumer::AckPolicy::All,
+                    deliver_policy: consumer::DeliverPolicy::ByStartSequence {
+                        start_sequence: start,
                     },
-                )
+                    ack_wait: Duration::from_secs(30),
+                    ..Default::default()
+                })
                 .await
                 .map_err(|e| e.to_string())
         }
         .await;
         let consumer = match consumer {
             Ok(c) => {
-                reset = false;
                 warned = false;
                 hub.set_warning(&format!("network-{hall}"), None);
                 c
@@ -424,34 +450,64 @@ async fn follow(
                 }
             };
             let mut got = Vec::new();
-            let mut failed = false;
+            let mut again = false;
             while let Some(m) = batch.next().await {
                 match m {
                     Ok(m) => got.push(m),
                     Err(e) => {
                         tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
-                        failed = true;
+                        again = true;
                         break;
                     }
                 }
             }
-            if let Some(last) = got.last() {
-                let mut lines = Vec::new();
-                let mut envelopes = Vec::new();
-                for m in &got {
-                    let board = Names::board_of_subject(m.subject.as_str());
-                    match Envelope::parse(&m.payload, board) {
-                        Ok(e) if e.hall == hall && e.round == round => {
-                            lines.extend_from_slice(&m.payload);
+            // The batch's messages the central takes: the next ones of the stream, up to
+            // the first that is not.
+            let mut taken = position;
+            let mut lines = Vec::new();
+            let mut envelopes = Vec::new();
+            let mut last_taken = None;
+            for m in &got {
+                let Some(stream_seq) = m.info().ok().map(|i| i.stream_sequence) else {
+                    tracing::warn!(hall = %hall, "central: a message of hall {hall}'s stream without its sequence; reading again from {}", taken.kept() + 1);
+                    again = true;
+                    break;
+                };
+                match taken.delivered(stream_seq) {
+                    Delivery::Again => {
+                        last_taken = Some(m);
+                        continue;
+                    }
+                    Delivery::Skipped { expected, got } => {
+                        tracing::warn!(hall = %hall, "central: hall {hall}'s consumer delivered message {got} before {expected}; reading again from {expected}");
+                        again = true;
+                        break;
+                    }
+                    Delivery::Next => {}
+                }
+                taken.keep(stream_seq);
+                last_taken = Some(m);
+                let board = Names::board_of_subject(m.subject.as_str());
+                match Envelope::parse(&m.payload, board) {
+                    Ok(e) if e.hall == hall && e.round == round => {
+                        let is_new = merge.lock().unwrap_or_else(|p| p.into_inner()).is_new(&e);
+                        if is_new {
+                            let received = Received {
+                                stream_seq,
+                                envelope: e,
+                            };
+                            lines.extend_from_slice(&received.to_json());
                             lines.push(b'\n');
-                            envelopes.push(e);
-                        }
-                        Ok(_) => {}
-                        Err(e) => {
-                            tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds a message that is not ours: {e}")
+                            envelopes.push(received.envelope);
                         }
                     }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds a message that is not ours: {e}")
+                    }
                 }
+            }
+            if !lines.is_empty() {
                 let kept = file.write_all(&lines).and_then(|()| file.sync_data());
                 if let Err(e) = kept {
                     tracing::error!("central: cannot keep hall {hall}'s events: {e}; not acknowledged, the server delivers them again");
@@ -463,15 +519,38 @@ async fn follow(
                     break;
                 }
                 hub.set_warning(&format!("central-file-{hall}"), None);
-                for e in envelopes {
-                    apply(&merge, &hub, e, false);
-                }
+            }
+            position = taken;
+            for e in envelopes {
+                apply(&merge, &hub, e, false);
+            }
+            if let Some(last) = last_taken {
                 // AckPolicy::All: the last acknowledges the batch.
                 if let Err(e) = last.ack().await {
                     tracing::warn!(hall = %hall, "central: cannot acknowledge hall {hall}'s batch: {e} (delivered again; dropped by seq)");
                 }
             }
-            if failed {
+            // Events that wait for a missing one past GAP_PATIENCE: read the stream again
+            // from the start, once per gap.
+            let held = merge
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .held_by(&hall);
+            if held == 0 {
+                gap_since = None;
+                reread_for_gap = false;
+            } else if gap_since
+                .get_or_insert_with(std::time::Instant::now)
+                .elapsed()
+                > GAP_PATIENCE
+                && !reread_for_gap
+            {
+                tracing::warn!(hall = %hall, "central: {held} events of hall {hall} wait for a missing one; reading its stream again from the start");
+                reread_for_gap = true;
+                position.rewind();
+                again = true;
+            }
+            if again {
                 break;
             }
         }

@@ -110,14 +110,15 @@ fn nats(e: impl std::fmt::Display) -> LinkError {
 }
 
 /// Creates (or finds) the hall's stream and the event's bucket, puts the manifest, and
-/// reads what the stream already holds of each board.
+/// reads what the stream already holds of each board. Returns the bucket and the
+/// stream's last sequence, the start of the publish chain ([`send_backlog`]).
 async fn set_up(
     js: &jetstream::Context,
     link: &HallLink,
     manifest: &Manifest,
     backlog: &mut Backlog,
-) -> Result<(stream::Stream, kv::Store), LinkError> {
-    let stream = js
+) -> Result<(kv::Store, u64), LinkError> {
+    let mut stream = js
         .get_or_create_stream(stream::Config {
             name: link.names.stream(&link.hall),
             subjects: vec![link.names.hall_events(&link.hall)],
@@ -148,7 +149,10 @@ async fn set_up(
         };
         backlog.stored(b, seq);
     }
-    Ok((stream, store))
+    // Read after the boards' last messages: only this hall writes to its stream, so
+    // nothing can come between.
+    let last = stream.info().await.map_err(nats)?.state.last_sequence;
+    Ok((store, last))
 }
 
 /// The event's KV bucket, made when missing. Not with `create_key_value`: that first
@@ -181,8 +185,8 @@ async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest,
     let mut states: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let mut warned = false;
     loop {
-        let store = match set_up(&js, &link, &manifest, &mut backlog).await {
-            Ok((_, store)) => store,
+        let (store, mut chain) = match set_up(&js, &link, &manifest, &mut backlog).await {
+            Ok(set) => set,
             Err(e) => {
                 if !warned {
                     tracing::warn!("network: cannot reach the event's stream: {e}; the hall goes on alone and sends its backlog when the server returns");
@@ -206,7 +210,7 @@ async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest,
         let mut tick = tokio::time::interval(STATES_EVERY);
         let mut states_due = true;
         let failure = loop {
-            match send_backlog(&js, &link, &hub, &mut backlog, &mut from).await {
+            match send_backlog(&js, &link, &hub, &mut backlog, &mut from, &mut chain).await {
                 Ok(()) => {}
                 Err(e) => break e,
             }
@@ -242,12 +246,23 @@ fn waiting(hub: &Hub, backlog: &Backlog) -> usize {
 }
 
 /// Publishes every event of the log not known stored, in log order, a window at a time.
+///
+/// Each publish names the stream sequence it must follow (`Nats-Expected-Last-Sequence`,
+/// `chain`: the stream's last sequence at set-up, plus one per publish since), so the
+/// server stores a window's events only as an unbroken run: when one is lost on the way
+/// (the connection dropped under it and the client sent the next ones on the new
+/// connection), every later one is refused instead of stored past a hole. That keeps
+/// the stream, per board, the events 1..n with no gap, so the last message of a board's
+/// subject is a sound cursor at the next set-up ([`Backlog::stored`]); without the chain,
+/// a lost event below a stored one would never be sent again and the central would wait
+/// for it for good.
 async fn send_backlog(
     js: &jetstream::Context,
     link: &HallLink,
     hub: &Hub,
     backlog: &mut Backlog,
     from: &mut usize,
+    chain: &mut u64,
 ) -> Result<(), LinkError> {
     loop {
         let events = hub.events_since(*from);
@@ -271,7 +286,9 @@ async fn send_backlog(
             };
             let msg = jetstream::message::PublishMessage::build()
                 .payload(env.to_json().into())
-                .message_id(env.msg_id());
+                .message_id(env.msg_id())
+                .expected_last_sequence(*chain);
+            *chain += 1;
             let ack = js
                 .send_publish(link.names.board_events(&link.hall, e.board), msg)
                 .await

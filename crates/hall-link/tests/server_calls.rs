@@ -177,6 +177,82 @@ async fn the_calls_we_make_work_on_the_installed_server() {
     assert!(batch.next().await.is_none(), "all acknowledged");
     stream.delete_consumer(&durable).await.unwrap();
 
+    // The hall's publish chain: each publish names the stream sequence it must follow;
+    // the server stores the right one and refuses one past a hole.
+    let chained = |payload: &'static str, id: &str, after: u64| {
+        jetstream::message::PublishMessage::build()
+            .payload(payload.into())
+            .message_id(id)
+            .expected_last_sequence(after)
+    };
+    let ack = js
+        .send_publish("dgt.T.A.1.events", chained("third", "A-2-1-3", 2))
+        .await
+        .unwrap()
+        .await
+        .unwrap();
+    assert_eq!(ack.sequence, 3);
+    let past_a_hole = js
+        .send_publish("dgt.T.A.1.events", chained("fifth", "A-2-1-5", 4))
+        .await
+        .unwrap()
+        .await;
+    assert!(past_a_hole.is_err(), "{past_a_hole:?}");
+    let mut stream = stream;
+    assert_eq!(stream.info().await.unwrap().state.last_sequence, 3);
+
+    // Why the central does not trust a durable consumer's place: a batch handed to a
+    // fetch that never acknowledges it (a central killed mid-batch) is skipped by the
+    // next fetch, and AckPolicy::All's next ack would take it along.
+    let fetch_all = |consumer: consumer::Consumer<consumer::pull::Config>, n: usize| async move {
+        let mut batch = consumer
+            .fetch()
+            .max_messages(n)
+            .expires(Duration::from_millis(500))
+            .messages()
+            .await
+            .unwrap();
+        let mut seqs = Vec::new();
+        while let Some(m) = batch.next().await {
+            seqs.push(m.unwrap().info().unwrap().stream_sequence);
+        }
+        seqs
+    };
+    let consumer = stream
+        .create_consumer(consumer::pull::Config {
+            durable_name: Some(durable.clone()),
+            ack_policy: consumer::AckPolicy::All,
+            deliver_policy: consumer::DeliverPolicy::All,
+            ack_wait: Duration::from_secs(30),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        fetch_all(consumer.clone(), 1).await,
+        [1],
+        "handed out, never kept"
+    );
+    assert_eq!(
+        fetch_all(consumer, 10).await,
+        [2, 3],
+        "message 1 is skipped"
+    );
+    // So the central makes its consumer at its own position, from its file.
+    stream.delete_consumer(&durable).await.unwrap();
+    let consumer = stream
+        .create_consumer(consumer::pull::Config {
+            durable_name: Some(durable.clone()),
+            ack_policy: consumer::AckPolicy::All,
+            deliver_policy: consumer::DeliverPolicy::ByStartSequence { start_sequence: 2 },
+            ack_wait: Duration::from_secs(30),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(fetch_all(consumer, 10).await, [2, 3]);
+    stream.delete_consumer(&durable).await.unwrap();
+
     // The bucket's watch, from its history.
     let mut watch = store.watch_with_history("hall.>").await.unwrap();
     let entry = tokio::time::timeout(Duration::from_secs(5), watch.next())

@@ -69,6 +69,41 @@ impl Envelope {
     }
 }
 
+/// A line of the central's file of what it received from a hall (`central/<hall>.jsonl`):
+/// an envelope and the stream sequence it came with, where the central goes on after a
+/// restart ([`crate::StreamPosition`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Received {
+    pub stream_seq: u64,
+    pub envelope: Envelope,
+}
+
+impl Received {
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// Reads a line; a bare envelope (a file written before lines had their sequence)
+    /// has sequence 0, so the central reads the stream again from the start.
+    pub fn parse(line: &[u8]) -> Result<Received, EnvelopeError> {
+        #[derive(Deserialize)]
+        struct Line {
+            stream_seq: u64,
+            envelope: serde_json::Value,
+        }
+        match serde_json::from_slice::<Line>(line) {
+            Ok(l) => Ok(Received {
+                stream_seq: l.stream_seq,
+                envelope: Envelope::parse(l.envelope.to_string().as_bytes(), None)?,
+            }),
+            Err(_) => Ok(Received {
+                stream_seq: 0,
+                envelope: Envelope::parse(line, None)?,
+            }),
+        }
+    }
+}
+
 /// [`Envelope::msg_id`].
 pub fn msg_id(hall: &HallId, round: u32, board: u32, seq: u64) -> String {
     format!("{hall}.r{round}.b{board}.s{seq}")
@@ -137,6 +172,22 @@ pub(crate) mod tests {
         let v: serde_json::Value = serde_json::from_slice(&e.to_json()).unwrap();
         assert_eq!(v["event"]["kind"], "new_game");
         assert_eq!(v["event"]["board"], "12");
+    }
+
+    #[test]
+    fn a_received_line_keeps_its_stream_sequence_and_a_bare_envelope_reads_as_zero() {
+        let r = Received {
+            stream_seq: 41,
+            envelope: envelope("A", 3, 9),
+        };
+        assert_eq!(Received::parse(&r.to_json()).unwrap(), r);
+        let bare = Received::parse(&r.envelope.to_json()).unwrap();
+        assert_eq!((bare.stream_seq, bare.envelope), (0, r.envelope.clone()));
+        let mut v: serde_json::Value = serde_json::from_slice(&r.to_json()).unwrap();
+        v["envelope"]["v"] = 9.into();
+        let err = Received::parse(v.to_string().as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("newer"), "{err}");
+        assert!(Received::parse(b"{\"stream_seq\":1}").is_err());
     }
 
     #[test]

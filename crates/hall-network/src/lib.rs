@@ -10,6 +10,8 @@
 //!   send (again) from the round's log, in order.
 //! - [`merge`]: the central's merge of every hall's stream: per board in seq order, each
 //!   event once; a board number claimed by two halls is a config error.
+//! - [`position`]: the central's place in a hall's stream: where its consumer starts,
+//!   and which delivered message it takes.
 //! - [`action`]: an arbiter's action at the central, as a request to the hall and its
 //!   answer.
 //! - [`config`]: the `[network]` section of a hall's or the central's config.
@@ -20,10 +22,12 @@ pub mod cursor;
 pub mod envelope;
 pub mod merge;
 pub mod names;
+pub mod position;
 
 pub use action::{ActionReply, ActionRequest};
 pub use config::{Credentials, NetworkConfig, NetworkConfigError};
 pub use cursor::Backlog;
-pub use envelope::{Envelope, EnvelopeError, Manifest};
+pub use envelope::{Envelope, EnvelopeError, Manifest, Received};
 pub use merge::{Accepted, Merge, MergeError};
 pub use names::{EventKey, HallId, NameError, Names};
+pub use position::{Delivery, StreamPosition};

@@ -103,6 +103,28 @@ impl Merge {
         self.held.values().map(BTreeMap::len).sum()
     }
 
+    /// How many events of hall `hall`'s boards wait for a missing one.
+    pub fn held_by(&self, hall: &HallId) -> usize {
+        self.held
+            .iter()
+            .filter(|(b, _)| self.owner.get(b) == Some(hall))
+            .map(|(_, w)| w.len())
+            .sum()
+    }
+
+    /// True when [`Merge::accept`] would apply or hold `e` (it is of this round, of its
+    /// hall's board, and neither applied nor waiting yet): what the central must keep in
+    /// its file before it acknowledges; a copy of what it has is not kept twice.
+    pub fn is_new(&self, e: &Envelope) -> bool {
+        self.owner.get(&e.board) == Some(&e.hall)
+            && e.round == self.round
+            && e.seq > self.last(e.board)
+            && !self
+                .held
+                .get(&e.board)
+                .is_some_and(|w| w.contains_key(&e.seq))
+    }
+
     /// Takes one envelope from a hall's stream (or from the central's own journal).
     pub fn accept(&mut self, e: Envelope) -> Result<Accepted, MergeError> {
         match self.owner.get(&e.board) {
@@ -173,10 +195,16 @@ mod tests {
             merge.accept(envelope("A", 1, 1)).unwrap(),
             Accepted::Duplicate
         );
+        assert!(!merge.is_new(&envelope("A", 1, 1)));
         // 3 before 2 (2's publish failed and was resent): 3 waits.
+        assert!(merge.is_new(&envelope("A", 1, 3)));
         assert_eq!(merge.accept(envelope("A", 1, 3)).unwrap(), Accepted::Held);
+        assert!(!merge.is_new(&envelope("A", 1, 3)));
         assert_eq!(merge.accept(envelope("A", 1, 3)).unwrap(), Accepted::Held);
         assert_eq!(merge.held(), 1);
+        assert_eq!(merge.held_by(&HallId::new("A").unwrap()), 1);
+        assert_eq!(merge.held_by(&HallId::new("B").unwrap()), 0);
+        assert!(merge.is_new(&envelope("A", 1, 2)));
         assert_eq!(seqs(merge.accept(envelope("A", 1, 2)).unwrap()), [2, 3]);
         assert_eq!(merge.held(), 0);
         assert_eq!(
@@ -189,7 +217,9 @@ mod tests {
         assert_eq!(merge.last(2), 0);
         let mut other = envelope("A", 2, 1);
         other.round = 2;
+        assert!(!merge.is_new(&other));
         assert_eq!(merge.accept(other).unwrap(), Accepted::OtherRound);
+        assert!(!merge.is_new(&envelope("B", 1, 9)), "not B's board");
     }
 
     #[test]

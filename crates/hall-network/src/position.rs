@@ -1,0 +1,112 @@
+//! The central's place in one hall's stream. The central keeps what it received in its
+//! own file, each line with the stream sequence it had, and that file, not the server's
+//! consumer state, says where to go on: a durable consumer acknowledges "everything up
+//! to here" (`AckPolicy::All`), so a batch the server handed to a central that died
+//! before keeping it (or to a fetch whose connection dropped) would be acknowledged by
+//! the next batch's ack and never delivered again. So each time the central (re)makes
+//! its consumer it starts it at [`StreamPosition::start`], and it takes a delivered
+//! message only when it is the next one ([`StreamPosition::delivered`]): an earlier one
+//! is a redelivery, a later one means the consumer skipped some, and the consumer is
+//! made again from the position.
+
+/// See the module documentation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamPosition {
+    /// The stream sequence of the last message kept (0: none).
+    kept: u64,
+}
+
+/// What to do with a delivered message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// The next one: keep it.
+    Next,
+    /// At or below the position: already kept; acknowledge and drop it.
+    Again,
+    /// Above the next one: the consumer skipped messages; make it again from
+    /// [`StreamPosition::start`] without taking this one.
+    Skipped { expected: u64, got: u64 },
+}
+
+impl StreamPosition {
+    /// The position after the messages of the central's file (their highest sequence).
+    pub fn after(kept: u64) -> StreamPosition {
+        StreamPosition { kept }
+    }
+
+    /// The stream sequence of the last message kept.
+    pub fn kept(&self) -> u64 {
+        self.kept
+    }
+
+    /// The stream sequence a new consumer starts at, given the stream's last sequence
+    /// now. A stream that holds less than the central kept was made afresh (a server
+    /// started without its store, the halls sending everything again under new
+    /// sequences): read it from the start, the merge drops what the central already has
+    /// by each board's seq.
+    pub fn start(&mut self, stream_last: u64) -> u64 {
+        if stream_last < self.kept {
+            self.kept = 0;
+        }
+        self.kept + 1
+    }
+
+    /// A delivered message's stream sequence.
+    pub fn delivered(&self, stream_seq: u64) -> Delivery {
+        match stream_seq {
+            s if s <= self.kept => Delivery::Again,
+            s if s == self.kept + 1 => Delivery::Next,
+            got => Delivery::Skipped {
+                expected: self.kept + 1,
+                got,
+            },
+        }
+    }
+
+    /// The message at `stream_seq` (the next one) is kept.
+    pub fn keep(&mut self, stream_seq: u64) {
+        self.kept = self.kept.max(stream_seq);
+    }
+
+    /// Read the stream again from its start (the merge drops what was had).
+    pub fn rewind(&mut self) {
+        self.kept = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_next_message_is_taken_and_a_skip_is_seen() {
+        let mut p = StreamPosition::after(0);
+        assert_eq!(p.start(0), 1);
+        assert_eq!(p.delivered(1), Delivery::Next);
+        p.keep(1);
+        assert_eq!(p.delivered(1), Delivery::Again);
+        // A batch the server handed to a dead fetch (2..=5) and a new consumer that
+        // delivered after it.
+        assert_eq!(
+            p.delivered(6),
+            Delivery::Skipped {
+                expected: 2,
+                got: 6
+            }
+        );
+        assert_eq!(p.start(9), 2);
+    }
+
+    #[test]
+    fn a_restarted_central_goes_on_after_its_file_and_a_fresh_stream_is_read_again() {
+        let mut p = StreamPosition::after(40);
+        assert_eq!(p.start(55), 41);
+        assert_eq!(p.delivered(41), Delivery::Next);
+        // The server came back without its store: 12 messages under new sequences.
+        assert_eq!(p.start(12), 1);
+        assert_eq!(p.kept(), 0);
+        let mut q = StreamPosition::after(7);
+        q.rewind();
+        assert_eq!(q.start(7), 1);
+    }
+}
