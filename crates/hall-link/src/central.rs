@@ -392,13 +392,13 @@ async fn follow(
                 .get_stream(&stream_name)
                 .await
                 .map_err(|e| e.to_string())?;
-            let last = stream
+            let state = stream
                 .info()
                 .await
                 .map_err(|e| e.to_string())?
                 .state
-                .last_sequence;
-            let start = position.start(last);
+                .clone();
+            let start = position.start(state.first_sequence, state.last_sequence);
             // The consumer's own place is not trusted (see `StreamPosition`): made anew
             // at the central's.
             let _ = stream.delete_consumer(&durable).await;
@@ -416,6 +416,8 @@ async fn follow(
                 .map_err(|e| e.to_string())
         }
         .await;
+        // Until the new consumer's first delivery (see `StreamPosition::none_before`).
+        let mut fresh = true;
         let consumer = match consumer {
             Ok(c) => {
                 warned = false;
@@ -473,10 +475,15 @@ async fn follow(
                     again = true;
                     break;
                 };
+                let first_of_consumer = std::mem::take(&mut fresh);
                 match taken.delivered(stream_seq) {
                     Delivery::Again => {
                         last_taken = Some(m);
                         continue;
+                    }
+                    Delivery::Skipped { expected, got } if first_of_consumer => {
+                        tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds no messages {expected} to {}: deleted; going on from {got}", got - 1);
+                        taken.none_before(got);
                     }
                     Delivery::Skipped { expected, got } => {
                         tracing::warn!(hall = %hall, "central: hall {hall}'s consumer delivered message {got} before {expected}; reading again from {expected}");

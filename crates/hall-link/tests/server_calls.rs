@@ -218,16 +218,7 @@ async fn the_calls_we_make_work_on_the_installed_server() {
         }
         seqs
     };
-    let consumer = stream
-        .create_consumer(consumer::pull::Config {
-            durable_name: Some(durable.clone()),
-            ack_policy: consumer::AckPolicy::All,
-            deliver_policy: consumer::DeliverPolicy::All,
-            ack_wait: Duration::from_secs(30),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let consumer = consumer_from(&stream, consumer::DeliverPolicy::All).await;
     assert_eq!(
         fetch_all(consumer.clone(), 1).await,
         [1],
@@ -240,18 +231,25 @@ async fn the_calls_we_make_work_on_the_installed_server() {
     );
     // So the central makes its consumer at its own position, from its file.
     stream.delete_consumer(&durable).await.unwrap();
-    let consumer = stream
-        .create_consumer(consumer::pull::Config {
-            durable_name: Some(durable.clone()),
-            ack_policy: consumer::AckPolicy::All,
-            deliver_policy: consumer::DeliverPolicy::ByStartSequence { start_sequence: 2 },
-            ack_wait: Duration::from_secs(30),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let consumer = consumer_from(
+        &stream,
+        consumer::DeliverPolicy::ByStartSequence { start_sequence: 2 },
+    )
+    .await;
     assert_eq!(fetch_all(consumer, 10).await, [2, 3]);
     stream.delete_consumer(&durable).await.unwrap();
+    // A message deleted from the stream: a consumer made at it delivers the next one
+    // first (`StreamPosition::none_before`), and the stream's state names its first.
+    stream.delete_message(2).await.unwrap();
+    let consumer = consumer_from(
+        &stream,
+        consumer::DeliverPolicy::ByStartSequence { start_sequence: 2 },
+    )
+    .await;
+    assert_eq!(fetch_all(consumer, 10).await, [3]);
+    stream.delete_consumer(&durable).await.unwrap();
+    stream.delete_message(1).await.unwrap();
+    assert_eq!(stream.info().await.unwrap().state.first_sequence, 3);
 
     // The bucket's watch, from its history.
     let mut watch = store.watch_with_history("hall.>").await.unwrap();
@@ -263,4 +261,21 @@ async fn the_calls_we_make_work_on_the_installed_server() {
     assert_eq!(entry.key, "hall.A");
     assert_eq!(&entry.value[..], b"boards 1 2");
     let _ = std::fs::remove_dir_all(&store_dir);
+}
+
+/// The central's durable pull consumer (as `central::follow` makes it), from `deliver`.
+async fn consumer_from(
+    stream: &stream::Stream,
+    deliver: consumer::DeliverPolicy,
+) -> consumer::Consumer<consumer::pull::Config> {
+    stream
+        .create_consumer(consumer::pull::Config {
+            durable_name: Some("central_A".to_owned()),
+            ack_policy: consumer::AckPolicy::All,
+            deliver_policy: deliver,
+            ack_wait: Duration::from_secs(30),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
 }

@@ -39,16 +39,27 @@ impl StreamPosition {
         self.kept
     }
 
-    /// The stream sequence a new consumer starts at, given the stream's last sequence
-    /// now. A stream that holds less than the central kept was made afresh (a server
-    /// started without its store, the halls sending everything again under new
+    /// The stream sequence a new consumer starts at, given the stream's first and last
+    /// sequences now. A stream that holds less than the central kept was made afresh (a
+    /// server started without its store, the halls sending everything again under new
     /// sequences): read it from the start, the merge drops what the central already has
-    /// by each board's seq.
-    pub fn start(&mut self, stream_last: u64) -> u64 {
+    /// by each board's seq. A stream whose first message is past the next one lost the
+    /// messages between (an operator purged it): go on from its first.
+    pub fn start(&mut self, stream_first: u64, stream_last: u64) -> u64 {
         if stream_last < self.kept {
             self.kept = 0;
         }
+        if stream_first > self.kept + 1 {
+            self.kept = stream_first - 1;
+        }
         self.kept + 1
+    }
+
+    /// The first message a consumer made at [`StreamPosition::start`] delivered is
+    /// `got`, past the start: the stream holds none in between (deleted), so there is
+    /// nothing to wait for; go on from `got`.
+    pub fn none_before(&mut self, got: u64) {
+        self.kept = self.kept.max(got.saturating_sub(1));
     }
 
     /// A delivered message's stream sequence.
@@ -81,7 +92,7 @@ mod tests {
     #[test]
     fn only_the_next_message_is_taken_and_a_skip_is_seen() {
         let mut p = StreamPosition::after(0);
-        assert_eq!(p.start(0), 1);
+        assert_eq!(p.start(1, 0), 1);
         assert_eq!(p.delivered(1), Delivery::Next);
         p.keep(1);
         assert_eq!(p.delivered(1), Delivery::Again);
@@ -94,19 +105,33 @@ mod tests {
                 got: 6
             }
         );
-        assert_eq!(p.start(9), 2);
+        assert_eq!(p.start(1, 9), 2);
     }
 
     #[test]
     fn a_restarted_central_goes_on_after_its_file_and_a_fresh_stream_is_read_again() {
         let mut p = StreamPosition::after(40);
-        assert_eq!(p.start(55), 41);
+        assert_eq!(p.start(1, 55), 41);
         assert_eq!(p.delivered(41), Delivery::Next);
         // The server came back without its store: 12 messages under new sequences.
-        assert_eq!(p.start(12), 1);
+        assert_eq!(p.start(1, 12), 1);
         assert_eq!(p.kept(), 0);
         let mut q = StreamPosition::after(7);
         q.rewind();
-        assert_eq!(q.start(7), 1);
+        assert_eq!(q.start(1, 7), 1);
+    }
+
+    #[test]
+    fn messages_gone_from_the_stream_are_not_waited_for() {
+        // Purged up to 20: the consumer starts at the stream's first.
+        let mut p = StreamPosition::after(5);
+        assert_eq!(p.start(21, 30), 21);
+        assert_eq!(p.delivered(21), Delivery::Next);
+        // Deleted in the middle: a fresh consumer at 8 delivers 11 first.
+        let mut q = StreamPosition::after(7);
+        assert_eq!(q.start(1, 30), 8);
+        assert!(matches!(q.delivered(11), Delivery::Skipped { .. }));
+        q.none_before(11);
+        assert_eq!(q.delivered(11), Delivery::Next);
     }
 }
