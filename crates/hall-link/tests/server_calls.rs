@@ -208,7 +208,7 @@ async fn the_calls_we_make_work_on_the_installed_server() {
         let mut batch = consumer
             .fetch()
             .max_messages(n)
-            .expires(Duration::from_millis(500))
+            .expires(Duration::from_secs(2))
             .messages()
             .await
             .unwrap();
