@@ -230,18 +230,12 @@ fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
     }
 }
 
-/// The warnings and errors of every log of the test (the daemons' and the server's), for
-/// a failure's message: CI keeps only the test's output.
-fn log_tails(dir: &Path) -> String {
+/// The warnings and errors of these logs (the daemons' and the server's), for a
+/// failure's message: CI keeps only the test's output.
+fn log_tails(logs: &[PathBuf]) -> String {
     let mut out = String::new();
-    let logs = [
-        dir.join("hall-a/arbiter.log"),
-        dir.join("hall-b/arbiter.log"),
-        dir.join("central/event.log"),
-        dir.join("nats-server.log"),
-    ];
     for path in logs {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let text = std::fs::read_to_string(path).unwrap_or_default();
         let lines: Vec<&str> = text
             .lines()
             .filter(|l| {
@@ -466,7 +460,12 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
                 "the halls' events at the central: not within 60 s.\n\
                  (board, seq) missing at the central: {missing:?}\n\
                  at the central only: {extra:?}\n{}",
-                log_tails(&dir)
+                log_tails(&[
+                    a_cfg.with_extension("log"),
+                    b_cfg.with_extension("log"),
+                    c_cfg.with_extension("log"),
+                    server.log.clone(),
+                ])
             );
         }
         pause(200);

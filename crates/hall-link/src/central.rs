@@ -416,8 +416,6 @@ async fn follow(
                 .map_err(|e| e.to_string())
         }
         .await;
-        // Until the new consumer's first delivery (see `StreamPosition::none_before`).
-        let mut fresh = true;
         let consumer = match consumer {
             Ok(c) => {
                 warned = false;
@@ -475,15 +473,13 @@ async fn follow(
                     again = true;
                     break;
                 };
-                let first_of_consumer = std::mem::take(&mut fresh);
                 match taken.delivered(stream_seq) {
                     Delivery::Again => {
                         last_taken = Some(m);
                         continue;
                     }
-                    Delivery::Skipped { expected, got } if first_of_consumer => {
+                    Delivery::Gone { expected, got } => {
                         tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds no messages {expected} to {}: deleted; going on from {got}", got - 1);
-                        taken.none_before(got);
                     }
                     Delivery::Skipped { expected, got } => {
                         tracing::warn!(hall = %hall, "central: hall {hall}'s consumer delivered message {got} before {expected}; reading again from {expected}");
@@ -499,13 +495,9 @@ async fn follow(
                     Ok(e) if e.hall == hall && e.round == round => {
                         let is_new = merge.lock().unwrap_or_else(|p| p.into_inner()).is_new(&e);
                         if is_new {
-                            let received = Received {
-                                stream_seq,
-                                envelope: e,
-                            };
-                            lines.extend_from_slice(&received.to_json());
+                            lines.extend_from_slice(&Received::line(stream_seq, &m.payload));
                             lines.push(b'\n');
-                            envelopes.push(received.envelope);
+                            envelopes.push(e);
                         }
                     }
                     Ok(_) => {}

@@ -239,7 +239,7 @@ async fn the_calls_we_make_work_on_the_installed_server() {
     assert_eq!(fetch_all(consumer, 10).await, [2, 3]);
     stream.delete_consumer(&durable).await.unwrap();
     // A message deleted from the stream: a consumer made at it delivers the next one
-    // first (`StreamPosition::none_before`), and the stream's state names its first.
+    // first (`Delivery::Gone`), and the stream's state names its first.
     stream.delete_message(2).await.unwrap();
     let consumer = consumer_from(
         &stream,

@@ -72,7 +72,7 @@ impl Envelope {
 /// A line of the central's file of what it received from a hall (`central/<hall>.jsonl`):
 /// an envelope and the stream sequence it came with, where the central goes on after a
 /// restart ([`crate::StreamPosition`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Received {
     pub stream_seq: u64,
     pub envelope: Envelope,
@@ -80,7 +80,16 @@ pub struct Received {
 
 impl Received {
     pub fn to_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_default()
+        Received::line(self.stream_seq, &self.envelope.to_json())
+    }
+
+    /// The line for the message `payload` (an envelope's JSON, as it came: not written
+    /// again) at `stream_seq`, without its newline.
+    pub fn line(stream_seq: u64, payload: &[u8]) -> Vec<u8> {
+        let mut line = format!("{{\"stream_seq\":{stream_seq},\"envelope\":").into_bytes();
+        line.extend_from_slice(payload);
+        line.push(b'}');
+        line
     }
 
     /// Reads a line; a bare envelope (a file written before lines had their sequence)

@@ -14,6 +14,8 @@
 pub struct StreamPosition {
     /// The stream sequence of the last message kept (0: none).
     kept: u64,
+    /// A consumer was made at [`StreamPosition::start`] and has delivered nothing yet.
+    awaiting_first: bool,
 }
 
 /// What to do with a delivered message.
@@ -26,12 +28,18 @@ pub enum Delivery {
     /// Above the next one: the consumer skipped messages; make it again from
     /// [`StreamPosition::start`] without taking this one.
     Skipped { expected: u64, got: u64 },
+    /// The first delivery of a consumer made at the start, past it: the stream holds
+    /// none in between (deleted), so there is nothing to wait for; keep it.
+    Gone { expected: u64, got: u64 },
 }
 
 impl StreamPosition {
     /// The position after the messages of the central's file (their highest sequence).
     pub fn after(kept: u64) -> StreamPosition {
-        StreamPosition { kept }
+        StreamPosition {
+            kept,
+            awaiting_first: false,
+        }
     }
 
     /// The stream sequence of the last message kept.
@@ -52,25 +60,22 @@ impl StreamPosition {
         if stream_first > self.kept + 1 {
             self.kept = stream_first - 1;
         }
+        self.awaiting_first = true;
         self.kept + 1
     }
 
-    /// The first message a consumer made at [`StreamPosition::start`] delivered is
-    /// `got`, past the start: the stream holds none in between (deleted), so there is
-    /// nothing to wait for; go on from `got`.
-    pub fn none_before(&mut self, got: u64) {
-        self.kept = self.kept.max(got.saturating_sub(1));
-    }
-
     /// A delivered message's stream sequence.
-    pub fn delivered(&self, stream_seq: u64) -> Delivery {
+    pub fn delivered(&mut self, stream_seq: u64) -> Delivery {
+        let first = std::mem::take(&mut self.awaiting_first);
+        let expected = self.kept + 1;
         match stream_seq {
-            s if s <= self.kept => Delivery::Again,
-            s if s == self.kept + 1 => Delivery::Next,
-            got => Delivery::Skipped {
-                expected: self.kept + 1,
-                got,
-            },
+            s if s < expected => Delivery::Again,
+            s if s == expected => Delivery::Next,
+            got if first => {
+                self.kept = got - 1;
+                Delivery::Gone { expected, got }
+            }
+            got => Delivery::Skipped { expected, got },
         }
     }
 
@@ -127,11 +132,19 @@ mod tests {
         let mut p = StreamPosition::after(5);
         assert_eq!(p.start(21, 30), 21);
         assert_eq!(p.delivered(21), Delivery::Next);
-        // Deleted in the middle: a fresh consumer at 8 delivers 11 first.
+        // Deleted in the middle: a fresh consumer at 8 delivers 11 first; it is taken.
         let mut q = StreamPosition::after(7);
         assert_eq!(q.start(1, 30), 8);
-        assert!(matches!(q.delivered(11), Delivery::Skipped { .. }));
-        q.none_before(11);
-        assert_eq!(q.delivered(11), Delivery::Next);
+        assert_eq!(
+            q.delivered(11),
+            Delivery::Gone {
+                expected: 8,
+                got: 11
+            }
+        );
+        q.keep(11);
+        assert_eq!(q.delivered(12), Delivery::Next);
+        // Only the first delivery: later, a message past the next one is a skip.
+        assert!(matches!(q.delivered(14), Delivery::Skipped { .. }));
     }
 }
