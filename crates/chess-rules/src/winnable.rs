@@ -175,6 +175,17 @@ impl Position {
         Some([back(mine)?, back(theirs)?])
     }
 
+    /// The legal move that takes this position to `next` (the same placement, side to
+    /// move, castling rights, en passant square and counters as playing it gives), if one
+    /// does: [`Position::move_to_placement`], and the whole position compared.
+    ///
+    /// For proofs carried back along a game: if `next` is proven "can mate" for a side,
+    /// so is this position (the move, then `next`'s series of legal moves), art. 5.2.2.
+    pub fn move_reaching(&self, next: &Position) -> Option<Move> {
+        let (m, after) = self.move_to_placement(next.placement())?;
+        (after == *next).then_some(m)
+    }
+
     /// `Some(Some(line))`: a verified mating line; `Some(None)`: proven impossible;
     /// `None`: undetermined.
     fn helpmate_search(&self, color: Color) -> Option<Option<Vec<Move>>> {
@@ -355,5 +366,38 @@ mod tests {
             serde_json::to_string(&DeadPosition::NotDead).unwrap(),
             "\"not_dead\""
         );
+    }
+
+    #[test]
+    fn the_move_reaching_the_next_position_of_a_game_is_found_and_nothing_else() {
+        // Castling both ways, en passant, a capture promoting to a knight, and checks.
+        let game = [
+            "e4", "d5", "e5", "f5", "exf6", "Nc6", "fxg7", "Be6", "gxh8=N", "Qd7", "Nf3", "O-O-O",
+            "Bb5", "Kb8", "O-O",
+        ];
+        let mut pos = Position::start();
+        for san in game {
+            let m = pos.parse_san(san).unwrap();
+            let next = pos.play(m).unwrap();
+            assert_eq!(
+                pos.move_reaching(&next),
+                Some(m),
+                "{san} from {}",
+                pos.fen()
+            );
+            // Not the other way round, nor to itself, nor across two moves.
+            assert_eq!(next.move_reaching(&pos), None, "{san} back");
+            assert_eq!(pos.move_reaching(&pos), None);
+            if let Some(after) = next.legal_moves().next().map(|r| next.play(r).unwrap()) {
+                assert_eq!(pos.move_reaching(&after), None, "{san} and a reply");
+            }
+            pos = next;
+        }
+        // The same placement with other castling rights is not reached.
+        let a = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        let b = Position::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w kq - 0 1").unwrap();
+        let m = a.parse_san("Ra2").unwrap();
+        assert_eq!(a.move_reaching(&a.play(m).unwrap()), Some(m));
+        assert_eq!(b.move_reaching(&a.play(m).unwrap()), None);
     }
 }

@@ -2,7 +2,8 @@
 //! FILE.dgtcap...`: feeds captures through the decoder, event filter and tracker the live
 //! daemon uses (`touch_tracker::replay`) and prints the arbiter's events (formats.md §2) as
 //! JSON lines, one board per file, in input-time order. Without `--fast` the recorded
-//! pacing is kept. The exit code is non-zero only for unreadable input.
+//! pacing is kept; with it, dead-position questions are settled in batches
+//! (`touch_tracker::batched`), which gives the same events with far fewer searches. The exit code is non-zero only for unreadable input.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -49,6 +50,13 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         time_control: args.time_control,
         supervision: args.supervision,
         white_clock: None,
+        // Paced, each event as it happens; as fast as possible, a run of dead-position
+        // questions per search (the same events, in the same order).
+        dead_position_batch: if args.fast {
+            touch_tracker::batched::DEFAULT_BATCH
+        } else {
+            0
+        },
     };
     let mut replay = Replay::new(inputs, &opts)?;
     let stdout = std::io::stdout();

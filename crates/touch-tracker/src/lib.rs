@@ -10,13 +10,15 @@
 //!   (how long a press waits for the board's scan to report the move);
 //! - [`Tracker::poll_analysis`] / [`Tracker::analysis_done`] for the expensive "can this
 //!   side still mate?" searches, which the caller runs where it likes (the daemon on a
-//!   blocking pool; [`SyncTracker`] at once). Rulings that need an answer are emitted when
+//!   blocking pool; [`SyncTracker`] at once; [`BatchedTracker`] a run of dead-position
+//!   questions with one search, for fast replays). Rulings that need an answer are emitted when
 //!   it arrives; the tracker is deterministic given its inputs and the answers.
 //!
 //! All chess knowledge comes from `chess_rules`. [`replay`] feeds `.dgtcap` captures
 //! through the same decoder, event filter and tracker the live daemon uses.
 
 pub mod analysis;
+pub mod batched;
 mod clock;
 pub mod config;
 pub mod events;
@@ -28,6 +30,7 @@ pub mod touch;
 mod tracker;
 
 pub use analysis::{AnalysisRequest, Purpose};
+pub use batched::BatchedTracker;
 /// The `touch_move` obligation and the `game_over` reason are the rules core's
 /// (re-exported: they are part of the events).
 pub use chess_rules::{EndReason, Obligation};

@@ -1,18 +1,21 @@
 //! Replaying `.dgtcap` captures (formats.md §1) through the same pipeline the live daemon
-//! runs: capture bytes -> [`Decoder`] -> [`EventFilter`] -> [`SyncTracker`]. One capture
-//! is one board; several are merged by record time, so the events come out in input-time
-//! order. The caller supplies readers (the binary opens the files) and decides the
+//! runs: capture bytes -> [`Decoder`] -> [`EventFilter`] -> [`BatchedTracker`] (every
+//! question answered at once, as [`crate::SyncTracker`] does, unless
+//! [`ReplayOptions::dead_position_batch`] asks for batches). One capture is one board;
+//! several are merged by record time, so the events come out in input-time order, the
+//! same order whatever the batches. The caller supplies readers (the binary opens the files) and decides the
 //! pacing: [`Replay::next_time`] says when the next record was captured.
 
+use std::collections::BTreeMap;
 use std::io::BufRead;
 
 use chess_rules::{FenError, Position};
 use dgt_protocol::capture::{CaptureError, CaptureReader, CaptureRecord, Direction, TimeControl};
 use dgt_protocol::{BoardEvent, ClockSide, Decoder, EventFilter, TimedEvent};
 
+use crate::batched::BatchedTracker;
 use crate::config::{Supervision, TrackerConfig};
 use crate::events::ArbiterEvent;
-use crate::sync::SyncTracker;
 
 /// Settings that override what the capture headers say.
 #[derive(Debug, Clone, Default)]
@@ -22,6 +25,10 @@ pub struct ReplayOptions {
     pub supervision: Supervision,
     /// Overrides the `white-clock:` header.
     pub white_clock: Option<ClockSide>,
+    /// Dead-position questions settled per batch ([`BatchedTracker`]); 0 answers each at
+    /// once. The events are the same either way; batches take one search for a run of
+    /// moves, and hold the events back until settled (for `--fast`, not for a paced replay).
+    pub dead_position_batch: usize,
 }
 
 /// Why a replay cannot go on.
@@ -49,10 +56,13 @@ struct Board {
     next: Option<CaptureRecord>,
     decoder: Decoder,
     filter: EventFilter,
-    tracker: SyncTracker,
+    tracker: BatchedTracker,
     started: bool,
     last_t: u64,
     done: bool,
+    /// The tracker's next deadline and first held input, as of its last input.
+    deadline: Option<u64>,
+    held_from: Option<u64>,
 }
 
 impl Board {
@@ -70,22 +80,22 @@ impl Board {
         Ok(())
     }
 
-    fn feed(&mut self, t: u64, event: BoardEvent, out: &mut Vec<ArbiterEvent>) {
-        self.tracker.handle(&TimedEvent { t_ms: t, event }, out);
+    fn feed(&mut self, seq: u64, t: u64, event: BoardEvent) {
+        self.tracker.handle(seq, &TimedEvent { t_ms: t, event });
     }
 
-    fn record(&mut self, r: CaptureRecord, out: &mut Vec<ArbiterEvent>) {
+    fn record(&mut self, seq: u64, r: CaptureRecord) {
         self.last_t = r.t_ms;
         if !self.started {
             self.started = true;
             self.feed(
+                seq,
                 r.t_ms,
                 BoardEvent::Connected {
                     serial: None,
                     version: None,
                     clock_version: None,
                 },
-                out,
             );
         }
         if r.direction != Direction::ToHost {
@@ -96,21 +106,21 @@ impl Board {
         let messages: Vec<_> = self.decoder.push(&r.bytes).into_iter().flatten().collect();
         for msg in messages {
             for event in self.filter.on_message(&msg) {
-                self.feed(r.t_ms, event, out);
+                self.feed(seq, r.t_ms, event);
             }
         }
     }
 
-    fn end(&mut self, out: &mut Vec<ArbiterEvent>) {
+    fn end(&mut self, seq: u64) {
         self.done = true;
         let _ = self.decoder.finish();
-        self.tracker.finish(self.last_t, out);
+        self.tracker.finish(seq, self.last_t);
         self.feed(
+            seq,
             self.last_t,
             BoardEvent::Disconnected {
                 reason: "end of capture".into(),
             },
-            out,
         );
     }
 }
@@ -118,6 +128,20 @@ impl Board {
 /// A replay of one or more captures, one board each.
 pub struct Replay {
     boards: Vec<Board>,
+    /// The number of the next input to a board's tracker (each input its own).
+    seq: u64,
+    /// Released events not yet passed on, by (input number, arrival): a board's batch is
+    /// released after later inputs of other boards, and goes back in its place.
+    merge: BTreeMap<(u64, u64), ArbiterEvent>,
+    arrivals: u64,
+    scratch: Vec<(u64, ArbiterEvent)>,
+    /// Since the oldest open batch: each step's first input number and record time (every
+    /// board's deadlines are fired then, board `i` with the number after it plus `i`).
+    steps: Vec<(u64, u64)>,
+    /// Boards holding events back.
+    holding: usize,
+    /// Boards given an input in this step.
+    touched: Vec<usize>,
 }
 
 impl Replay {
@@ -161,15 +185,26 @@ impl Replay {
                 next: None,
                 decoder: Decoder::new(),
                 filter: EventFilter::new(),
-                tracker: SyncTracker::new(cfg),
+                tracker: BatchedTracker::new(cfg, opts.dead_position_batch),
                 started: false,
                 last_t: 0,
                 done: false,
+                deadline: None,
+                held_from: None,
             };
             board.advance()?;
             boards.push(board);
         }
-        Ok(Replay { boards })
+        Ok(Replay {
+            boards,
+            seq: 0,
+            merge: BTreeMap::new(),
+            arrivals: 0,
+            scratch: Vec::new(),
+            steps: Vec::new(),
+            holding: 0,
+            touched: Vec::new(),
+        })
     }
 
     /// The capture time of the next record of any board, `None` when all are done.
@@ -185,34 +220,119 @@ impl Replay {
     /// Returns `false` when everything has been replayed.
     pub fn step(&mut self, out: &mut Vec<ArbiterEvent>) -> Result<bool, ReplayError> {
         let Some(t) = self.next_time() else {
-            for b in self.boards.iter_mut().filter(|b| !b.done) {
-                b.end(out);
+            for i in 0..self.boards.len() {
+                if !self.boards[i].done {
+                    let seq = self.next_seq();
+                    self.boards[i].end(seq);
+                    self.touched.push(i);
+                }
             }
+            self.settle();
+            self.pass_on(out);
             return Ok(false);
         };
-        for b in &mut self.boards {
-            while let Some(d) = b.tracker.poll_timeout() {
-                if d >= t {
-                    break;
-                }
-                b.tracker.handle_timeout(d, out);
+        // Every board's deadlines before `t`, board `i` as input `first + i` (a board with
+        // none before `t` has nothing to do; its number stays unused).
+        let first = self.seq + 1;
+        self.seq += self.boards.len() as u64;
+        for (i, b) in self.boards.iter_mut().enumerate() {
+            if b.deadline.is_some_and(|d| d < t) {
+                b.tracker.deadlines_before(first + i as u64, t);
+                self.touched.push(i);
             }
         }
-        let Some(b) = self
+        if self.holding > 0 {
+            self.steps.push((first, t));
+        }
+        let Some(i) = self
             .boards
-            .iter_mut()
-            .find(|b| b.next.as_ref().is_some_and(|r| r.t_ms == t))
+            .iter()
+            .position(|b| b.next.as_ref().is_some_and(|r| r.t_ms == t))
         else {
+            self.pass_on(out);
             return Ok(false);
         };
+        let seq = self.next_seq();
+        let b = &mut self.boards[i];
         if let Some(r) = b.next.take() {
-            b.record(r, out);
+            b.record(seq, r);
         }
         b.advance()?;
         if b.next.is_none() {
-            b.end(out);
+            b.end(seq);
         }
+        self.touched.push(i);
+        self.settle();
+        self.pass_on(out);
         Ok(true)
+    }
+
+    /// Settles the full batches of the boards touched in this step, and every open batch
+    /// of a board that has ended.
+    fn settle(&mut self) {
+        for &i in &self.touched {
+            let b = &mut self.boards[i];
+            if b.done || b.tracker.wants_settling() {
+                let calls = self.steps.iter().map(|&(first, t)| (first + i as u64, t));
+                b.tracker.settle(calls);
+            }
+        }
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Passes on, in input order, every released event no held one comes before.
+    fn pass_on(&mut self, out: &mut Vec<ArbiterEvent>) {
+        self.touched.sort_unstable();
+        self.touched.dedup();
+        for &i in &self.touched {
+            let b = &mut self.boards[i];
+            b.tracker.take_released(&mut self.scratch);
+            b.deadline = b.tracker.poll_timeout();
+            let held = b.tracker.held_from();
+            match (b.held_from.is_some(), held.is_some()) {
+                (false, true) => self.holding += 1,
+                (true, false) => self.holding -= 1,
+                _ => {}
+            }
+            b.held_from = held;
+        }
+        self.touched.clear();
+        if self.merge.is_empty() && self.holding == 0 {
+            // Nothing held anywhere: already in order (the common case without batches).
+            self.steps.clear();
+            self.scratch.sort_by_key(|(seq, _)| *seq);
+            out.extend(self.scratch.drain(..).map(|(_, e)| e));
+            return;
+        }
+        for (seq, e) in self.scratch.drain(..) {
+            self.arrivals += 1;
+            self.merge.insert((seq, self.arrivals), e);
+        }
+        let held_from = match self.holding {
+            0 => u64::MAX,
+            _ => self
+                .boards
+                .iter()
+                .filter_map(|b| b.held_from)
+                .min()
+                .unwrap_or(u64::MAX),
+        };
+        while let Some(entry) = self.merge.first_entry() {
+            if entry.key().0 >= held_from {
+                break;
+            }
+            out.push(entry.remove());
+        }
+        // Steps before the oldest open batch are no longer needed.
+        let n = self.boards.len() as u64;
+        let stale = self
+            .steps
+            .partition_point(|&(first, _)| first + n <= held_from);
+        self.steps.drain(..stale);
     }
 
     /// Replays everything as fast as possible.
@@ -224,5 +344,18 @@ impl Replay {
     /// The trackers, in the order the captures were given.
     pub fn trackers(&self) -> impl Iterator<Item = &crate::Tracker> {
         self.boards.iter().map(|b| b.tracker.tracker())
+    }
+
+    /// Per board, in the order the captures were given: (batches settled by carrying
+    /// proofs back, batches undone, questions answered by the analyst's search or fast
+    /// check).
+    pub fn batch_counts(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.boards.iter().map(|b| {
+            (
+                b.tracker.settled,
+                b.tracker.undone,
+                b.tracker.analyst().by_search,
+            )
+        })
     }
 }

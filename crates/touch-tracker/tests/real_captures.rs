@@ -132,6 +132,7 @@ fn header_overrides_time_control_and_supervision() {
         }),
         supervision: Supervision::Partial,
         white_clock: None,
+        dead_position_batch: 0,
     };
     let inputs = vec![(
         "johan".to_owned(),

@@ -506,6 +506,11 @@ impl Tracker {
         self.analyses.pop_front()
     }
 
+    /// The analyses asked and not yet polled, in order.
+    pub fn pending_analyses(&self) -> impl Iterator<Item = &AnalysisRequest> {
+        self.analyses.iter()
+    }
+
     /// The answer to an analysis request; rulings that waited for it are emitted now.
     pub fn analysis_done(&mut self, id: u64, answer: CanMate, out: &mut Vec<ArbiterEvent>) {
         let Some(i) = self.waiting.iter().position(|(w, _)| *w == id) else {

@@ -1,0 +1,213 @@
+//! Dead-position questions settled in batches ([`touch_tracker::BatchedTracker`], which
+//! `replay --fast` uses) give exactly the events of answering each question at once, in
+//! the same order, on multi-board replays: games that go dead in the middle and are
+//! played on (the batch is undone and fed again), games with illegal moves, presses
+//! without a move and flag falls (questions answered at once while a batch is open), and
+//! with the shared data real games from the corpus. Every batch size from 1 up is
+//! compared with 0 (each question at once, as `SyncTracker` answers them).
+
+use std::io::{BufRead, Cursor};
+
+use chess_rules::read_pgn;
+use dgt_protocol::capture::{CaptureHeader, CaptureWriter, TimeControl};
+use dgt_protocol::clock::ClockSide;
+use dgt_protocol::HostCommand;
+use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script, Variations};
+use dgt_sim::{Emulator, EmulatorConfig};
+use touch_tracker::replay::{Replay, ReplayOptions};
+use touch_tracker::EndReason;
+
+/// Games written here, so that the test needs no shared data.
+const GAMES: &str = r#"
+[Event "Bishop takes the last rook: dead at once, and the players play on"]
+[SetUp "1"]
+[FEN "8/8/4k3/8/4B3/3K4/8/7r w - - 0 1"]
+
+1. Bxh1 Kd6 2. Kd4 Ke6 3. Bd5+ Kd6 4. Bf3 Ke6 5. Ke4 Kd6 *
+
+[Event "Opera game"]
+
+1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7
+8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 11. Bxb5+ Nbd7 12. O-O-O Rd8 13. Rxd7 Rxd7
+14. Rd1 Qe6 15. Bxd7+ Nxd7 16. Qb8+ Nxb8 17. Rd8# 1-0
+
+[Event "Trades down to bare kings after a long middlegame"]
+[SetUp "1"]
+[FEN "4k3/8/3r4/8/2n1N3/3R4/8/4K3 w - - 0 1"]
+
+1. Nf6+ Kf7 2. Ne4 Ke7 3. Nc5 Rxd3 4. Nxd3 Nd6 5. Ne5 Ke6 6. Kd2 Kxe5 7. Kc3 Ne4+
+8. Kb4 Kd5 9. Kb5 Nc3+ 10. Kb4 Ne4 11. Kb5 Nd6+ 12. Kb6 Nc4+ 13. Kb5 Ke4 14. Kxc4 Kf3 15. Kd3 *
+"#;
+
+fn capture_of(name: &str, script: &Script, time_control: TimeControl) -> Vec<u8> {
+    let mut emu = Emulator::new(EmulatorConfig {
+        scan_interval_ms: 250,
+        ..script.emulator_config()
+    });
+    emu.record_capture();
+    emu.receive_at(
+        0,
+        &[
+            HostCommand::SendBoard.encode(),
+            HostCommand::SendUpdateNice.encode(),
+        ]
+        .concat(),
+    );
+    for a in &script.actions {
+        emu.apply_at(a.at_ms, &a.action);
+    }
+    emu.advance_to(script.end_ms + 2000);
+    let header = CaptureHeader {
+        board: Some(name.to_owned()),
+        start_fen: (script.start != chess_rules::Position::start()).then(|| script.start.fen()),
+        time_control: Some(time_control),
+        white_clock: Some(ClockSide::Left),
+        extra: Vec::new(),
+    };
+    let mut w = CaptureWriter::new(Vec::new(), &header).unwrap();
+    for r in emu.take_capture() {
+        w.write(&r).unwrap();
+    }
+    w.flush().unwrap();
+    w.into_inner()
+}
+
+/// Captures of `pgn_text`'s games, one board each, with irregularities taken in turn.
+fn captures(pgn_text: &[u8], prefix: &str, limit: usize) -> Vec<(String, Vec<u8>)> {
+    let time_control = TimeControl {
+        base_secs: 180,
+        increment_secs: 2,
+    };
+    let irregular = [
+        vec![],
+        vec![Irregularity::FlagFall],
+        vec![Irregularity::ClockWithoutMove],
+        vec![Irregularity::Illegal(dgt_sim::hands::IllegalKind::ALL[0])],
+    ];
+    let mut out = Vec::new();
+    for (i, pgn) in read_pgn(pgn_text).unwrap().iter().enumerate() {
+        if out.len() == limit {
+            break;
+        }
+        if pgn.tag("Variant").is_some_and(|v| v != "Standard") {
+            continue;
+        }
+        let game = match GameInput::from_pgn(pgn) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("{prefix}{i:03}: not played: {e}");
+                continue;
+            }
+        };
+        let opts = HandOptions {
+            seed: i as u64,
+            time_control,
+            think_scale: 0.2,
+            variations: Variations::realistic(),
+            irregularities: irregular[i % irregular.len()].clone(),
+            ..HandOptions::default()
+        };
+        let script = match generate(&game, &opts) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{prefix}{i:03}: not played: {e}");
+                continue;
+            }
+        };
+        let name = format!("{prefix}{i:03}");
+        out.push((name.clone(), capture_of(&name, &script, time_control)));
+    }
+    out
+}
+
+fn replay(captures: &[(String, Vec<u8>)], batch: usize) -> (Vec<String>, u64, u64) {
+    let inputs = captures
+        .iter()
+        .map(|(n, bytes)| {
+            (
+                n.clone(),
+                Box::new(Cursor::new(bytes.clone())) as Box<dyn BufRead>,
+            )
+        })
+        .collect();
+    let opts = ReplayOptions {
+        dead_position_batch: batch,
+        ..ReplayOptions::default()
+    };
+    let mut r = Replay::new(inputs, &opts).unwrap();
+    let mut out = Vec::new();
+    r.run(&mut out).unwrap();
+    let (settled, undone) = r
+        .batch_counts()
+        .fold((0, 0), |(s, u), (a, b, _)| (s + a, u + b));
+    (out.iter().map(|e| e.to_json()).collect(), settled, undone)
+}
+
+fn compare(captures: &[(String, Vec<u8>)], batches: &[usize]) -> Vec<String> {
+    let (at_once, _, _) = replay(captures, 0);
+    for &batch in batches {
+        let (batched, settled, _) = replay(captures, batch);
+        assert!(settled > 0, "batch {batch}: no batch was settled");
+        if let Some(i) =
+            (0..at_once.len().max(batched.len())).find(|&i| at_once.get(i) != batched.get(i))
+        {
+            panic!(
+                "batch {batch}: event {i} differs\n  at once: {:?}\n  batched: {:?}",
+                at_once.get(i),
+                batched.get(i)
+            );
+        }
+    }
+    at_once
+}
+
+#[test]
+fn batches_give_the_events_of_answering_at_once_on_games_that_go_dead() {
+    let caps = captures(GAMES.as_bytes(), "g", usize::MAX);
+    assert_eq!(caps.len(), 3, "every embedded game makes a capture");
+    let events = compare(&caps, &[1, 2, 3, 5, 64]);
+    // The comparison means something: two games end dead in their middle, and the
+    // batched replay had to undo a batch for them.
+    let dead = events
+        .iter()
+        .filter(|e| e.contains(EndReason::DeadPosition.name()))
+        .count();
+    assert!(dead >= 2, "dead-position ends: {dead}\n{events:#?}");
+    let (_, _, undone) = replay(&caps, 64);
+    assert!(undone >= 2, "batches undone: {undone}");
+}
+
+#[test]
+fn batches_give_the_events_of_answering_at_once_on_real_games() {
+    let source = "pgn/shakmaty-pgn-reader-benches/lichess_db_1000k.pgn";
+    if !test_data::have(source) {
+        eprintln!("skipped: needs DGT_SHARED_DIR ({source})");
+        return;
+    }
+    let caps = captures(&test_data::read(source), "l", 16);
+    assert_eq!(caps.len(), 16);
+    let events = compare(&caps, &[1, 7, 64]);
+    assert!(events.iter().any(|e| e.contains("\"kind\":\"move\"")));
+}
+
+#[test]
+fn batches_give_the_events_of_answering_at_once_on_recorded_captures() {
+    // The emulator's captures kept in the repository, and the physical board's when the
+    // shared data is there: all replayed together, as several boards.
+    let mut paths: Vec<std::path::PathBuf> = ["short", "promotion-turned", "castling"]
+        .iter()
+        .map(|n| test_data::emulator_capture(&format!("lichess-{n}.dgtcap")))
+        .collect();
+    if test_data::have("dgt-captures/arnsholt-dgtdriver") {
+        paths.extend(["2.dgtcap", "johan.dgtcap"].map(test_data::capture));
+    }
+    let caps: Vec<(String, Vec<u8>)> = paths
+        .iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(p).unwrap())
+        })
+        .collect();
+    let events = compare(&caps, &[1, 4, 128]);
+    assert!(events.iter().any(|e| e.contains("\"kind\":\"move\"")));
+}
