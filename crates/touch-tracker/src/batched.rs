@@ -80,6 +80,9 @@ pub struct BatchedTracker {
     batch: Option<Batch>,
     /// Events final and not yet taken.
     released: Vec<(u64, ArbiterEvent)>,
+    /// The last batch's input log, emptied, for the next (a batch logs thousands of
+    /// inputs: growing a fresh log each time cost more than the tracker's work on them).
+    spare_inputs: Vec<(u64, Input)>,
     /// Scratch for the tracker's events.
     out: Vec<ArbiterEvent>,
     /// Batches settled by carrying proofs back, and batches undone.
@@ -96,6 +99,7 @@ impl BatchedTracker {
             batch_size,
             batch: None,
             released: Vec::new(),
+            spare_inputs: Vec::new(),
             out: Vec::new(),
             settled: 0,
             undone: 0,
@@ -118,8 +122,8 @@ impl BatchedTracker {
     }
 
     /// Takes one board event, input number `seq`.
-    pub fn handle(&mut self, seq: u64, ev: &TimedEvent) {
-        self.input(seq, Input::Event(ev.clone()));
+    pub fn handle(&mut self, seq: u64, ev: TimedEvent) {
+        self.input(seq, Input::Event(ev));
     }
 
     /// See [`Tracker::handle_timeout`].
@@ -155,13 +159,15 @@ impl BatchedTracker {
     /// [`BatchedTracker::deadlines_before`] call after [`BatchedTracker::held_from`], in
     /// order (fed again, with the other inputs, if the batch is undone).
     pub fn settle(&mut self, deadline_calls: impl IntoIterator<Item = (u64, u64)>) {
-        let Some(batch) = self.batch.take() else {
+        let Some(mut batch) = self.batch.take() else {
             return;
         };
         let answers = self.prove(&batch.provisional);
         if answers.iter().all(|(_, _, a)| *a != CanMate::No) {
             self.settled += 1;
-            self.released.extend(batch.held);
+            self.released.append(&mut batch.held);
+            batch.inputs.clear();
+            self.spare_inputs = batch.inputs;
             return;
         }
         // A position a side cannot mate from: feed everything again, answering at once.
@@ -190,6 +196,8 @@ impl BatchedTracker {
             self.apply(&Input::Before(t));
             self.answer_now(s, &known);
         }
+        batch.inputs.clear();
+        self.spare_inputs = batch.inputs;
     }
 
     /// The sequence number from which events may still be held back (`None`: every
@@ -249,7 +257,7 @@ impl BatchedTracker {
             self.batch = Some(Batch {
                 checkpoint: Box::new(self.tracker.clone()),
                 first_seq: seq,
-                inputs: Vec::new(),
+                inputs: std::mem::take(&mut self.spare_inputs),
                 held: Vec::new(),
                 provisional: Vec::new(),
             });

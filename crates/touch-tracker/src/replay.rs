@@ -6,7 +6,8 @@
 //! same order whatever the batches. The caller supplies readers (the binary opens the files) and decides the
 //! pacing: [`Replay::next_time`] says when the next record was captured.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::io::BufRead;
 
 use chess_rules::{FenError, Position};
@@ -81,7 +82,7 @@ impl Board {
     }
 
     fn feed(&mut self, seq: u64, t: u64, event: BoardEvent) {
-        self.tracker.handle(seq, &TimedEvent { t_ms: t, event });
+        self.tracker.handle(seq, TimedEvent { t_ms: t, event });
     }
 
     fn record(&mut self, seq: u64, r: CaptureRecord) {
@@ -128,6 +129,9 @@ impl Board {
 /// A replay of one or more captures, one board each.
 pub struct Replay {
     boards: Vec<Board>,
+    /// (time of the next record, board) of every board with one: the earliest first,
+    /// ties to the board listed first.
+    queue: BinaryHeap<Reverse<(u64, usize)>>,
     /// The number of the next input to a board's tracker (each input its own).
     seq: u64,
     /// Released events not yet passed on, by (input number, arrival): a board's batch is
@@ -137,7 +141,7 @@ pub struct Replay {
     scratch: Vec<(u64, ArbiterEvent)>,
     /// Since the oldest open batch: each step's first input number and record time (every
     /// board's deadlines are fired then, board `i` with the number after it plus `i`).
-    steps: Vec<(u64, u64)>,
+    steps: VecDeque<(u64, u64)>,
     /// Boards holding events back.
     holding: usize,
     /// Boards given an input in this step.
@@ -195,13 +199,19 @@ impl Replay {
             board.advance()?;
             boards.push(board);
         }
+        let queue = boards
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| b.next.as_ref().map(|r| Reverse((r.t_ms, i))))
+            .collect();
         Ok(Replay {
             boards,
+            queue,
             seq: 0,
             merge: BTreeMap::new(),
             arrivals: 0,
             scratch: Vec::new(),
-            steps: Vec::new(),
+            steps: VecDeque::new(),
             holding: 0,
             touched: Vec::new(),
         })
@@ -209,17 +219,14 @@ impl Replay {
 
     /// The capture time of the next record of any board, `None` when all are done.
     pub fn next_time(&self) -> Option<u64> {
-        self.boards
-            .iter()
-            .filter_map(|b| b.next.as_ref().map(|r| r.t_ms))
-            .min()
+        self.queue.peek().map(|Reverse((t, _))| *t)
     }
 
     /// Replays the earliest next record (ties: the board listed first), with every
     /// deadline of every board that falls before it; at the end, finishes each board.
     /// Returns `false` when everything has been replayed.
     pub fn step(&mut self, out: &mut Vec<ArbiterEvent>) -> Result<bool, ReplayError> {
-        let Some(t) = self.next_time() else {
+        let Some(Reverse((t, i))) = self.queue.pop() else {
             for i in 0..self.boards.len() {
                 if !self.boards[i].done {
                     let seq = self.next_seq();
@@ -242,24 +249,17 @@ impl Replay {
             }
         }
         if self.holding > 0 {
-            self.steps.push((first, t));
+            self.steps.push_back((first, t));
         }
-        let Some(i) = self
-            .boards
-            .iter()
-            .position(|b| b.next.as_ref().is_some_and(|r| r.t_ms == t))
-        else {
-            self.pass_on(out);
-            return Ok(false);
-        };
         let seq = self.next_seq();
         let b = &mut self.boards[i];
         if let Some(r) = b.next.take() {
             b.record(seq, r);
         }
         b.advance()?;
-        if b.next.is_none() {
-            b.end(seq);
+        match &b.next {
+            Some(r) => self.queue.push(Reverse((r.t_ms, i))),
+            None => b.end(seq),
         }
         self.touched.push(i);
         self.settle();
@@ -329,10 +329,13 @@ impl Replay {
         }
         // Steps before the oldest open batch are no longer needed.
         let n = self.boards.len() as u64;
-        let stale = self
+        while self
             .steps
-            .partition_point(|&(first, _)| first + n <= held_from);
-        self.steps.drain(..stale);
+            .front()
+            .is_some_and(|&(first, _)| first + n <= held_from)
+        {
+            self.steps.pop_front();
+        }
     }
 
     /// Replays everything as fast as possible.
