@@ -74,10 +74,18 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
                 }
             }
         }
-        let more = replay.step(&mut events)?;
+        // The events before a capture's error are printed before it.
+        let more = replay.step(&mut events);
         for e in events.drain(..) {
             writeln!(out, "{}", e.to_json()).or_else(ignore_broken_pipe)?;
         }
+        let more = match more {
+            Ok(more) => more,
+            Err(e) => {
+                out.flush().or_else(ignore_broken_pipe)?;
+                return Err(e.into());
+            }
+        };
         if !more {
             break;
         }

@@ -256,7 +256,13 @@ impl Replay {
         if let Some(r) = b.next.take() {
             b.record(seq, r);
         }
-        b.advance()?;
+        if let Err(e) = b.advance() {
+            // The capture cannot go on: every event so far goes out before the error.
+            self.touched.extend(0..self.boards.len());
+            self.settle_all();
+            self.pass_on(out);
+            return Err(e);
+        }
         match &b.next {
             Some(r) => self.queue.push(Reverse((r.t_ms, i))),
             None => b.end(seq),
@@ -265,6 +271,14 @@ impl Replay {
         self.settle();
         self.pass_on(out);
         Ok(true)
+    }
+
+    /// Settles every board's open batch.
+    fn settle_all(&mut self) {
+        for (i, b) in self.boards.iter_mut().enumerate() {
+            let calls = self.steps.iter().map(|&(first, t)| (first + i as u64, t));
+            b.tracker.settle(calls);
+        }
     }
 
     /// Settles the full batches of the boards touched in this step, and every open batch
