@@ -211,3 +211,37 @@ fn batches_give_the_events_of_answering_at_once_on_recorded_captures() {
     let events = compare(&caps, &[1, 4, 128]);
     assert!(events.iter().any(|e| e.contains("\"kind\":\"move\"")));
 }
+
+#[test]
+fn a_capture_that_cannot_go_on_gives_the_same_events_before_its_error() {
+    let mut caps = captures(GAMES.as_bytes(), "g", usize::MAX);
+    // Cut the second game's capture in its middle with a line that is not a record.
+    let bytes = &mut caps[1].1;
+    let middle = bytes.len() / 2;
+    let cut = middle + bytes[middle..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes.splice(cut..cut, b"12x < 8e00053400\n".iter().copied());
+    let run = |batch: usize| {
+        let inputs = caps
+            .iter()
+            .map(|(n, b)| {
+                (
+                    n.clone(),
+                    Box::new(Cursor::new(b.clone())) as Box<dyn BufRead>,
+                )
+            })
+            .collect();
+        let opts = ReplayOptions {
+            dead_position_batch: batch,
+            ..ReplayOptions::default()
+        };
+        let mut r = Replay::new(inputs, &opts).unwrap();
+        let mut out = Vec::new();
+        let result = r.run(&mut out);
+        assert!(result.is_err(), "batch {batch}: the bad line was accepted");
+        out.iter().map(|e| e.to_json()).collect::<Vec<_>>()
+    };
+    let at_once = run(0);
+    assert!(at_once.iter().any(|e| e.contains("\"kind\":\"move\"")));
+    assert_eq!(run(128), at_once);
+    assert_eq!(run(3), at_once);
+}
