@@ -245,3 +245,53 @@ fn a_capture_that_cannot_go_on_gives_the_same_events_before_its_error() {
     assert_eq!(run(128), at_once);
     assert_eq!(run(3), at_once);
 }
+
+#[test]
+fn a_batch_whose_game_stopped_asking_is_settled_while_the_clock_ticks_on() {
+    let mut caps = captures(GAMES.as_bytes(), "g", usize::MAX);
+    // The Opera game's board ends its game (a flag fall is injected) with a batch open
+    // (fewer moves than a batch holds); its clock then goes on sending the same time for
+    // hours.
+    let text = String::from_utf8(caps[1].1.clone()).unwrap();
+    let last = text.lines().rev().find(|l| l.contains("< 8d")).unwrap();
+    let (t, bytes) = last.split_once(' ').unwrap();
+    let t: u64 = t.parse().unwrap();
+    let mut tail = String::new();
+    for k in 1..=10_000u64 {
+        tail.push_str(&format!("{} {bytes}\n", t + k * 1000));
+    }
+    caps[1].1.extend(tail.as_bytes());
+    compare(&caps, &[128]);
+    // Its events are out long before the capture's end.
+    let inputs = caps
+        .iter()
+        .map(|(n, b)| {
+            (
+                n.clone(),
+                Box::new(Cursor::new(b.clone())) as Box<dyn BufRead>,
+            )
+        })
+        .collect();
+    let opts = ReplayOptions {
+        dead_position_batch: 128,
+        ..ReplayOptions::default()
+    };
+    let mut r = Replay::new(inputs, &opts).unwrap();
+    let (mut out, mut steps, mut ended_at) = (Vec::new(), 0usize, None);
+    while r.step(&mut out).unwrap() {
+        steps += 1;
+        if ended_at.is_none()
+            && out.iter().any(|e| {
+                e.to_json()
+                    .contains("\"board\":\"g001\",\"kind\":\"game_over\"")
+            })
+        {
+            ended_at = Some(steps);
+        }
+    }
+    let ended_at = ended_at.expect("the Opera game's end");
+    assert!(
+        ended_at + 1_000 < steps,
+        "the game's end came out at step {ended_at} of {steps}"
+    );
+}
