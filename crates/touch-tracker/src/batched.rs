@@ -44,12 +44,6 @@ use crate::tracker::Tracker;
 /// per batch, and a bounded amount of held events and inputs to feed again.
 pub const DEFAULT_BATCH: usize = 128;
 
-/// A batch is settled too once it has logged this many inputs per provisional answer it
-/// may hold: about 10 a move in real play, so this only cuts a batch whose game stopped
-/// asking (a mate, a resignation, then a clock ticking on for an hour), whose held events
-/// would otherwise hold back every board's until the capture ends.
-const INPUTS_PER_ANSWER: usize = 64;
-
 /// An input to the tracker, kept to be fed again if a batch is undone.
 #[derive(Debug, Clone)]
 enum Input {
@@ -150,10 +144,9 @@ impl BatchedTracker {
 
     /// Whether the open batch is full: the caller settles it ([`BatchedTracker::settle`]).
     pub fn wants_settling(&self) -> bool {
-        self.batch.as_ref().is_some_and(|b| {
-            b.provisional.len() >= self.batch_size
-                || b.inputs.len() >= self.batch_size.saturating_mul(INPUTS_PER_ANSWER)
-        })
+        self.batch
+            .as_ref()
+            .is_some_and(|b| b.provisional.len() >= self.batch_size)
     }
 
     /// See [`Tracker::finish`].
