@@ -165,7 +165,8 @@ pub fn answer_shared(analyst: &std::sync::Mutex<Analyst>, req: &AnalysisRequest)
     verdict
 }
 
-fn side_index(c: Color) -> usize {
+/// The index of a side in per-side arrays: White 0, Black 1.
+pub(crate) fn side_index(c: Color) -> usize {
     match c {
         Color::White => 0,
         Color::Black => 1,

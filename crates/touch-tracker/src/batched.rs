@@ -35,7 +35,7 @@
 use chess_rules::{CanMate, Color, Position};
 use dgt_protocol::TimedEvent;
 
-use crate::analysis::{AnalysisRequest, Analyst, Purpose};
+use crate::analysis::{side_index, AnalysisRequest, Analyst, Purpose};
 use crate::config::TrackerConfig;
 use crate::events::ArbiterEvent;
 use crate::tracker::Tracker;
@@ -312,45 +312,39 @@ impl BatchedTracker {
                 }
             }
             next = Some(pos);
-            let i = side_index(*side);
-            let answer = if proven[i] {
-                CanMate::Yes
-            } else {
-                self.analyst.answer(&AnalysisRequest {
-                    id: 0,
-                    position: *pos,
-                    side: *side,
-                    purpose: Purpose::DeadPosition,
-                })
-            };
-            proven[i] = answer == CanMate::Yes;
+            let answer = self.proven_or_searched(&mut proven, pos, *side);
             answers.push((*pos, *side, answer));
             if answer == CanMate::No {
                 // The tracker then asks about the other side, here: answer that too, for
                 // feeding the batch again.
                 let other = side.opponent();
-                let j = side_index(other);
-                let answer = if proven[j] {
-                    CanMate::Yes
-                } else {
-                    self.analyst.answer(&AnalysisRequest {
-                        id: 0,
-                        position: *pos,
-                        side: other,
-                        purpose: Purpose::DeadPosition,
-                    })
-                };
-                proven[j] = answer == CanMate::Yes;
+                let answer = self.proven_or_searched(&mut proven, pos, other);
                 answers.push((*pos, other, answer));
             }
         }
         answers
     }
-}
 
-fn side_index(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
+    /// `Yes` if a later position proven for `side` is reached from here (`proven`), else
+    /// the analyst's answer; keeps `proven` up to date for the positions before.
+    fn proven_or_searched(
+        &mut self,
+        proven: &mut [bool; 2],
+        pos: &Position,
+        side: Color,
+    ) -> CanMate {
+        let i = side_index(side);
+        let answer = if proven[i] {
+            CanMate::Yes
+        } else {
+            self.analyst.answer(&AnalysisRequest {
+                id: 0,
+                position: *pos,
+                side,
+                purpose: Purpose::DeadPosition,
+            })
+        };
+        proven[i] = answer == CanMate::Yes;
+        answer
     }
 }

@@ -120,7 +120,8 @@ fn captures(pgn_text: &[u8], prefix: &str, limit: usize) -> Vec<(String, Vec<u8>
     out
 }
 
-fn replay(captures: &[(String, Vec<u8>)], batch: usize) -> (Vec<String>, u64, u64) {
+/// A replay of `captures` (one board each) with dead-position batches of `batch`.
+fn new_replay(captures: &[(String, Vec<u8>)], batch: usize) -> Replay {
     let inputs = captures
         .iter()
         .map(|(n, bytes)| {
@@ -134,7 +135,11 @@ fn replay(captures: &[(String, Vec<u8>)], batch: usize) -> (Vec<String>, u64, u6
         dead_position_batch: batch,
         ..ReplayOptions::default()
     };
-    let mut r = Replay::new(inputs, &opts).unwrap();
+    Replay::new(inputs, &opts).unwrap()
+}
+
+fn replay(captures: &[(String, Vec<u8>)], batch: usize) -> (Vec<String>, u64, u64) {
+    let mut r = new_replay(captures, batch);
     let mut out = Vec::new();
     r.run(&mut out).unwrap();
     let (settled, undone) = r
@@ -221,20 +226,7 @@ fn a_capture_that_cannot_go_on_gives_the_same_events_before_its_error() {
     let cut = middle + bytes[middle..].iter().position(|&b| b == b'\n').unwrap() + 1;
     bytes.splice(cut..cut, b"12x < 8e00053400\n".iter().copied());
     let run = |batch: usize| {
-        let inputs = caps
-            .iter()
-            .map(|(n, b)| {
-                (
-                    n.clone(),
-                    Box::new(Cursor::new(b.clone())) as Box<dyn BufRead>,
-                )
-            })
-            .collect();
-        let opts = ReplayOptions {
-            dead_position_batch: batch,
-            ..ReplayOptions::default()
-        };
-        let mut r = Replay::new(inputs, &opts).unwrap();
+        let mut r = new_replay(&caps, batch);
         let mut out = Vec::new();
         let result = r.run(&mut out);
         assert!(result.is_err(), "batch {batch}: the bad line was accepted");
