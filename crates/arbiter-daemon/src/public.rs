@@ -43,6 +43,8 @@ pub struct Public {
     changed: watch::Sender<u64>,
     /// Where the published marks are kept (`None`: not kept, in tests).
     marks: Option<PathBuf>,
+    /// The marks as last written there.
+    saved: Mutex<BTreeMap<u32, u64>>,
 }
 
 impl Public {
@@ -77,6 +79,7 @@ impl Public {
             }),
             changed: watch::channel(0).0,
             marks,
+            saved: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -183,19 +186,28 @@ impl Public {
         }
     }
 
-    /// Writes how far each board was published, if it changed since `last`.
-    fn save_marks(&self, last: &mut BTreeMap<u32, u64>) {
+    /// Writes how far each board was published, if it changed since the last write;
+    /// returns whether it wrote. Blocking IO (a file sync). The daemon's shutdown calls it
+    /// once more after the last publication.
+    pub fn save_marks(&self) -> bool {
         let Some(path) = &self.marks else {
-            return;
+            return false;
         };
         let marks = self.lock().view.released();
-        if marks == *last {
-            return;
+        let mut saved = self.saved.lock().unwrap_or_else(|p| p.into_inner());
+        if marks == *saved {
+            return false;
         }
         let text = serde_json::to_string(&marks).unwrap_or_default();
         match crate::fsutil::write_atomic(path, text.as_bytes()) {
-            Ok(()) => *last = marks,
-            Err(e) => tracing::warn!("cannot write {}: {e}", path.display()),
+            Ok(()) => {
+                *saved = marks;
+                true
+            }
+            Err(e) => {
+                tracing::warn!("cannot write {}: {e}", path.display());
+                false
+            }
         }
     }
 }
@@ -217,28 +229,36 @@ fn read_marks(path: &std::path::Path) -> BTreeMap<u32, u64> {
 /// noticed this soon).
 const MAX_TICK: Duration = Duration::from_secs(1);
 
+/// How often at most the published marks are written (and so within twice this, the
+/// follower waking at least every [`MAX_TICK`]). Each write is a file sync, and at 1,000
+/// boards the marks change every few ms: written at each change they were 12% of the
+/// daemon's CPU (docs/performance.md). What a crash can cost: marks up to 2 s old,
+/// so that after a restart with the wall clock set back, up to this much of what was
+/// published is held back again until its delay has passed by the new clock (with the
+/// clock right, the delay releases it again at once).
+const MARKS_EVERY: Duration = Duration::from_secs(1);
+
 /// Keeps the public view current: on every change of the hub and whenever a held event
 /// comes due. Runs until aborted.
 pub async fn follow(public: Arc<Public>, hub: Arc<Hub>) {
     let mut changed = hub.changed();
-    let mut marks = BTreeMap::new();
+    let mut saved_at: Option<std::time::Instant> = None;
     loop {
         let now = crate::wall::unix_ms_now();
         public.refresh(&hub, now);
-        let p = Arc::clone(&public);
-        let m = std::mem::take(&mut marks);
-        marks = tokio::task::spawn_blocking(move || {
-            let mut m = m;
-            p.save_marks(&mut m);
-            m
-        })
-        .await
-        .unwrap_or_default();
+        let since_saved = saved_at.map_or(MARKS_EVERY, |t| t.elapsed());
+        if since_saved >= MARKS_EVERY {
+            let p = Arc::clone(&public);
+            if let Ok(true) = tokio::task::spawn_blocking(move || p.save_marks()).await {
+                saved_at = Some(std::time::Instant::now());
+            }
+        }
         let wait = public
             .next_due()
             .map_or(MAX_TICK, |due| {
                 Duration::from_millis(due.saturating_sub(crate::wall::unix_ms_now()))
             })
+            // At least once a second: marks that changed meanwhile are written then.
             .min(MAX_TICK);
         tokio::select! {
             r = changed.changed() => {
@@ -339,8 +359,11 @@ mod tests {
         public.refresh(&hub, first + 3_600_000);
         let shown = public.board(1).unwrap().current().moves.len();
         assert!(shown >= 1);
-        let mut last = BTreeMap::new();
-        public.save_marks(&mut last);
+        assert!(public.save_marks());
+        assert!(
+            !public.save_marks(),
+            "unchanged marks are not written again"
+        );
         // Restarted with the wall clock an hour behind: what was published stays.
         let again = Public::new(&config, Some(marks));
         again.refresh(&hub, first);

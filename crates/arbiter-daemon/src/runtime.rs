@@ -416,6 +416,9 @@ impl Daemon {
         // The public games as far as they are public now, closed the same way.
         self.public.refresh(&self.hub, crate::wall::unix_ms_now());
         self.public.close_unfinished(why);
+        // The follower writes the marks at most once a second: the last ones now.
+        let public = Arc::clone(&self.public);
+        let _ = tokio::task::spawn_blocking(move || public.save_marks()).await;
         let _ = self.stop_sinks.send(true);
         for s in self.sinks {
             let _ = s.await;
