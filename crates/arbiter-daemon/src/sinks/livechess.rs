@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::pgn::{push_game, render, Flavour};
 use super::Sink;
 use crate::config::Config;
-use crate::fsutil::write_atomic;
+use crate::fsutil::RebuiltFiles;
 use crate::hub::{GamesView, Hub};
 
 /// A player as LiveChess names one (fields in LiveChess's order).
@@ -220,6 +220,8 @@ pub struct LiveChessSink {
     rendered: BTreeMap<u32, RenderedGame>,
     /// Where the games come from: the public view, or (`None`) the hub.
     public: Option<Arc<crate::public::Public>>,
+    /// The files, replaced atomically and synced at the end.
+    files: RebuiltFiles,
 }
 
 impl LiveChessSink {
@@ -232,6 +234,7 @@ impl LiveChessSink {
             written: BTreeMap::new(),
             rendered: BTreeMap::new(),
             public: None,
+            files: RebuiltFiles::default(),
         }
     }
 
@@ -258,7 +261,7 @@ impl Sink for LiveChessSink {
             if self.written.get(&rel) == Some(&bytes) {
                 continue;
             }
-            if let Err(e) = write_atomic(&self.folder.join(&rel), &bytes) {
+            if let Err(e) = self.files.replace(&self.folder.join(&rel), &bytes) {
                 // Rendered but not written: render it again next time.
                 self.rendered.clear();
                 return Err(e);
@@ -266,6 +269,10 @@ impl Sink for LiveChessSink {
             self.written.insert(rel, bytes);
         }
         Ok(())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.files.sync()
     }
 }
 

@@ -50,16 +50,25 @@ pub trait Sink: Send + 'static {
     fn name(&self) -> &'static str;
     /// Writes what changed since the last call. Blocking IO; runs on the blocking pool.
     fn update(&mut self, hub: &Hub) -> std::io::Result<()>;
+    /// Makes everything written so far durable; called after the last update.
+    fn sync(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// How long a sink lets changes gather before it writes (a move comes as a burst of
 /// events; files are rewritten once for it).
 pub const BATCH: Duration = Duration::from_millis(50);
 
-/// A sink pauses at least this many times as long as its last update took, so that
-/// however many boards there are, a sink keeps at most a fifth of a core busy (its files
-/// then lag a little more behind a busy hall).
-const PAUSE_PER_UPDATE: u32 = 4;
+/// A sink pauses at least this many times as long as its last update kept its thread on
+/// a CPU, so that however many boards there are, a sink keeps at most a twentieth of a
+/// core busy; its files then lag a little more behind a busy hall, and a board that
+/// changed several times meanwhile is written once. CPU time, not wall time: on a busy
+/// machine an update waits for a CPU and the disk much longer than it computes, and
+/// pacing by wall time let the folders of 1,000 boards lag 20 s behind. (A fifth of a
+/// core each for the PGN and LiveChess sinks was too much for 1,000 boards:
+/// docs/performance.md.)
+const PAUSE_PER_UPDATE: u32 = 19;
 
 /// Runs a sink until `stop` turns true, then brings it up to date one last time.
 pub async fn run(sink: Box<dyn Sink>, hub: Arc<Hub>, stop: watch::Receiver<bool>) {
@@ -94,14 +103,31 @@ pub async fn run_on(
         let h = Arc::clone(&hub);
         let done = tokio::task::spawn_blocking(move || {
             let started = std::time::Instant::now();
-            let r = sink.update(&h);
-            (sink, r, started.elapsed())
+            let cpu_before = thread_cpu_time();
+            // The last update leaves durable files behind (rebuilt files are not synced
+            // one by one: `fsutil::RebuiltFiles`).
+            let r = sink
+                .update(&h)
+                .and_then(|()| if stopping { sink.sync() } else { Ok(()) });
+            let took = started.elapsed();
+            let cpu = match (cpu_before, thread_cpu_time()) {
+                (Some(a), Some(b)) => b.saturating_sub(a),
+                _ => took,
+            };
+            (sink, r, took, cpu)
         })
         .await;
         match done {
-            Ok((s, r, took)) => {
+            Ok((s, r, took, cpu)) => {
                 sink = s;
-                pause = BATCH.max(took * PAUSE_PER_UPDATE);
+                pause = BATCH.max(cpu * PAUSE_PER_UPDATE);
+                tracing::debug!(
+                    sink = name,
+                    took_ms = took.as_secs_f64() * 1e3,
+                    cpu_ms = cpu.as_secs_f64() * 1e3,
+                    pause_ms = pause.as_millis() as u64,
+                    "files updated"
+                );
                 if let Err(e) = r {
                     tracing::error!(sink = name, "cannot write: {e}");
                 }
@@ -114,5 +140,78 @@ pub async fn run_on(
         if stopping {
             return;
         }
+    }
+}
+
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`); `None` where
+/// the kernel does not say.
+fn thread_cpu_time() -> Option<Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A sink that writes down what the runner asks of it.
+    struct Calls(Arc<Mutex<Vec<&'static str>>>);
+
+    impl Sink for Calls {
+        fn name(&self) -> &'static str {
+            "calls"
+        }
+        fn update(&mut self, _: &Hub) -> std::io::Result<()> {
+            self.0.lock().unwrap().push("update");
+            Ok(())
+        }
+        fn sync(&mut self) -> std::io::Result<()> {
+            self.0.lock().unwrap().push("sync");
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_last_update_at_shutdown_is_synced_and_no_other() {
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let hub = Arc::new(Hub::new([1]));
+        let (stop, stop_rx) = watch::channel(false);
+        let (change, changed) = watch::channel(0u64);
+        let task = tokio::spawn(run_on(
+            Box::new(Calls(Arc::clone(&calls))),
+            hub,
+            changed,
+            stop_rx,
+        ));
+        change.send(1).unwrap();
+        while calls.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        stop.send(true).unwrap();
+        task.await.unwrap();
+        assert_eq!(*calls.lock().unwrap(), ["update", "update", "sync"]);
+    }
+
+    #[test]
+    fn the_thread_cpu_clock_counts_work_not_sleep() {
+        let Some(before) = thread_cpu_time() else {
+            return; // No such clock here: the sinks pace by wall time.
+        };
+        std::thread::sleep(Duration::from_millis(30));
+        let slept = thread_cpu_time().unwrap() - before;
+        let mut x = 0u64;
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let worked = thread_cpu_time().unwrap() - before - slept;
+        assert!(slept < Duration::from_millis(15), "slept {slept:?}");
+        assert!(worked > slept, "worked {worked:?}, slept {slept:?}");
     }
 }

@@ -2,7 +2,8 @@
 //! `TimeControl` and `Termination` (and, with a TRF, `Round "R.B"` and the players'
 //! `Elo`, `Title`, `FideId`, `Team` tags), `{[%clk 0:03:12]}` after every move whose clock is
 //! known, rulings as comments on the move they concern, the result. Files are rewritten
-//! whole and atomically (temp file, fsync, rename) after every change of their board.
+//! whole and atomically (temp file, rename) after every change of their board, and synced
+//! at shutdown ([`RebuiltFiles`]: the journals rebuild them at every start).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -11,7 +12,7 @@ use chess_rules::{PgnGame, PgnMove, START_FEN};
 
 use super::{GamesSource, Sink};
 use crate::config::{BoardConfig, Config};
-use crate::fsutil::write_atomic;
+use crate::fsutil::RebuiltFiles;
 use crate::hub::{GamesView, Hub};
 use crate::pairings::PlayerInfo;
 use crate::paths::Paths;
@@ -166,6 +167,8 @@ pub struct PgnSink {
     first: bool,
     /// Where the games come from: the public view, or (`None`) the hub.
     public: Option<std::sync::Arc<crate::public::Public>>,
+    /// The files, replaced atomically and synced at the end.
+    files: RebuiltFiles,
 }
 
 /// A board's games as rendered for its version of them.
@@ -184,6 +187,7 @@ impl PgnSink {
             rendered: BTreeMap::new(),
             first: true,
             public: None,
+            files: RebuiltFiles::default(),
         }
     }
 
@@ -227,7 +231,7 @@ impl Sink for PgnSink {
             let mut games = Vec::with_capacity(view.games.games.len());
             for game in &view.games.games {
                 let text = render(&self.config, board, game, Flavour::Standard);
-                write_atomic(
+                self.files.replace(
                     &self.paths.game_pgn(round, view.number, game.number),
                     text.as_bytes(),
                 )?;
@@ -250,10 +254,15 @@ impl Sink for PgnSink {
                 }
             }
         }
-        write_atomic(&self.paths.round_pgn(round), all.as_bytes())?;
+        self.files
+            .replace(&self.paths.round_pgn(round), all.as_bytes())?;
         self.written = boards.iter().map(|b| (b.number, b.version)).collect();
         self.first = false;
         Ok(())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.files.sync()
     }
 }
 
