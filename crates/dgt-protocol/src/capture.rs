@@ -203,19 +203,21 @@ impl<R: BufRead> CaptureReader<R> {
             buf: Vec::new(),
         };
         loop {
-            let Some(line) = r.next_line()? else {
+            r.line_no += 1;
+            let line = r.line_no;
+            let Some(text) = read_line(&mut r.input, &mut r.buf, line)? else {
                 r.done = true;
                 break;
             };
-            let trimmed = line.trim();
+            let trimmed = text.trim();
             if trimmed.is_empty() {
                 continue;
             }
             if let Some(comment) = trimmed.strip_prefix('#') {
-                r.header_line(comment.trim())?;
+                header_line(&mut r.header, line, comment.trim())?;
                 continue;
             }
-            r.pending = Some(r.parse_record(trimmed));
+            r.pending = Some(parse_record(trimmed, line, &mut r.last_t));
             break;
         }
         Ok(r)
@@ -223,127 +225,6 @@ impl<R: BufRead> CaptureReader<R> {
 
     pub fn header(&self) -> &CaptureHeader {
         &self.header
-    }
-
-    fn header_line(&mut self, text: &str) -> Result<(), CaptureError> {
-        if let Some(version) = text.strip_prefix("dgtcap ") {
-            let version = version.trim();
-            if version != "1" {
-                return Err(CaptureError {
-                    line: self.line_no,
-                    kind: CaptureErrorKind::UnknownVersion(version.chars().take(20).collect()),
-                });
-            }
-            return Ok(());
-        }
-        let Some((key, value)) = text.split_once(':') else {
-            return Ok(()); // A plain comment.
-        };
-        let (key, value) = (key.trim(), value.trim());
-        if key.is_empty() || key.contains(char::is_whitespace) {
-            return Ok(()); // Prose, not a header.
-        }
-        let bad = |expected| CaptureError {
-            line: self.line_no,
-            kind: CaptureErrorKind::BadHeader {
-                key: key.to_owned(),
-                value: value.to_owned(),
-                expected,
-            },
-        };
-        match key {
-            "board" => self.header.board = Some(value.to_owned()),
-            "start-fen" => self.header.start_fen = Some(value.to_owned()),
-            "time-control" => {
-                let tc: TimeControl = value.parse().map_err(|_| bad("BASE+INC in seconds"))?;
-                // The bounds of the daemon's config (event.time_control).
-                if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
-                    return Err(bad(
-                        "a base of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds",
-                    ));
-                }
-                self.header.time_control = Some(tc);
-            }
-            "white-clock" => {
-                self.header.white_clock = Some(match value {
-                    "left" => ClockSide::Left,
-                    "right" => ClockSide::Right,
-                    _ => return Err(bad("left or right")),
-                })
-            }
-            _ => self.header.extra.push((key.to_owned(), value.to_owned())),
-        }
-        Ok(())
-    }
-
-    /// The next line without its end, or `None` at the end of the input.
-    fn next_line(&mut self) -> Result<Option<String>, CaptureError> {
-        self.buf.clear();
-        self.line_no += 1;
-        let line = self.line_no;
-        let n = io::Read::take(&mut self.input, MAX_LINE_LEN as u64 + 1)
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| CaptureError {
-                line,
-                kind: CaptureErrorKind::Io(e),
-            })?;
-        if n == 0 {
-            return Ok(None);
-        }
-        if self.buf.len() > MAX_LINE_LEN {
-            return Err(CaptureError {
-                line,
-                kind: CaptureErrorKind::TooLong,
-            });
-        }
-        // A UTF-8 byte order mark (some Windows editors write one) is not part of the text.
-        let text = if line == 1 {
-            self.buf
-                .strip_prefix("\u{feff}".as_bytes())
-                .unwrap_or(&self.buf)
-        } else {
-            &self.buf
-        };
-        match std::str::from_utf8(text) {
-            Ok(s) => Ok(Some(s.to_owned())),
-            Err(_) => Err(CaptureError {
-                line,
-                kind: CaptureErrorKind::NotText,
-            }),
-        }
-    }
-
-    fn parse_record(&mut self, text: &str) -> Result<CaptureRecord, CaptureError> {
-        let line = self.line_no;
-        let err = |kind| CaptureError { line, kind };
-        let mut parts = text.splitn(3, char::is_whitespace);
-        let t_text = parts.next().unwrap_or("");
-        let t_ms: u64 = t_text
-            .parse()
-            .map_err(|_| err(CaptureErrorKind::BadTime(t_text.to_owned())))?;
-        let dir_text = parts.next().unwrap_or("");
-        let direction = match dir_text {
-            "<" => Direction::ToHost,
-            ">" => Direction::ToBoard,
-            other => return Err(err(CaptureErrorKind::BadDirection(other.to_owned()))),
-        };
-        let hex = parts.next().unwrap_or("");
-        let bytes = parse_hex(hex).ok_or_else(|| err(CaptureErrorKind::BadHex(hex.to_owned())))?;
-        if bytes.is_empty() {
-            return Err(err(CaptureErrorKind::NoBytes));
-        }
-        if t_ms < self.last_t {
-            return Err(err(CaptureErrorKind::TimeWentBack {
-                t_ms,
-                previous: self.last_t,
-            }));
-        }
-        self.last_t = t_ms;
-        Ok(CaptureRecord {
-            t_ms,
-            direction,
-            bytes,
-        })
     }
 }
 
@@ -357,8 +238,10 @@ impl<R: BufRead> Iterator for CaptureReader<R> {
             return Some(p);
         }
         while !self.done {
-            let line = match self.next_line() {
-                Ok(Some(line)) => line,
+            self.line_no += 1;
+            let line = self.line_no;
+            let text = match read_line(&mut self.input, &mut self.buf, line) {
+                Ok(Some(text)) => text,
                 Ok(None) => {
                     self.done = true;
                     break;
@@ -368,16 +251,141 @@ impl<R: BufRead> Iterator for CaptureReader<R> {
                     return Some(Err(e));
                 }
             };
-            let trimmed = line.trim();
+            let trimmed = text.trim();
             if trimmed.is_empty() || trimmed.starts_with('#') {
                 continue;
             }
-            let r = self.parse_record(trimmed);
+            let r = parse_record(trimmed, line, &mut self.last_t);
             self.done |= r.is_err();
             return Some(r);
         }
         None
     }
+}
+
+/// One header line (`# key: value`, without the `#`).
+fn header_line(header: &mut CaptureHeader, line: usize, text: &str) -> Result<(), CaptureError> {
+    if let Some(version) = text.strip_prefix("dgtcap ") {
+        let version = version.trim();
+        if version != "1" {
+            return Err(CaptureError {
+                line,
+                kind: CaptureErrorKind::UnknownVersion(version.chars().take(20).collect()),
+            });
+        }
+        return Ok(());
+    }
+    let Some((key, value)) = text.split_once(':') else {
+        return Ok(()); // A plain comment.
+    };
+    let (key, value) = (key.trim(), value.trim());
+    if key.is_empty() || key.contains(char::is_whitespace) {
+        return Ok(()); // Prose, not a header.
+    }
+    let bad = |expected| CaptureError {
+        line,
+        kind: CaptureErrorKind::BadHeader {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            expected,
+        },
+    };
+    match key {
+        "board" => header.board = Some(value.to_owned()),
+        "start-fen" => header.start_fen = Some(value.to_owned()),
+        "time-control" => {
+            let tc: TimeControl = value.parse().map_err(|_| bad("BASE+INC in seconds"))?;
+            // The bounds of the daemon's config (event.time_control).
+            if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
+                return Err(bad(
+                    "a base of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds",
+                ));
+            }
+            header.time_control = Some(tc);
+        }
+        "white-clock" => {
+            header.white_clock = Some(match value {
+                "left" => ClockSide::Left,
+                "right" => ClockSide::Right,
+                _ => return Err(bad("left or right")),
+            })
+        }
+        _ => header.extra.push((key.to_owned(), value.to_owned())),
+    }
+    Ok(())
+}
+
+/// Reads the next line (line number `line`) into `buf`; its text without the line end
+/// and a first line's byte order mark, or `None` at the end of the input. The buffer is
+/// reused from line to line: no allocation per line.
+fn read_line<'b, R: BufRead>(
+    input: &mut R,
+    buf: &'b mut Vec<u8>,
+    line: usize,
+) -> Result<Option<&'b str>, CaptureError> {
+    buf.clear();
+    let n = io::Read::take(&mut *input, MAX_LINE_LEN as u64 + 1)
+        .read_until(b'\n', buf)
+        .map_err(|e| CaptureError {
+            line,
+            kind: CaptureErrorKind::Io(e),
+        })?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_LINE_LEN {
+        return Err(CaptureError {
+            line,
+            kind: CaptureErrorKind::TooLong,
+        });
+    }
+    // A UTF-8 byte order mark (some Windows editors write one) is not part of the text.
+    let text = if line == 1 {
+        buf.strip_prefix("\u{feff}".as_bytes()).unwrap_or(buf)
+    } else {
+        buf
+    };
+    match std::str::from_utf8(text) {
+        Ok(s) => Ok(Some(s)),
+        Err(_) => Err(CaptureError {
+            line,
+            kind: CaptureErrorKind::NotText,
+        }),
+    }
+}
+
+/// One record line (trimmed), line number `line`; `last_t` is the previous record's
+/// time (times never go back) and becomes this one's.
+fn parse_record(text: &str, line: usize, last_t: &mut u64) -> Result<CaptureRecord, CaptureError> {
+    let err = |kind| CaptureError { line, kind };
+    let mut parts = text.splitn(3, char::is_whitespace);
+    let t_text = parts.next().unwrap_or("");
+    let t_ms: u64 = t_text
+        .parse()
+        .map_err(|_| err(CaptureErrorKind::BadTime(t_text.to_owned())))?;
+    let dir_text = parts.next().unwrap_or("");
+    let direction = match dir_text {
+        "<" => Direction::ToHost,
+        ">" => Direction::ToBoard,
+        other => return Err(err(CaptureErrorKind::BadDirection(other.to_owned()))),
+    };
+    let hex = parts.next().unwrap_or("");
+    let bytes = parse_hex(hex).ok_or_else(|| err(CaptureErrorKind::BadHex(hex.to_owned())))?;
+    if bytes.is_empty() {
+        return Err(err(CaptureErrorKind::NoBytes));
+    }
+    if t_ms < *last_t {
+        return Err(err(CaptureErrorKind::TimeWentBack {
+            t_ms,
+            previous: *last_t,
+        }));
+    }
+    *last_t = t_ms;
+    Ok(CaptureRecord {
+        t_ms,
+        direction,
+        bytes,
+    })
 }
 
 /// Hex bytes, two digits each, separated by single spaces or written together.
@@ -388,12 +396,21 @@ fn parse_hex(text: &str) -> Option<Vec<u8>> {
         if g.len() % 2 != 0 || (g.is_empty() && !text.is_empty()) {
             return None;
         }
-        for pair in g.chunks(2) {
-            let digit = |c: u8| char::from(c).to_digit(16);
-            out.push((digit(pair[0])? * 16 + digit(pair[1])?) as u8);
+        for pair in g.chunks_exact(2) {
+            out.push(hex_digit(pair[0])? << 4 | hex_digit(pair[1])?);
         }
     }
     Some(out)
+}
+
+/// The value of one hex digit (either case).
+fn hex_digit(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
 }
 
 /// One record as a line (with its newline): `1520 < 8e 00 05 34 00`.
