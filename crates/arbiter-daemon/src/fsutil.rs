@@ -31,12 +31,8 @@ fn folder_of(path: &Path) -> &Path {
 /// Writes `bytes` to the temporary file beside `path` (creating the folder), synced when
 /// `sync`; returns the temporary file's path.
 fn write_temp(path: &Path, bytes: &[u8], sync: bool) -> io::Result<std::path::PathBuf> {
-    let dir = folder_of(path);
-    fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    fs::create_dir_all(folder_of(path))?;
+    let tmp = sibling(path, "tmp")?;
     let mut f = File::create(&tmp)?;
     f.write_all(bytes)?;
     if sync {
@@ -55,24 +51,81 @@ fn write_temp(path: &Path, bytes: &[u8], sync: bool) -> io::Result<std::path::Pa
 /// Why not sync each: at 1,000 boards a sink's update replaces a thousand files, and a file
 /// sync and a folder sync each took it about 2 ms a file on the test machine
 /// (docs/performance.md), so the folders lagged tens of seconds behind the hall.
+///
+/// # Spare files
+/// A small file is not replaced by a new file (a new inode, and the old one freed) but by
+/// its spare, `.NAME.spare` beside it: the new text is written into the spare, and the two
+/// names are swapped in one step (`renameat2(RENAME_EXCHANGE)`), so the path goes from the
+/// whole old text to the whole new one as with a rename; the spare then holds the old
+/// inode, which the file's next replacement writes into. At 1,000 boards creating and
+/// freeing an inode per file was most of an update's cost (docs/performance.md). A
+/// reader that opened the file before a swap keeps reading the old text while the spare
+/// waits: a spare is written into only [`SPARE_REST`] after its swap (sooner, the file is
+/// replaced the ordinary way) and only for files up to [`SPARE_MAX_BYTES`], which a
+/// reader (or a web server's `sendfile`) takes in one go. The spares are removed by
+/// [`RebuiltFiles::sync`], so a folder left at shutdown holds no spare. Where the file
+/// system cannot swap names, files are replaced the ordinary way.
 #[derive(Debug, Default)]
 pub struct RebuiltFiles {
     /// Replaced since the last sync.
     unsynced: std::collections::BTreeSet<std::path::PathBuf>,
+    /// Files whose spare holds an old inode, and when it took it.
+    spares: std::collections::HashMap<std::path::PathBuf, std::time::Instant>,
+    /// The file system refused to swap two names: no spares from then on.
+    no_exchange: bool,
 }
+
+/// How long a spare rests after its swap before it is written into: the time a reader has
+/// to finish reading the text it opened.
+pub const SPARE_REST: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Larger files (a round's file of all games) are always replaced by a new file.
+pub const SPARE_MAX_BYTES: usize = 64 * 1024;
 
 impl RebuiltFiles {
     /// Replaces `path`'s content with `bytes` atomically, creating its folder if needed.
     pub fn replace(&mut self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        let tmp = write_temp(path, bytes, false)?;
-        fs::rename(&tmp, path)?;
+        let now = std::time::Instant::now();
+        let resting = self
+            .spares
+            .get(path)
+            .is_some_and(|swapped| now.duration_since(*swapped) < SPARE_REST);
+        if self.no_exchange || resting || bytes.len() > SPARE_MAX_BYTES {
+            let tmp = write_temp(path, bytes, false)?;
+            fs::rename(&tmp, path)?;
+        } else {
+            let spare = sibling(path, "spare")?;
+            overwrite(&spare, bytes)?;
+            match exchange(&spare, path) {
+                Ok(()) => {
+                    self.spares.insert(path.to_path_buf(), now);
+                }
+                // The file does not exist yet: the spare becomes it.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(&spare, path)?,
+                Err(e) if cannot_exchange(&e) => {
+                    self.no_exchange = true;
+                    fs::rename(&spare, path)?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
         self.unsynced.insert(path.to_path_buf());
         Ok(())
     }
 
-    /// Makes every file replaced since the last call durable, and their folders' renames.
+    /// Makes every file replaced since the last call durable, and their folders' renames;
+    /// removes the spares.
     pub fn sync(&mut self) -> io::Result<()> {
         let mut folders = std::collections::BTreeSet::new();
+        for (path, _) in self.spares.drain() {
+            match sibling(&path, "spare").and_then(fs::remove_file) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    tracing::warn!("cannot remove the spare of {}: {e}", path.display())
+                }
+                _ => {}
+            }
+            folders.insert(folder_of(&path).to_path_buf());
+        }
         while let Some(path) = self.unsynced.pop_first() {
             match File::open(&path).and_then(|f| f.sync_data()) {
                 Ok(()) => {}
@@ -86,10 +139,76 @@ impl RebuiltFiles {
             folders.insert(folder_of(&path).to_path_buf());
         }
         for dir in folders {
-            sync_dir(&dir)?;
+            match sync_dir(&dir) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                r => r?,
+            }
         }
         Ok(())
     }
+}
+
+/// `.NAME.KIND` beside `path`.
+fn sibling(path: &Path, kind: &str) -> io::Result<std::path::PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
+    Ok(folder_of(path).join(format!(".{}.{kind}", name.to_string_lossy())))
+}
+
+/// Writes `bytes` over the file at `path` (created if missing) and cuts it to their
+/// length. Written from the start, then cut: the blocks the file already has are reused.
+fn overwrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    fs::create_dir_all(folder_of(path))?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.set_len(bytes.len() as u64)
+}
+
+/// Swaps the names `a` and `b` in one step.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in a file name"))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are valid NUL-terminated paths that outlive the call. The raw
+    // syscall: glibc's wrapper is missing from musl.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Whether a failed swap says the file system (or kernel) cannot swap names at all.
+fn cannot_exchange(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Unsupported
+        || matches!(
+            e.raw_os_error(),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)
+        )
 }
 
 /// Makes a rename or a new file in `dir` durable.
@@ -449,15 +568,63 @@ mod tests {
         files.replace(&b, b"round").unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"second");
         assert_eq!(files.unsynced.len(), 2, "each file once");
-        let names: Vec<_> = fs::read_dir(a.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["board-1.pgn"], "no temp file left behind");
         // A file removed before the sync is no error; the others are synced.
         fs::remove_file(&b).unwrap();
         files.sync().unwrap();
         assert!(files.unsynced.is_empty());
+        let names: Vec<_> = fs::read_dir(a.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["board-1.pgn"], "no temp file or spare left behind");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_reader_of_a_replaced_file_keeps_its_text_while_the_spare_rests() {
+        use std::io::Read;
+        let dir = std::env::temp_dir().join(format!("arbiter-spare-{}", std::process::id()));
+        let path = dir.join("game-1.pgn");
+        let spare = sibling(&path, "spare").unwrap();
+        let text = |f: &mut File| {
+            let mut s = String::new();
+            f.read_to_string(&mut s).unwrap();
+            s
+        };
+        let mut files = RebuiltFiles::default();
+        files.replace(&path, b"one").unwrap();
+        let mut reader = File::open(&path).unwrap();
+        files.replace(&path, b"two, longer").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two, longer");
+        assert_eq!(
+            fs::read(&spare).unwrap(),
+            b"one",
+            "the spare holds the old inode"
+        );
+        // Replaced again while the spare rests: a new file, the reader's text untouched.
+        files.replace(&path, b"three").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"three");
+        assert_eq!(text(&mut reader), "one");
+        // Once rested, the spare is written into and swapped in: the old inode again.
+        let rested = std::time::Instant::now().checked_sub(SPARE_REST).unwrap();
+        files.spares.insert(path.clone(), rested);
+        let before = fs::metadata(&spare).unwrap().ino();
+        files.replace(&path, b"four").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"four");
+        assert_eq!(
+            fs::metadata(&path).unwrap().ino(),
+            before,
+            "the spare's inode reused"
+        );
+        assert_eq!(fs::read(&spare).unwrap(), b"three");
+        // A large file never gets a spare.
+        let big = dir.join("games.pgn");
+        let long = vec![b'x'; SPARE_MAX_BYTES + 1];
+        files.replace(&big, &long).unwrap();
+        files.replace(&big, &long).unwrap();
+        assert!(!sibling(&big, "spare").unwrap().exists());
+        files.sync().unwrap();
+        assert!(!spare.exists(), "the sync removes the spares");
         fs::remove_dir_all(dir).unwrap();
     }
 }
