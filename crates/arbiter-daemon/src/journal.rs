@@ -45,7 +45,10 @@
 //! window closes, together with whatever else the journal holds by then. Urgent syncs
 //! never queue behind timed ones: every thread takes an urgent sync before a timed one,
 //! and some threads ([`Syncer::start`]'s `urgent`) take urgent syncs only, so that a
-//! press finds a thread free even while slow timed syncs occupy all the others.
+//! press finds a thread free even while slow timed syncs occupy all the others. When a
+//! timed sync falls due while several others wait, they are all synced at once, with one
+//! `syncfs(2)` per file system instead of an `fdatasync` each ([`GROUP_SYNC_MIN`]);
+//! urgent syncs are never grouped.
 //!
 //! # Torn and merged records
 //! Every line is framed (`fsutil::frame`: a last field `"crc32"`, the CRC-32 of the line
@@ -295,16 +298,8 @@ impl Journal {
                 h
             }
         };
-        let (synced_tx, synced) = watch::channel(0);
-        let entry = Arc::new(Entry {
-            file,
-            path: path.to_owned(),
-            written: AtomicU64::new(0),
-            synced: synced_tx,
-            queued_now: AtomicBool::new(false),
-            queued_soon: AtomicBool::new(false),
-            failing: AtomicBool::new(false),
-        });
+        let (entry, synced) = Entry::new(file, path.to_owned(), 0);
+        let entry = Arc::new(entry);
         Ok(Opened {
             journal: Journal {
                 path: path.to_owned(),
@@ -448,16 +443,8 @@ impl Journal {
             self.written
         );
         // The copy is durable: a new entry, synced up to here.
-        let (synced_tx, synced) = watch::channel(self.written);
-        self.entry = Arc::new(Entry {
-            file,
-            path: self.path.clone(),
-            written: AtomicU64::new(self.written),
-            synced: synced_tx,
-            queued_now: AtomicBool::new(false),
-            queued_soon: AtomicBool::new(false),
-            failing: AtomicBool::new(false),
-        });
+        let (entry, synced) = Entry::new(file, self.path.clone(), self.written);
+        self.entry = Arc::new(entry);
         self.synced = synced;
         self.moved = Some(moved);
         Ok(())
@@ -579,16 +566,53 @@ struct Entry {
     queued_soon: AtomicBool,
     /// The last sync failed (logged once until one succeeds).
     failing: AtomicBool,
+    /// The file system the file is on (`st_dev`): one `syncfs` covers the journals of
+    /// one file system.
+    device: Option<u64>,
 }
 
 impl Entry {
-    /// Syncs what has been written, unless an earlier sync covered it.
-    fn sync(&self) {
+    /// The entry of `file`, of which `written` records are durable already.
+    fn new(file: File, path: PathBuf, written: u64) -> (Entry, watch::Receiver<u64>) {
+        use std::os::unix::fs::MetadataExt;
+        let (synced_tx, synced) = watch::channel(written);
+        let device = file.metadata().ok().map(|m| m.dev());
+        let entry = Entry {
+            file,
+            path,
+            written: AtomicU64::new(written),
+            synced: synced_tx,
+            queued_now: AtomicBool::new(false),
+            queued_soon: AtomicBool::new(false),
+            failing: AtomicBool::new(false),
+            device,
+        };
+        (entry, synced)
+    }
+
+    /// Records written and not known to be synced (0 when an earlier sync covered them).
+    fn to_sync(&self) -> u64 {
         let written = self.written.load(AtomicOrdering::Acquire);
         if *self.synced.borrow() >= written {
+            0
+        } else {
+            written
+        }
+    }
+
+    /// Syncs what has been written, unless an earlier sync covered it.
+    fn sync(&self) {
+        let written = self.to_sync();
+        if written == 0 {
             return;
         }
-        match self.file.sync_data() {
+        let r = self.file.sync_data();
+        self.done(written, r);
+    }
+
+    /// A sync covering the first `written` records ended with `r`.
+    fn done(&self, written: u64, r: io::Result<()>) {
+        match r {
             Ok(()) => {
                 if self.failing.swap(false, AtomicOrdering::Relaxed) {
                     tracing::info!("journal {}: synced again", self.path.display());
@@ -606,6 +630,111 @@ impl Entry {
         }
         // Also after a failure: nobody waits for a sync that will not come.
         self.synced.send_if_modified(|s| raise(s, written));
+    }
+}
+
+/// At least this many journals of one file system due for a sync together are synced by
+/// one `syncfs(2)` instead of one `fdatasync(2)` each.
+///
+/// Why: at 1,000 boards the journals' syncs were the daemon's largest cost (about a
+/// quarter of its CPU, docs/performance.md), and each `fdatasync` writes its file's
+/// inode on its own and flushes the disk's cache on its own; one `syncfs` writes every
+/// dirty file of the file system in one pass, their inodes together, and flushes once.
+/// Its price is that it also writes whatever else is dirty on that file system, so it is
+/// used only where it replaces several syncs, and only for timed syncs (a press never
+/// waits behind another program's writes; see [`Queues::next_job`]).
+const GROUP_SYNC_MIN: usize = 4;
+
+/// Syncs `entries` together: one `syncfs` for each file system with at least
+/// [`GROUP_SYNC_MIN`] of them to sync, an `fdatasync` each for the others. A failed
+/// `syncfs` says only that some file of the file system failed: each of its journals is
+/// then synced on its own, so that each learns its own error.
+fn sync_together(entries: &[Arc<Entry>]) {
+    let mut by_device: std::collections::BTreeMap<Option<u64>, Vec<(&Arc<Entry>, u64)>> =
+        Default::default();
+    for e in entries {
+        let written = e.to_sync();
+        if written > 0 {
+            by_device.entry(e.device).or_default().push((e, written));
+        }
+    }
+    for (device, group) in by_device {
+        if device.is_none() || group.len() < GROUP_SYNC_MIN {
+            for (e, _) in group {
+                e.sync();
+            }
+            continue;
+        }
+        match syncfs(&group[0].0.file) {
+            Ok(()) => {
+                for (e, written) in group {
+                    e.done(written, Ok(()));
+                }
+            }
+            Err(err) => {
+                tracing::warn!("syncfs failed ({err}): syncing each journal on its own");
+                for (e, _) in group {
+                    e.sync();
+                }
+            }
+        }
+    }
+}
+
+/// Whether this kernel's `syncfs(2)` reports a failed write of any file it syncs (Linux
+/// 5.8 and later). On older kernels it returned success whatever happened, and a journal
+/// synced by it could be taken for durable when its write had failed: there every
+/// journal keeps its own `fdatasync`.
+fn syncfs_reports_errors() -> bool {
+    static REPORTS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *REPORTS.get_or_init(|| {
+        let release = kernel_release();
+        let reports = release
+            .as_deref()
+            .and_then(release_major_minor)
+            .is_some_and(|v| v >= (5, 8));
+        if !reports {
+            tracing::info!(
+                kernel = release.as_deref().unwrap_or("unknown"),
+                "syncfs does not report write errors on this kernel: journals are synced one by one"
+            );
+        }
+        reports
+    })
+}
+
+/// The running kernel's release (`uname -r`).
+fn kernel_release() -> Option<String> {
+    // SAFETY: `utsname` is plain data; `uname` fills it or fails.
+    let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+    if unsafe { libc::uname(&mut uts) } != 0 {
+        return None;
+    }
+    let bytes: Vec<u8> = uts
+        .release
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8(bytes).ok()
+}
+
+/// `(5, 8)` of a release such as `5.8.0-63-generic`.
+fn release_major_minor(release: &str) -> Option<(u32, u32)> {
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// `syncfs(2)` of the file system `file` is on.
+fn syncfs(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is open for the whole call (`file` is borrowed).
+    if unsafe { libc::syncfs(file.as_raw_fd()) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
 }
 
@@ -647,6 +776,9 @@ struct Queues {
 #[derive(Debug)]
 enum Job {
     Sync(Arc<Entry>),
+    /// Timed syncs fallen due, with every other timed sync that waits (early, but within
+    /// its window): synced together ([`sync_together`]).
+    SyncTogether(Vec<Arc<Entry>>),
     /// Nothing due: wait, until this instant if a timed sync is pending.
     Wait(Option<Instant>),
     Stop,
@@ -667,6 +799,19 @@ impl Queues {
             return Job::Wait(None);
         }
         if self.soon.peek().is_some_and(|t| t.at <= now) {
+            if self.soon.len() >= GROUP_SYNC_MIN && syncfs_reports_errors() {
+                // Syncing the others a little before their time costs nothing more: one
+                // `syncfs` covers them all.
+                let all: Vec<Arc<Entry>> = self
+                    .soon
+                    .drain()
+                    .map(|t| {
+                        t.entry.queued_soon.store(false, AtomicOrdering::Relaxed);
+                        t.entry
+                    })
+                    .collect();
+                return Job::SyncTogether(all);
+            }
             if let Some(t) = self.soon.pop() {
                 t.entry.queued_soon.store(false, AtomicOrdering::Relaxed);
                 return Job::Sync(t.entry);
@@ -738,6 +883,11 @@ impl Shared {
                 Job::Sync(entry) => {
                     drop(q);
                     entry.sync();
+                    q = self.lock();
+                }
+                Job::SyncTogether(entries) => {
+                    drop(q);
+                    sync_together(&entries);
                     q = self.lock();
                 }
                 Job::Wait(until) => {
@@ -1225,15 +1375,9 @@ mod tests {
 
     fn entry(name: &str) -> Arc<Entry> {
         let path = temp(name);
-        Arc::new(Entry {
-            file: File::create(&path).unwrap(),
-            path,
-            written: AtomicU64::new(1),
-            synced: watch::channel(0).0,
-            queued_now: AtomicBool::new(false),
-            queued_soon: AtomicBool::new(false),
-            failing: AtomicBool::new(false),
-        })
+        let (e, _) = Entry::new(File::create(&path).unwrap(), path, 0);
+        e.written.store(1, AtomicOrdering::Release);
+        Arc::new(e)
     }
 
     fn synced_entry(job: Job) -> Option<PathBuf> {
@@ -1275,6 +1419,54 @@ mod tests {
         ));
         shared.lock().stop = true;
         assert!(matches!(shared.lock().next_job(true, due), Job::Stop));
+    }
+
+    #[test]
+    fn kernel_releases_are_read_for_their_version() {
+        assert_eq!(release_major_minor("5.8.0-63-generic"), Some((5, 8)));
+        assert_eq!(release_major_minor("6.18.44-fc-v1045"), Some((6, 18)));
+        assert_eq!(release_major_minor("4.19"), Some((4, 19)));
+        assert_eq!(release_major_minor("weird"), None);
+        assert!((4, 19) < (5, 8) && (5, 10) >= (5, 8));
+    }
+
+    #[test]
+    fn due_timed_syncs_are_synced_together_with_the_others_waiting() {
+        if !syncfs_reports_errors() {
+            return; // an old kernel: journals are synced one by one, as tested elsewhere
+        }
+        let shared = Shared::default();
+        let entries: Vec<_> = (0..GROUP_SYNC_MIN)
+            .map(|i| entry(&format!("g{i}.jsonl")))
+            .collect();
+        shared.soon(&entries[0], Duration::ZERO);
+        for e in &entries[1..] {
+            shared.soon(e, Duration::from_secs(60));
+        }
+        let due = Instant::now() + Duration::from_millis(1);
+        // A reserved thread stays free for presses.
+        assert!(matches!(shared.lock().next_job(true, due), Job::Wait(None)));
+        let job = shared.lock().next_job(false, due);
+        let Job::SyncTogether(all) = job else {
+            panic!("not synced together: {job:?}")
+        };
+        assert_eq!(all.len(), GROUP_SYNC_MIN, "the ones not due yet come along");
+        assert!(all
+            .iter()
+            .all(|e| !e.queued_soon.load(AtomicOrdering::Relaxed)));
+        assert!(matches!(
+            shared.lock().next_job(false, due),
+            Job::Wait(None)
+        ));
+        sync_together(&all);
+        for e in &entries {
+            assert_eq!(*e.synced.borrow(), 1, "{} synced", e.path.display());
+        }
+        // Fewer waiting: one at a time, as before.
+        shared.soon(&entries[0], Duration::ZERO);
+        shared.soon(&entries[1], Duration::from_secs(60));
+        let due = Instant::now() + Duration::from_millis(1);
+        assert!(matches!(shared.lock().next_job(false, due), Job::Sync(_)));
     }
 
     #[tokio::test]
