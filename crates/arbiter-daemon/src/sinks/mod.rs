@@ -61,14 +61,16 @@ pub trait Sink: Send + 'static {
 pub const BATCH: Duration = Duration::from_millis(50);
 
 /// A sink pauses at least this many times as long as its last update kept its thread on
-/// a CPU, so that however many boards there are, a sink keeps at most a twentieth of a
+/// a CPU, so that however many boards there are, a sink keeps at most a fiftieth of a
 /// core busy; its files then lag a little more behind a busy hall, and a board that
 /// changed several times meanwhile is written once. CPU time, not wall time: on a busy
 /// machine an update waits for a CPU and the disk much longer than it computes, and
-/// pacing by wall time let the folders of 1,000 boards lag 20 s behind. (A fifth of a
-/// core each for the PGN and LiveChess sinks was too much for 1,000 boards:
-/// docs/performance.md.)
-const PAUSE_PER_UPDATE: u32 = 19;
+/// pacing by wall time let the folders of 1,000 boards lag 20 s behind. At 1,000 boards
+/// at ten times tournament pace an update of the PGN folder costs about 55 ms of CPU
+/// (spare files, `fsutil::RebuiltFiles`), so the folders lag about 3 s behind; a fifth
+/// and then a twentieth of a core each for the PGN and LiveChess sinks was most of what
+/// the daemon spent beyond the boards themselves (docs/performance.md).
+const PAUSE_PER_UPDATE: u32 = 49;
 
 /// Runs a sink until `stop` turns true, then brings it up to date one last time.
 pub async fn run(sink: Box<dyn Sink>, hub: Arc<Hub>, stop: watch::Receiver<bool>) {
