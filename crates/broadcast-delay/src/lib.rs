@@ -18,7 +18,7 @@
 //! - With no delay and every board on the air every event passes at once, whatever its
 //!   time (the public outputs are then those of the live round, byte for byte).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use touch_tracker::{ArbiterEvent, EventKind};
 
@@ -98,6 +98,13 @@ struct BoardQueue {
 pub struct DelayedView {
     policy: Policy,
     boards: BTreeMap<u32, BoardQueue>,
+    /// Every board with an event waiting, by when its first one is due ([`Self::due`]):
+    /// a release looks only at the boards due, not at every board, and the next due
+    /// time is the first entry. Why: the daemon releases at every change of the hub, and
+    /// at 1,000 boards walking them all each time was a few percent of its CPU.
+    due: BTreeSet<(u64, u32)>,
+    /// `policy.is_live()`, which does not change.
+    live: bool,
     /// The latest time seen: time never goes back for the view.
     now_ms: u64,
 }
@@ -105,8 +112,10 @@ pub struct DelayedView {
 impl DelayedView {
     pub fn new(policy: Policy) -> DelayedView {
         DelayedView {
+            live: policy.is_live(),
             policy,
             boards: BTreeMap::new(),
+            due: BTreeSet::new(),
             now_ms: 0,
         }
     }
@@ -119,7 +128,28 @@ impl DelayedView {
     /// up to there are released at once.
     pub fn restore_released(&mut self, board: u32, seq: u64) {
         let q = self.boards.entry(board).or_default();
+        let before = Self::due(&self.policy, self.live, q);
         q.restored = q.restored.max(seq);
+        let after = Self::due(&self.policy, self.live, q);
+        if before != after {
+            if let Some(at) = before {
+                self.due.remove(&(at, board));
+            }
+            if let Some(at) = after {
+                self.due.insert((at, board));
+            }
+        }
+    }
+
+    /// When the first event waiting in `q` is due: at once (0) when the policy is live
+    /// or it was released before a restart, else `delay` after its time.
+    fn due(policy: &Policy, live: bool, q: &BoardQueue) -> Option<u64> {
+        let p = q.pending.front()?;
+        if p.seq <= q.restored || live {
+            Some(0)
+        } else {
+            Some(p.wall_ms.saturating_add(policy.delay_ms))
+        }
     }
 
     /// Adds a board's next event (in its order; an event at or below the board's last
@@ -135,17 +165,30 @@ impl DelayedView {
             wall_ms,
             event,
         });
+        if q.pending.len() == 1 {
+            if let Some(at) = Self::due(&self.policy, self.live, q) {
+                self.due.insert((at, board));
+            }
+        }
     }
 
-    /// The events that become public at `now_ms` (Unix ms), board by board in order.
+    /// The events that become public at `now_ms` (Unix ms), each board's in their order
+    /// (boards by when their first one fell due).
     /// Events withheld for good (a board off the air) are consumed without being
     /// returned.
     pub fn release(&mut self, now_ms: u64) -> Vec<Released> {
         self.now_ms = self.now_ms.max(now_ms);
         let now = self.now_ms;
-        let live = self.policy.is_live();
+        let live = self.live;
         let mut out = Vec::new();
-        for (&board, q) in &mut self.boards {
+        while let Some(&(at, board)) = self.due.first() {
+            if at > now {
+                break;
+            }
+            self.due.pop_first();
+            let Some(q) = self.boards.get_mut(&board) else {
+                continue;
+            };
             let air = self.policy.air(board);
             while let Some(p) = q.pending.front() {
                 let due = live
@@ -166,17 +209,16 @@ impl DelayedView {
                     });
                 }
             }
+            if let Some(at) = Self::due(&self.policy, self.live, q) {
+                self.due.insert((at, board));
+            }
         }
         out
     }
 
     /// When (Unix ms) the next waiting event becomes public, if any waits.
     pub fn next_due(&self) -> Option<u64> {
-        self.boards
-            .values()
-            .filter_map(|q| q.pending.front())
-            .map(|p| p.wall_ms.saturating_add(self.policy.delay_ms))
-            .min()
+        self.due.first().map(|&(at, _)| at)
     }
 
     /// The last `seq` of board `board` released so far.

@@ -156,3 +156,47 @@ fn delays_as_written() {
         assert!(e.to_string().contains("is not a delay"), "{bad}: {e}");
     }
 }
+
+#[test]
+fn marks_restored_after_the_events_came_release_them_at_once() {
+    let mut v = delayed(60_000);
+    v.push(1, 1, T0, restored(1));
+    v.push(1, 2, T0 + 10, restored(1));
+    v.push(2, 1, T0 + 5, restored(2));
+    assert_eq!(v.next_due(), Some(T0 + 60_000));
+    v.restore_released(1, 1);
+    assert!(
+        v.next_due().is_some_and(|at| at <= T0 + 30),
+        "board 1 is due now"
+    );
+    assert_eq!(seqs(&v.release(T0 + 30)), [(1, 1)]);
+    assert_eq!(v.next_due(), Some(T0 + 60_005), "board 2's first event");
+    assert_eq!(seqs(&v.release(T0 + 60_010)), [(2, 1), (1, 2)]);
+    assert_eq!(v.next_due(), None);
+}
+
+#[test]
+fn many_boards_each_come_out_in_order_when_due() {
+    let mut v = delayed(1_000);
+    // Board b's events at T0 + b, T0 + b + 100, ...: each board due at its own time.
+    for round in 0..3u64 {
+        for b in (1..=50u32).rev() {
+            v.push(b, round + 1, T0 + u64::from(b) + 100 * round, restored(b));
+        }
+    }
+    let mut out = Vec::new();
+    for t in (0..1_400).step_by(7) {
+        for r in v.release(T0 + t) {
+            let due = T0 + u64::from(r.board) + 100 * (r.seq - 1) + 1_000;
+            assert!(due <= T0 + t, "board {} seq {} out early", r.board, r.seq);
+            assert!(due + 7 > T0 + t, "board {} seq {} out late", r.board, r.seq);
+            out.push((r.board, r.seq));
+        }
+    }
+    assert_eq!(out.len(), 150);
+    for b in 1..=50u32 {
+        let mine: Vec<u64> = out.iter().filter(|o| o.0 == b).map(|o| o.1).collect();
+        assert_eq!(mine, [1, 2, 3], "board {b} in order");
+    }
+    assert_eq!(v.waiting(), 0);
+}
