@@ -90,27 +90,50 @@ impl RebuiltFiles {
             .spares
             .get(path)
             .is_some_and(|swapped| now.duration_since(*swapped) < SPARE_REST);
-        if self.no_exchange || resting || bytes.len() > SPARE_MAX_BYTES {
+        let by_spare = !(self.no_exchange || resting || bytes.len() > SPARE_MAX_BYTES);
+        // A spare that cannot be used (a leftover of a crash that is not a plain file, a
+        // file system that refuses the swap) leaves the ordinary way, whose own error,
+        // if any, is the one returned.
+        if !by_spare || !self.replace_by_spare(path, bytes, now) {
             let tmp = write_temp(path, bytes, false)?;
             fs::rename(&tmp, path)?;
-        } else {
-            let spare = sibling(path, "spare")?;
-            overwrite(&spare, bytes)?;
-            match exchange(&spare, path) {
-                Ok(()) => {
-                    self.spares.insert(path.to_path_buf(), now);
-                }
-                // The file does not exist yet: the spare becomes it.
-                Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(&spare, path)?,
-                Err(e) if cannot_exchange(&e) => {
-                    self.no_exchange = true;
-                    fs::rename(&spare, path)?;
-                }
-                Err(e) => return Err(e),
-            }
         }
         self.unsynced.insert(path.to_path_buf());
         Ok(())
+    }
+
+    /// Replaces `path`'s content through its spare; false when that did not happen.
+    fn replace_by_spare(&mut self, path: &Path, bytes: &[u8], now: std::time::Instant) -> bool {
+        let swapped = sibling(path, "spare").and_then(|spare| {
+            overwrite(&spare, bytes)?;
+            match exchange(&spare, path) {
+                Ok(()) => Ok(true),
+                // The file does not exist yet: the spare becomes it.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    fs::rename(&spare, path).map(|()| false)
+                }
+                Err(e) => Err(e),
+            }
+        });
+        match swapped {
+            Ok(true) => {
+                self.spares.insert(path.to_path_buf(), now);
+                true
+            }
+            Ok(false) => true,
+            Err(e) => {
+                if cannot_exchange(&e) {
+                    self.no_exchange = true;
+                }
+                tracing::debug!("{}: not replaced through its spare: {e}", path.display());
+                // Leave no spare behind that the final sync would not know of.
+                if let Ok(spare) = sibling(path, "spare") {
+                    let _ = fs::remove_file(spare);
+                }
+                self.spares.remove(path);
+                false
+            }
+        }
     }
 
     /// Makes every file replaced since the last call durable, and their folders' renames;
@@ -617,6 +640,13 @@ mod tests {
             "the spare's inode reused"
         );
         assert_eq!(fs::read(&spare).unwrap(), b"three");
+        // A leftover spare that cannot be written into: the file is replaced anyway.
+        let odd = dir.join("game-2.pgn");
+        fs::create_dir_all(sibling(&odd, "spare").unwrap()).unwrap();
+        files.replace(&odd, b"first").unwrap();
+        files.replace(&odd, b"second").unwrap();
+        assert_eq!(fs::read(&odd).unwrap(), b"second");
+        fs::remove_dir(sibling(&odd, "spare").unwrap()).unwrap();
         // A large file never gets a spare.
         let big = dir.join("games.pgn");
         let long = vec![b'x'; SPARE_MAX_BYTES + 1];
