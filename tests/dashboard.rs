@@ -151,6 +151,25 @@ async fn screenshot(c: &Client, size: (u32, u32), name: &str) {
 }
 
 /// The `data-square`s of the elements matching `css`.
+/// Clicks the first element matching `css` from inside the page, waiting up to 5 s for
+/// one. Why not `find` then `click`: the board's panel is made again at every change
+/// pushed to the page, and an element found just before a change is stale by the click.
+async fn click_in_page(c: &Client, css: &str) {
+    let script = "const e = document.querySelector(arguments[0]); if (e) { e.click(); return true; } return false;";
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let clicked = c
+            .execute(script, vec![json!(css)])
+            .await
+            .expect("the click script runs");
+        if clicked == Value::Bool(true) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no {css} to click within 5 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn squares(c: &Client, css: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for e in c.find_all(Locator::Css(css)).await.unwrap() {
@@ -559,12 +578,7 @@ fn the_dashboard_in_a_real_browser() {
             .await
             .expect("the result panel");
         choice.select_by_value("1/2-1/2").await.unwrap();
-        c.find(Locator::Css(".result-panel .act-set-result"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_in_page(&c, ".result-panel .act-set-result").await;
         c.wait()
             .at_most(Duration::from_secs(5))
             .for_element(Locator::Css(".result-panel .act-clear-result"))
@@ -574,12 +588,7 @@ fn the_dashboard_in_a_real_browser() {
     let (_, state) = request(&host, "GET", "/api/state", None);
     assert_eq!(state["boards"][0]["results"]["arbiter"], "1/2-1/2");
     rt.block_on(async {
-        c.find(Locator::Css(".result-panel .act-clear-result"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_in_page(&c, ".result-panel .act-clear-result").await;
     });
     wait_until(Duration::from_secs(5), "the result cleared", || {
         request(&host, "GET", "/api/state", None).1["boards"][0]["results"]["arbiter"].is_null()
