@@ -146,7 +146,22 @@ fn a_normal_game_is_recorded() {
 
 #[test]
 fn an_output_folder_removed_mid_game_is_recreated_with_everything() {
-    let removed = |out: &Path| std::fs::remove_dir_all(out).unwrap();
+    // The daemon keeps writing into the folder while it is removed (a new file between
+    // the removal's listing and its rmdir fails it with "directory not empty"), so the
+    // removal is tried again, as `rm -rf` would be by hand, until the folder is gone.
+    let removed = |out: &Path| {
+        for _ in 0..100 {
+            match std::fs::remove_dir_all(out) {
+                Ok(()) => return,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+                Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                Err(e) => panic!("cannot remove {}: {e}", out.display()),
+            }
+        }
+        panic!("{} could not be removed in 100 tries", out.display());
+    };
     let Some((events, log)) = run_with("normal", removed) else {
         return;
     };
