@@ -576,7 +576,8 @@ fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
         binary,
         &dir,
         &format!(
-            "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n}}\n\
+            // 5 s for a TLS handshake, as in crates/hall-link/tests/logins.rs.
+            "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n  timeout: 5\n}}\n\
              accounts {{\n  EVENT: {{\n    jetstream: enabled\n    users: [\n      \
              {{ nkey: \"{}\" }}\n      {{ nkey: \"{}\" }}\n    ]\n  }}\n}}\n",
             dir.join("server-cert.pem").display(),

@@ -184,7 +184,9 @@ async fn tls_with_the_event_ca_logs_in_and_an_untrusted_or_plain_server_is_named
         &dir,
         &format!(
             // The logins in an account of the event (as docs/deployment.md shows).
-            "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n}}\n\
+            // A handshake gets 5 s, not nats-server's 0.5 s: the debug build's rustls on a
+            // busy 2-core CI machine missed that once (the server reset the connection).
+            "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n  timeout: 5\n}}\n\
              accounts {{\n  EVENT: {{\n    jetstream: enabled\n    users: [\n      \
              {{ nkey: \"{}\" }}\n      {{ user: \"hall_b\", password: \"s3cret-b\" }}\n    \
              ]\n  }}\n}}\n",
