@@ -269,6 +269,22 @@ impl Default for Timing {
     }
 }
 
+/// How the daemon's process is run (`[runtime]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeConfig {
+    /// Threads of the async runtime: the boards' tasks, the serial drivers, HTTP. The
+    /// searches, the file sinks and the journal syncs have threads of their own. One is
+    /// the default: at 1,000 boards it cost 12% less CPU than two, the work handed
+    /// between two threads waking one another (docs/performance.md).
+    pub async_threads: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> RuntimeConfig {
+        RuntimeConfig { async_threads: 1 }
+    }
+}
+
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -287,6 +303,7 @@ pub struct Config {
     pub output: OutputConfig,
     pub http: HttpConfig,
     pub timing: Timing,
+    pub runtime: RuntimeConfig,
     pub broadcast: BroadcastConfig,
     /// `[livechess_api]` (`None`: not served).
     pub livechess_api: Option<LiveChessApiConfig>,
@@ -459,6 +476,8 @@ struct RawConfig {
     http: RawHttp,
     #[serde(default)]
     timing: RawTiming,
+    #[serde(default)]
+    runtime: RawRuntime,
     broadcast: Option<RawBroadcast>,
     livechess_api: Option<RawLiveChessApi>,
     #[serde(default, rename = "board")]
@@ -543,6 +562,12 @@ struct RawTiming {
     journal_sync_ms: Option<Spanned<i64>>,
     ruling_text_ms: Option<Spanned<i64>>,
     time_scale: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRuntime {
+    async_threads: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -937,6 +962,14 @@ impl Validate<'_> {
             },
             None => BroadcastConfig::default(),
         };
+        let runtime = RuntimeConfig {
+            async_threads: raw
+                .runtime
+                .async_threads
+                .as_ref()
+                .and_then(|v| self.keep(self.in_range(v, "runtime.async_threads", 1, 64, "")))
+                .map_or(RuntimeConfig::default().async_threads, |n| n as usize),
+        };
         if !self.mistakes.borrow().is_empty() {
             return Err(self.stop());
         }
@@ -970,6 +1003,7 @@ impl Validate<'_> {
                 tls,
             },
             timing,
+            runtime,
             broadcast,
             livechess_api,
             boards,

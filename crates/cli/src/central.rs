@@ -20,7 +20,9 @@ pub struct CentralArgs {
 }
 
 pub fn run(args: &CentralArgs) -> anyhow::Result<()> {
-    let runtime = crate::run::daemon_runtime(&args.log_format)?;
+    // The central's config is read inside the runtime (`hall_link::central::start`):
+    // tokio's default threads (`[runtime]` is the hall's setting, for its boards).
+    let runtime = crate::run::daemon_runtime(&args.log_format, None)?;
     runtime.block_on(async {
         let central = tokio::select! {
             c = hall_link::central::start(&args.config) => c?,

@@ -54,7 +54,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     config.output.events_stdout |= args.events_stdout;
-    let runtime = daemon_runtime(&args.log_format)?;
+    let runtime = daemon_runtime(&args.log_format, Some(config.runtime.async_threads))?;
     runtime.block_on(async {
         let out = config.output.dir.clone();
         let daemon = Daemon::start(
@@ -81,7 +81,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
 
 /// The logs set up (`human` or `json`) and the async runtime a long-running daemon (`run`,
 /// `central`) works in.
-pub fn daemon_runtime(log_format: &str) -> anyhow::Result<tokio::runtime::Runtime> {
+/// `async_threads`: the runtime's worker threads (`[runtime] async_threads`); `None`:
+/// tokio's default, one per core.
+pub fn daemon_runtime(
+    log_format: &str,
+    async_threads: Option<usize>,
+) -> anyhow::Result<tokio::runtime::Runtime> {
     log::init(
         if log_format == "json" {
             LogFormat::Json
@@ -90,7 +95,11 @@ pub fn daemon_runtime(log_format: &str) -> anyhow::Result<tokio::runtime::Runtim
         },
         "info",
     );
-    tokio::runtime::Builder::new_multi_thread()
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = async_threads {
+        builder.worker_threads(n);
+    }
+    builder
         .enable_all()
         // Journal fdatasyncs (`block_in_place`), analyses and sinks run on the blocking
         // pool; tokio's default of 512 threads let 1,000 boards grow ~500 threads whose

@@ -687,3 +687,22 @@ fn the_network_files_are_opened_when_checked() {
     assert!(m.contains("network.tls_ca: cannot read"), "{m}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_async_threads_default_to_one_and_are_bounded() {
+    assert_eq!(parse(GOOD).unwrap().runtime.async_threads, 1);
+    let text = with("[output]", "[runtime]\nasync_threads = 4\n[output]");
+    assert_eq!(parse(&text).unwrap().runtime.async_threads, 4);
+    says(
+        &with("[output]", "[runtime]\nasync_threads = 0\n[output]"),
+        10,
+        17,
+        &["runtime.async_threads = 0 is out of range; expected 1 to 64"],
+    );
+    says(
+        &with("[output]", "[runtime]\nthreads = 2\n[output]"),
+        10,
+        1,
+        &["threads"],
+    );
+}
