@@ -274,7 +274,7 @@ impl Default for Timing {
 pub struct RuntimeConfig {
     /// Threads of the async runtime: the boards' tasks, the serial drivers, HTTP. The
     /// searches, the file sinks and the journal syncs have threads of their own. One is
-    /// the default: at 1,000 boards it cost 12% less CPU than two, the work handed
+    /// the default: at 1,000 boards it cost 11-12% less CPU than two, the work handed
     /// between two threads waking one another (docs/performance.md).
     pub async_threads: usize,
 }

@@ -108,3 +108,19 @@ pub fn daemon_runtime(
         .build()
         .context("cannot start the async runtime")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_has_the_async_threads_asked_for() {
+        for n in [1, 3] {
+            let rt = daemon_runtime("human", Some(n)).unwrap();
+            assert_eq!(rt.metrics().num_workers(), n);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let rt = daemon_runtime("human", None).unwrap();
+        assert_eq!(rt.metrics().num_workers(), cores);
+    }
+}

@@ -71,6 +71,23 @@ enum Input {
 // The log entry's size, as the comment on `Input` says.
 const _: () = assert!(std::mem::size_of::<(u64, Input)>() <= 40);
 
+impl Input {
+    /// A board event in the form the log keeps.
+    fn logged(ev: TimedEvent) -> Input {
+        match ev.event {
+            BoardEvent::Field(update) => Input::Field {
+                t_ms: ev.t_ms,
+                update,
+            },
+            BoardEvent::Clock(time) => Input::Clock {
+                t_ms: ev.t_ms,
+                time,
+            },
+            _ => Input::Event(Box::new(ev)),
+        }
+    }
+}
+
 /// A batch not yet settled.
 #[derive(Debug, Clone)]
 struct Batch {
@@ -139,18 +156,10 @@ impl BatchedTracker {
 
     /// Takes one board event, input number `seq`.
     pub fn handle(&mut self, seq: u64, ev: TimedEvent) {
-        let input = match ev.event {
-            BoardEvent::Field(update) => Input::Field {
-                t_ms: ev.t_ms,
-                update,
-            },
-            BoardEvent::Clock(time) => Input::Clock {
-                t_ms: ev.t_ms,
-                time,
-            },
-            _ => Input::Event(Box::new(ev)),
-        };
-        self.input(seq, input);
+        // Fed as it came; put in its log form only when a batch keeps it.
+        self.tracker.handle(&ev, &mut self.out);
+        let logged = self.batch.is_some().then(|| Input::logged(ev));
+        self.after_input(seq, logged);
     }
 
     /// See [`Tracker::handle_timeout`].
@@ -240,10 +249,17 @@ impl BatchedTracker {
 
     fn input(&mut self, seq: u64, input: Input) {
         self.apply(&input);
+        let logged = (!matches!(input, Input::Before(_))).then_some(input);
+        self.after_input(seq, logged);
+    }
+
+    /// After input `seq` was fed: its events held or released, the input itself (`logged`)
+    /// kept while a batch is open, and the tracker's questions answered.
+    fn after_input(&mut self, seq: u64, logged: Option<Input>) {
         match &mut self.batch {
             Some(b) => {
                 b.held.extend(self.out.drain(..).map(|e| (seq, e)));
-                if !matches!(input, Input::Before(_)) {
+                if let Some(input) = logged {
                     b.inputs.push((seq, input));
                 }
             }
