@@ -404,9 +404,22 @@ impl Moved {
 /// opened for reading and appending, with what happened: nothing is then written into a
 /// deleted file, and nothing written before is lost.
 pub fn follow_path(file: &File, path: &Path) -> io::Result<Option<(File, Moved)>> {
-    let ours = file.metadata()?;
+    follow_path_of(file, file_id(file)?, path)
+}
+
+/// A file's identity: its device and inode.
+pub type FileId = (u64, u64);
+
+/// The identity of an open file (an `fstat`); it never changes while the file is open.
+pub fn file_id(file: &File) -> io::Result<FileId> {
+    let m = file.metadata()?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// [`follow_path`] for a file whose identity `ours` is known: one `stat`, of the path.
+pub fn follow_path_of(file: &File, ours: FileId, path: &Path) -> io::Result<Option<(File, Moved)>> {
     let moved = match fs::metadata(path) {
-        Ok(m) if m.dev() == ours.dev() && m.ino() == ours.ino() => return Ok(None),
+        Ok(m) if (m.dev(), m.ino()) == ours => return Ok(None),
         Ok(_) => Moved::Replaced,
         Err(e) if e.kind() == io::ErrorKind::NotFound => Moved::Deleted,
         Err(e) => return Err(e),

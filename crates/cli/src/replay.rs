@@ -64,6 +64,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let first = replay.next_time();
     let mut events = Vec::new();
+    let mut line = Vec::new();
     loop {
         if !args.fast {
             if let (Some(t0), Some(t)) = (first, replay.next_time()) {
@@ -77,7 +78,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
         // The events before a capture's error are printed before it.
         let more = replay.step(&mut events);
         for e in events.drain(..) {
-            writeln!(out, "{}", e.to_json()).or_else(ignore_broken_pipe)?;
+            line.clear();
+            e.write_json_line(&mut line);
+            out.write_all(&line).or_else(ignore_broken_pipe)?;
         }
         let more = match more {
             Ok(more) => more,

@@ -108,10 +108,17 @@ impl EventFilter {
     /// The events one message gives (none, one, or two when the clock reappears).
     pub fn on_message(&mut self, msg: &BoardMessage) -> Vec<BoardEvent> {
         let mut out = Vec::new();
+        self.on_message_into(msg, &mut out);
+        out
+    }
+
+    /// [`EventFilter::on_message`], appending to `out` (a caller's reused buffer: no
+    /// allocation per message).
+    pub fn on_message_into(&mut self, msg: &BoardMessage, out: &mut Vec<BoardEvent>) {
         match msg {
             BoardMessage::BoardDump { board } => out.push(BoardEvent::Dump { board: *board }),
             BoardMessage::FieldUpdate(u) => out.push(BoardEvent::Field(*u)),
-            BoardMessage::ClockTime(t) => self.on_clock(t, &mut out),
+            BoardMessage::ClockTime(t) => self.on_clock(t, out),
             BoardMessage::ClockAck(a) => out.push(match a.button_press() {
                 Some(p) => BoardEvent::ClockButton(p),
                 None => BoardEvent::ClockAck(*a),
@@ -127,7 +134,6 @@ impl EventFilter {
             | BoardMessage::BusAddress(_)
             | BoardMessage::DraughtsDump { .. } => {}
         }
-        out
     }
 
     fn on_clock(&mut self, t: &ClockTime, out: &mut Vec<BoardEvent>) {

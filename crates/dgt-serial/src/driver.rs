@@ -36,8 +36,10 @@
 //! [`BoardHandle::line_read_until`] says up to which `t_ms` that cannot be: it is set
 //! when a real read found the port drained and every event decoded so far has been
 //! delivered or counted as dropped (never while events wait in the backlog), and while
-//! there is no port (nothing can arrive). The task checks the port after each read,
-//! once a second, and when asked ([`BoardControl::probe_line`]).
+//! there is no port (nothing can arrive). A read that returned less than it asked for
+//! drained the port ([`Port::read_some`]); after one that filled the buffer, the task
+//! reads on until the port is empty. It also checks the port once a second, and when
+//! asked ([`BoardControl::probe_line`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -51,7 +53,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use crate::link::{BoardInfo, ClockError, ClockOutcome, CommandId, Link, LinkConfig};
-use crate::port::{find_by_serial, Port, SearchOptions};
+use crate::port::{find_by_serial, Port, PortRead, SearchOptions};
 use crate::record::Recorder;
 
 /// Where the board is.
@@ -285,7 +287,12 @@ pub fn spawn_board(
 }
 
 fn now_ms(epoch: Instant) -> u64 {
-    Instant::now().saturating_duration_since(epoch).as_millis() as u64
+    now_ms_at(epoch, Instant::now())
+}
+
+/// `at` in ms since `epoch`.
+fn now_ms_at(epoch: Instant, at: Instant) -> u64 {
+    at.saturating_duration_since(epoch).as_millis() as u64
 }
 
 struct BoardTask {
@@ -313,9 +320,9 @@ const DRAIN_READS_MAX: usize = 8;
 /// A read's outcome, without borrowing the buffer.
 type ReadResult = std::io::Result<usize>;
 
-async fn read_port(port: Option<&Port>, buf: &mut [u8]) -> ReadResult {
+async fn read_port(port: Option<&Port>, buf: &mut [u8]) -> std::io::Result<PortRead> {
     match port {
-        Some(p) => p.read(buf).await,
+        Some(p) => p.read_some(buf).await,
         None => std::future::pending().await,
     }
 }
@@ -395,8 +402,17 @@ impl BoardTask {
                 },
                 r = read_port(self.port.as_ref(), &mut buf), if has_port => {
                     let now = self.now();
-                    if self.on_read(now, r, &buf) {
-                        self.drain(&mut buf);
+                    let drained = r.as_ref().ok().and_then(|r| r.drained_before);
+                    if self.on_read(now, r.map(|r| r.len), &buf) {
+                        match drained {
+                            // A short read took all the port held: no read to find it
+                            // empty (`Port::read_some`).
+                            Some(before) => {
+                                let at = now_ms_at(self.epoch, before);
+                                self.drained_at = Some(self.drained_at.map_or(at, |d| d.max(at)));
+                            }
+                            None => self.drain(&mut buf),
+                        }
                     }
                 }
                 r = port_writable(self.port.as_ref()), if must_write => {

@@ -82,10 +82,36 @@ impl Port {
 
     /// Waits for bytes and reads some; `Ok(0)` is end of file (the line hung up).
     pub async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read_some(buf).await.map(|r| r.len)
+    }
+
+    /// [`Port::read`], saying whether the read drained the port.
+    ///
+    /// A read that returns fewer bytes than asked for took everything the kernel held for
+    /// the port when it ran (a tty's or pipe's `read` copies what it holds, up to the
+    /// size asked): the line was read up to the moment just before it, and there is no
+    /// need for a second read to find it empty. Tokio's readiness is cleared too (as tokio
+    /// does for its own sockets): bytes that arrive after the read raise a new edge, so
+    /// none waits unnoticed, and the next wait does not start with a read that finds
+    /// nothing.
+    pub async fn read_some(&self, buf: &mut [u8]) -> io::Result<PortRead> {
         loop {
             let mut guard = self.fd.readable().await?;
+            let before = tokio::time::Instant::now();
             match guard.try_io(|f| f.get_ref().read(buf)) {
-                Ok(r) => return r,
+                Ok(Ok(len)) if len > 0 && len < buf.len() => {
+                    guard.clear_ready();
+                    return Ok(PortRead {
+                        len,
+                        drained_before: Some(before),
+                    });
+                }
+                Ok(r) => {
+                    return r.map(|len| PortRead {
+                        len,
+                        drained_before: None,
+                    })
+                }
                 Err(_would_block) => continue,
             }
         }
@@ -119,6 +145,16 @@ impl Port {
         guard.clear_ready();
         Ok(())
     }
+}
+
+/// What [`Port::read_some`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortRead {
+    /// Bytes read; 0 is end of file.
+    pub len: usize,
+    /// When the read took everything the port held: a moment before it, up to which
+    /// the line has been read. `None` when the buffer was filled (more may wait).
+    pub drained_before: Option<tokio::time::Instant>,
 }
 
 impl Drop for Port {

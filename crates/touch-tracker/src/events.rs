@@ -26,6 +26,17 @@ impl ArbiterEvent {
         self.kind.name()
     }
 
+    /// [`ArbiterEvent::to_json`] and a newline, appended to `out` (a writer's reused
+    /// buffer: no allocation per event).
+    pub fn write_json_line(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        if serde_json::to_writer(&mut *out, self).is_err() {
+            out.truncate(start);
+            out.extend_from_slice(self.to_json().as_bytes());
+        }
+        out.push(b'\n');
+    }
+
     /// The event as one line of JSON (no newline).
     pub fn to_json(&self) -> String {
         // Serialising these plain structs cannot fail (no maps with non-string keys).

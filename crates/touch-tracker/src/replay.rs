@@ -57,6 +57,8 @@ struct Board {
     next: Option<CaptureRecord>,
     decoder: Decoder,
     filter: EventFilter,
+    /// The events of one message, on their way to the tracker (reused).
+    events: Vec<BoardEvent>,
     tracker: BatchedTracker,
     started: bool,
     last_t: u64,
@@ -104,12 +106,26 @@ impl Board {
         }
         // Decoding problems are line noise: the decoder resynchronises and the tracker
         // recovers from what follows.
-        let messages: Vec<_> = self.decoder.push(&r.bytes).into_iter().flatten().collect();
-        for msg in messages {
-            for event in self.filter.on_message(&msg) {
-                self.feed(seq, r.t_ms, event);
+        let Board {
+            decoder,
+            filter,
+            tracker,
+            events,
+            ..
+        } = self;
+        decoder.feed(&r.bytes, |decoded| {
+            let Ok(msg) = decoded else { return };
+            filter.on_message_into(&msg, events);
+            for event in events.drain(..) {
+                tracker.handle(
+                    seq,
+                    TimedEvent {
+                        t_ms: r.t_ms,
+                        event,
+                    },
+                );
             }
-        }
+        });
     }
 
     fn end(&mut self, seq: u64) {
@@ -189,6 +205,7 @@ impl Replay {
                 next: None,
                 decoder: Decoder::new(),
                 filter: EventFilter::new(),
+                events: Vec::new(),
                 tracker: BatchedTracker::new(cfg, opts.dead_position_batch),
                 started: false,
                 last_t: 0,
