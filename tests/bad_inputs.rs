@@ -913,17 +913,20 @@ fn a_connection_flood_under_a_low_descriptor_limit() {
     let cfg = config(&dir, &boards, "");
     let out = dir.join("out");
     let log = std::fs::File::create(cfg.with_extension("log")).unwrap();
-    // `ulimit -n` sets the soft and the hard limit, so the daemon cannot raise it.
-    let mut daemon = Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -n 300 && exec \"$0\" run --config \"$1\"")
-        .arg(env!("CARGO_BIN_EXE_dgt-arbiter"))
-        .arg(&cfg)
-        .env("RUST_LOG", "info")
-        .stdout(std::process::Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap();
+    // `ulimit -n` sets the soft and the hard limit, so the daemon cannot raise it. `exec`
+    // keeps the shell's process: the guard kills the daemon if the test fails.
+    let mut daemon = DaemonProcess(
+        Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -n 300 && exec \"$0\" run --config \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_dgt-arbiter"))
+            .arg(&cfg)
+            .env("RUST_LOG", "info")
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
     wait_events(&out, Duration::from_secs(30), "the first move", |ev| {
         ev.iter().any(|e| e["kind"] == "move")
     });
