@@ -569,10 +569,8 @@ struct Entry {
     queued_soon: AtomicBool,
     /// The last sync failed (logged once until one succeeds).
     failing: AtomicBool,
-    /// The file system the file is on (`st_dev`): one `syncfs` covers the journals of
-    /// one file system.
-    device: Option<u64>,
-    /// The file's device and inode, to compare with its path's without an `fstat`.
+    /// The file's device and inode: compared with its path's without an `fstat`, and
+    /// the device (its file system) says which journals one `syncfs` covers.
     id: Option<crate::fsutil::FileId>,
 }
 
@@ -581,7 +579,6 @@ impl Entry {
     fn new(file: File, path: PathBuf, written: u64) -> (Entry, watch::Receiver<u64>) {
         let (synced_tx, synced) = watch::channel(written);
         let id = crate::fsutil::file_id(&file).ok();
-        let device = id.map(|(dev, _)| dev);
         let entry = Entry {
             file,
             path,
@@ -590,7 +587,6 @@ impl Entry {
             queued_now: AtomicBool::new(false),
             queued_soon: AtomicBool::new(false),
             failing: AtomicBool::new(false),
-            device,
             id,
         };
         (entry, synced)
@@ -661,7 +657,10 @@ fn sync_together(entries: &[Arc<Entry>]) {
     for e in entries {
         let written = e.to_sync();
         if written > 0 {
-            by_device.entry(e.device).or_default().push((e, written));
+            by_device
+                .entry(e.id.map(|(dev, _)| dev))
+                .or_default()
+                .push((e, written));
         }
     }
     for (device, group) in by_device {

@@ -240,30 +240,12 @@ impl<R: BufRead> Iterator for CaptureReader<R> {
         while !self.done {
             self.line_no += 1;
             let line = self.line_no;
-            let bytes = match read_line_bytes(&mut self.input, &mut self.buf, line) {
-                Ok(Some(bytes)) => bytes,
+            let text = match read_line(&mut self.input, &mut self.buf, line) {
+                Ok(Some(text)) => text,
                 Ok(None) => {
                     self.done = true;
                     break;
                 }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            };
-            // Nearly every line: plain ASCII in the writer's own layout, read byte by byte.
-            // Anything else (and every error) takes the general path below, which decides.
-            if bytes.is_ascii() {
-                let trimmed = trim_ascii_whitespace(bytes);
-                if trimmed.is_empty() || trimmed[0] == b'#' {
-                    continue;
-                }
-                if let Some(r) = parse_plain_record(trimmed, &mut self.last_t) {
-                    return Some(Ok(r));
-                }
-            }
-            let text = match line_text(bytes, line) {
-                Ok(text) => text,
                 Err(e) => {
                     self.done = true;
                     return Some(Err(e));
@@ -341,18 +323,6 @@ fn read_line<'b, R: BufRead>(
     buf: &'b mut Vec<u8>,
     line: usize,
 ) -> Result<Option<&'b str>, CaptureError> {
-    match read_line_bytes(input, buf, line)? {
-        Some(bytes) => line_text(bytes, line).map(Some),
-        None => Ok(None),
-    }
-}
-
-/// [`read_line`]'s bytes, not yet checked to be text.
-fn read_line_bytes<'b, R: BufRead>(
-    input: &mut R,
-    buf: &'b mut Vec<u8>,
-    line: usize,
-) -> Result<Option<&'b [u8]>, CaptureError> {
     buf.clear();
     let n = io::Read::take(&mut *input, MAX_LINE_LEN as u64 + 1)
         .read_until(b'\n', buf)
@@ -370,17 +340,13 @@ fn read_line_bytes<'b, R: BufRead>(
         });
     }
     // A UTF-8 byte order mark (some Windows editors write one) is not part of the text.
-    Ok(Some(if line == 1 {
+    let text = if line == 1 {
         buf.strip_prefix("\u{feff}".as_bytes()).unwrap_or(buf)
     } else {
         buf
-    }))
-}
-
-/// A line's bytes as text, or the error naming line `line`.
-fn line_text(text: &[u8], line: usize) -> Result<&str, CaptureError> {
+    };
     match std::str::from_utf8(text) {
-        Ok(s) => Ok(s),
+        Ok(s) => Ok(Some(s)),
         Err(_) => Err(CaptureError {
             line,
             kind: CaptureErrorKind::NotText,
@@ -422,82 +388,13 @@ fn parse_record(text: &str, line: usize, last_t: &mut u64) -> Result<CaptureReco
     })
 }
 
-/// The whitespace `str::trim` removes, among ASCII bytes (tab to carriage return, space).
-fn is_ascii_blank(b: u8) -> bool {
-    matches!(b, b'\t'..=b'\r' | b' ')
-}
-
-/// An ASCII line without the blanks around it (what `str::trim` leaves of it).
-fn trim_ascii_whitespace(mut s: &[u8]) -> &[u8] {
-    while let [first, rest @ ..] = s {
-        if !is_ascii_blank(*first) {
-            break;
-        }
-        s = rest;
-    }
-    while let [rest @ .., last] = s {
-        if !is_ascii_blank(*last) {
-            break;
-        }
-        s = rest;
-    }
-    s
-}
-
-/// A trimmed ASCII record line laid out as the writer writes it (decimal digits, one
-/// blank, `<` or `>`, one blank, hex pairs in groups split by single spaces), with a time
-/// not before `last_t`; `None` for anything else, which [`parse_record`] then reads and
-/// names the error of. Where both read a line, they give the same record.
-fn parse_plain_record(line: &[u8], last_t: &mut u64) -> Option<CaptureRecord> {
-    let digits = line.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 || digits > 19 {
-        return None; // Longer could overflow: the general path says so.
-    }
-    let t_ms = line[..digits]
-        .iter()
-        .fold(0u64, |t, &d| t * 10 + u64::from(d - b'0'));
-    let direction = match line.get(digits..digits + 3)? {
-        [b1, b'<', b2] if is_ascii_blank(*b1) && is_ascii_blank(*b2) => Direction::ToHost,
-        [b1, b'>', b2] if is_ascii_blank(*b1) && is_ascii_blank(*b2) => Direction::ToBoard,
-        _ => return None,
-    };
-    let hex = &line[digits + 3..];
-    let mut bytes = Vec::with_capacity(hex.len() / 3 + 1);
-    // Digits so far in the current group; a group is a non-empty run of pairs.
-    let mut in_group = 0usize;
-    let mut high = 0u8;
-    for &c in hex {
-        if c == b' ' {
-            if in_group == 0 || in_group % 2 != 0 {
-                return None;
-            }
-            in_group = 0;
-            continue;
-        }
-        let v = hex_digit(c)?;
-        if in_group % 2 == 0 {
-            high = v << 4;
-        } else {
-            bytes.push(high | v);
-        }
-        in_group += 1;
-    }
-    if in_group == 0 || in_group % 2 != 0 || t_ms < *last_t {
-        return None;
-    }
-    *last_t = t_ms;
-    Some(CaptureRecord {
-        t_ms,
-        direction,
-        bytes,
-    })
-}
-
 /// Hex bytes, two digits each, separated by single spaces or written together.
 fn parse_hex(text: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 2);
-    for group in text.split(' ') {
-        let g = group.as_bytes();
+    // Split on the space byte, not `str::split(' ')`: the same groups (a space is never
+    // part of another character in UTF-8) for a fraction of the cost, which was most of
+    // reading a capture (docs/performance.md).
+    for g in text.as_bytes().split(|&b| b == b' ') {
         if g.len() % 2 != 0 || (g.is_empty() && !text.is_empty()) {
             return None;
         }
@@ -580,57 +477,26 @@ mod tests {
         }
     }
 
-    /// The byte-by-byte reading of plain lines gives what the general path gives, record
-    /// or error, on lines near the plain layout (every one also read after a first record,
-    /// so the fast path is the one that meets it).
+    /// Hex bytes: pairs, in groups split by single spaces; nothing else.
     #[test]
-    fn plain_lines_read_as_the_general_path_reads_them() {
-        let lines = [
-            "0 < 8e 00 05 34 00",
-            "12 > 42",
-            "7 < 4b4c 4d",
-            "007 <\t8e 00 05 23 01",
-            "5\t>\x0b42",
-            "  3 < 42  ",
-            "18446744073709551615 < 42",
-            "18446744073709551616 < 42",
-            "99999999999999999999 < 42",
-            "+5 < 42",
-            "5 < 4",
-            "5 < 42  43",
-            "5 < 42\t43",
-            "5 < 4g",
-            "5 <",
-            "5 < ",
-            "5 <42",
-            "5  < 42",
-            "5 = 42",
-            "x < 42",
-            "5 < 42 ",
-            "5 < \u{a0}42",
-            "5\u{2003}< 42",
-            "0 < 42",
-            "5 < 4B 4c",
+    fn hex_bytes_are_pairs_in_groups_split_by_single_spaces() {
+        let cases: [(&str, Option<&[u8]>); 12] = [
+            ("8e 00 05 34 00", Some(&[0x8e, 0x00, 0x05, 0x34, 0x00])),
+            ("4b4c 4d", Some(&[0x4b, 0x4c, 0x4d])),
+            ("4B 4c", Some(&[0x4b, 0x4c])),
+            ("", Some(&[])),
+            ("4", None),
+            ("42 4", None),
+            ("42  43", None),
+            ("42 ", None),
+            (" 42", None),
+            ("42\t43", None),
+            ("4g", None),
+            ("42 \u{a0}43", None),
         ];
-        for line in lines {
-            let (_, records) = read(&format!("0 > 45\n{line}\n"));
-            let fast = match &records[1] {
-                Ok(r) => Ok(r.clone()),
-                Err(e) => Err(e.to_string()),
-            };
-            let mut last_t = 0;
-            let general = match parse_record(line.trim(), 2, &mut last_t) {
-                Ok(r) => Ok(r),
-                Err(e) => Err(e.to_string()),
-            };
-            assert_eq!(fast, general, "{line:?}");
+        for (text, bytes) in cases {
+            assert_eq!(parse_hex(text).as_deref(), bytes, "{text:?}");
         }
-        // Times that go back are the general path's error too.
-        let (_, records) = read("9 > 45\n8 < 42\n");
-        assert_eq!(
-            records[1].as_ref().map_err(|e| e.to_string()).unwrap_err(),
-            "line 2: time 8 is before the previous record's 9"
-        );
     }
 
     #[test]

@@ -408,8 +408,8 @@ impl BoardTask {
                             // A short read took all the port held: no read to find it
                             // empty (`Port::read_some`).
                             Some(before) => {
-                                let at = now_ms_at(self.epoch, before);
-                                self.drained_at = Some(self.drained_at.map_or(at, |d| d.max(at)));
+                                let at = Some(now_ms_at(self.epoch, before));
+                                self.drained_at = self.drained_at.max(at);
                             }
                             None => self.drain(&mut buf),
                         }
