@@ -228,38 +228,53 @@ impl<R: BufRead> CaptureReader<R> {
     }
 }
 
+impl<R: BufRead> CaptureReader<R> {
+    /// The next record, into `record`, whose byte buffer is reused (no allocation per
+    /// record once it has grown): `None` at the end of the input; after an error the
+    /// reader stops. [`Iterator::next`] is this with a fresh record each time.
+    pub fn read_into(&mut self, record: &mut CaptureRecord) -> Option<Result<(), CaptureError>> {
+        if let Some(p) = self.pending.take() {
+            self.done |= p.is_err();
+            return Some(p.map(|r| *record = r));
+        }
+        while !self.done {
+            self.line_no += 1;
+            let line = self.line_no;
+            let last_t = &mut self.last_t;
+            let parsed = with_line(&mut self.input, &mut self.buf, line, |text| {
+                let trimmed = text.trim();
+                if trimmed.is_empty() || trimmed.starts_with('#') {
+                    return None;
+                }
+                Some(parse_record_into(trimmed, line, last_t, record))
+            });
+            let r = match parsed {
+                Ok(Some(Some(r))) => r,
+                Ok(Some(None)) => continue,
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => Err(e),
+            };
+            self.done |= r.is_err();
+            return Some(r);
+        }
+        None
+    }
+}
+
 impl<R: BufRead> Iterator for CaptureReader<R> {
     type Item = Result<CaptureRecord, CaptureError>;
 
     /// The next record; after an error the reader stops.
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(p) = self.pending.take() {
-            self.done |= p.is_err();
-            return Some(p);
-        }
-        while !self.done {
-            self.line_no += 1;
-            let line = self.line_no;
-            let text = match read_line(&mut self.input, &mut self.buf, line) {
-                Ok(Some(text)) => text,
-                Ok(None) => {
-                    self.done = true;
-                    break;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            };
-            let trimmed = text.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                continue;
-            }
-            let r = parse_record(trimmed, line, &mut self.last_t);
-            self.done |= r.is_err();
-            return Some(r);
-        }
-        None
+        let mut record = CaptureRecord {
+            t_ms: 0,
+            direction: Direction::ToHost,
+            bytes: Vec::new(),
+        };
+        Some(self.read_into(&mut record)?.map(|()| record))
     }
 }
 
@@ -315,6 +330,30 @@ fn header_line(header: &mut CaptureHeader, line: usize, text: &str) -> Result<()
     Ok(())
 }
 
+/// Line `line`'s text, given to `f`: taken in place from the reader's buffer when the
+/// whole line is there (no copy), else read into `buf` ([`read_line`]); `None` at the end
+/// of the input.
+fn with_line<R: BufRead, T>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    line: usize,
+    f: impl FnOnce(&str) -> T,
+) -> Result<Option<T>, CaptureError> {
+    if let Ok(avail) = input.fill_buf() {
+        if let Some(end) = memchr::memchr(b'\n', avail) {
+            // The same limit as `read_line`'s: the line with its end.
+            if end < MAX_LINE_LEN {
+                let out = f(line_text(&avail[..=end], line)?);
+                input.consume(end + 1);
+                return Ok(Some(out));
+            }
+        }
+    }
+    // A line across buffer refills, a last line without its end, the end of the input
+    // or a read error (`read_until` retries an interrupted read and reports the rest).
+    Ok(read_line(input, buf, line)?.map(f))
+}
+
 /// Reads the next line (line number `line`) into `buf`; its text without the line end
 /// and a first line's byte order mark, or `None` at the end of the input. The buffer is
 /// reused from line to line: no allocation per line.
@@ -339,39 +378,56 @@ fn read_line<'b, R: BufRead>(
             kind: CaptureErrorKind::TooLong,
         });
     }
-    // A UTF-8 byte order mark (some Windows editors write one) is not part of the text.
+    line_text(buf, line).map(Some)
+}
+
+/// Line `line`'s bytes as text, without a first line's byte order mark (some Windows
+/// editors write one; it is not part of the text).
+fn line_text(bytes: &[u8], line: usize) -> Result<&str, CaptureError> {
     let text = if line == 1 {
-        buf.strip_prefix("\u{feff}".as_bytes()).unwrap_or(buf)
+        bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
     } else {
-        buf
+        bytes
     };
-    match std::str::from_utf8(text) {
-        Ok(s) => Ok(Some(s)),
-        Err(_) => Err(CaptureError {
-            line,
-            kind: CaptureErrorKind::NotText,
-        }),
-    }
+    std::str::from_utf8(text).map_err(|_| CaptureError {
+        line,
+        kind: CaptureErrorKind::NotText,
+    })
 }
 
 /// One record line (trimmed), line number `line`; `last_t` is the previous record's
 /// time (times never go back) and becomes this one's.
 fn parse_record(text: &str, line: usize, last_t: &mut u64) -> Result<CaptureRecord, CaptureError> {
+    let mut record = CaptureRecord {
+        t_ms: 0,
+        direction: Direction::ToHost,
+        bytes: Vec::new(),
+    };
+    parse_record_into(text, line, last_t, &mut record).map(|()| record)
+}
+
+/// [`parse_record`] into `record`, its byte buffer reused. On an error `record` holds
+/// nothing of use (the reader stops).
+fn parse_record_into(
+    text: &str,
+    line: usize,
+    last_t: &mut u64,
+    record: &mut CaptureRecord,
+) -> Result<(), CaptureError> {
     let err = |kind| CaptureError { line, kind };
-    let mut parts = text.splitn(3, char::is_whitespace);
-    let t_text = parts.next().unwrap_or("");
+    let (t_text, dir_text, hex) = record_fields(text);
     let t_ms: u64 = t_text
         .parse()
-        .map_err(|_| err(CaptureErrorKind::BadTime(t_text.to_owned())))?;
-    let dir_text = parts.next().unwrap_or("");
+        .map_err(|_| err(CaptureErrorKind::BadTime(excerpt(t_text))))?;
     let direction = match dir_text {
         "<" => Direction::ToHost,
         ">" => Direction::ToBoard,
-        other => return Err(err(CaptureErrorKind::BadDirection(other.to_owned()))),
+        other => return Err(err(CaptureErrorKind::BadDirection(excerpt(other)))),
     };
-    let hex = parts.next().unwrap_or("");
-    let bytes = parse_hex(hex).ok_or_else(|| err(CaptureErrorKind::BadHex(hex.to_owned())))?;
-    if bytes.is_empty() {
+    if !parse_hex(hex, &mut record.bytes) {
+        return Err(err(CaptureErrorKind::BadHex(excerpt(hex))));
+    }
+    if record.bytes.is_empty() {
         return Err(err(CaptureErrorKind::NoBytes));
     }
     if t_ms < *last_t {
@@ -381,39 +437,90 @@ fn parse_record(text: &str, line: usize, last_t: &mut u64) -> Result<CaptureReco
         }));
     }
     *last_t = t_ms;
-    Ok(CaptureRecord {
-        t_ms,
-        direction,
-        bytes,
-    })
+    record.t_ms = t_ms;
+    record.direction = direction;
+    Ok(())
 }
 
-/// Hex bytes, two digits each, separated by single spaces or written together.
-fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 2);
-    // Split on the space byte, not `str::split(' ')`: the same groups (a space is never
-    // part of another character in UTF-8) for a fraction of the cost, which was most of
-    // reading a capture (docs/performance.md).
-    for g in text.as_bytes().split(|&b| b == b' ') {
-        if g.len() % 2 != 0 || (g.is_empty() && !text.is_empty()) {
-            return None;
-        }
-        for pair in g.chunks_exact(2) {
-            out.push(hex_digit(pair[0])? << 4 | hex_digit(pair[1])?);
-        }
+/// The start of a bad field, for its error: a line may be a megabyte long.
+fn excerpt(text: &str) -> String {
+    const SHOWN: usize = 40;
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_owned(),
     }
-    Some(out)
 }
 
-/// The value of one hex digit (either case).
-fn hex_digit(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
+/// A record line's time, direction and hex text: split at the first two whitespace
+/// characters (each one splits: two spaces make an empty field), the rest is the hex.
+fn record_fields(text: &str) -> (&str, &str, &str) {
+    if !text.is_ascii() {
+        let mut parts = text.splitn(3, char::is_whitespace);
+        let mut next = || parts.next().unwrap_or("");
+        return (next(), next(), next());
+    }
+    // ASCII: the same split on bytes (the ASCII characters `char::is_whitespace` takes,
+    // which include the vertical tab that `u8::is_ascii_whitespace` does not).
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r');
+    let split = |s: &'_ str| -> (usize, usize) {
+        match s.as_bytes().iter().position(is_space) {
+            Some(i) => (i, i + 1),
+            None => (s.len(), s.len()),
+        }
+    };
+    let (end, rest) = split(text);
+    let (t_text, after) = (&text[..end], &text[rest..]);
+    let (end, rest) = split(after);
+    (t_text, &after[..end], &after[rest..])
+}
+
+/// Hex bytes, two digits each, separated by single spaces or written together, into
+/// `out` (cleared first); `false` if they are not.
+fn parse_hex(text: &str, out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let text = text.as_bytes();
+    if text.is_empty() {
+        return true;
+    }
+    out.reserve(text.len() / 2);
+    // A pair of digits, then the end, another pair, or one space and another pair: the
+    // groups `split(' ')` would give, each of pairs, none empty, in one pass.
+    let mut i = 0;
+    loop {
+        let (Some(&high), Some(&low)) = (text.get(i), text.get(i + 1)) else {
+            return false;
+        };
+        let (high, low) = (HEX_VALUE[usize::from(high)], HEX_VALUE[usize::from(low)]);
+        if (high | low) > 0x0f {
+            return false;
+        }
+        out.push(high << 4 | low);
+        i += 2;
+        match text.get(i) {
+            None => return true,
+            Some(b' ') => i += 1,
+            Some(_) => {}
+        }
     }
 }
+
+/// The value of each byte as a hex digit (either case); [`NOT_HEX`] for the others.
+const HEX_VALUE: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+const NOT_HEX: u8 = 0xff;
 
 /// One record as a line (with its newline): `1520 < 8e 00 05 34 00`.
 pub fn format_record(record: &CaptureRecord) -> String {
@@ -495,8 +602,97 @@ mod tests {
             ("42 \u{a0}43", None),
         ];
         for (text, bytes) in cases {
-            assert_eq!(parse_hex(text).as_deref(), bytes, "{text:?}");
+            // A buffer holding something already: cleared first.
+            let mut out = vec![0x99];
+            let ok = parse_hex(text, &mut out);
+            assert_eq!(ok.then_some(&out[..]), bytes, "{text:?}");
         }
+    }
+
+    /// The fields of a record line split as `splitn(3, char::is_whitespace)` splits them,
+    /// ASCII or not.
+    #[test]
+    fn record_fields_split_at_the_first_two_whitespace_characters() {
+        fn reference(text: &str) -> (&str, &str, &str) {
+            let mut parts = text.splitn(3, char::is_whitespace);
+            let mut next = || parts.next().unwrap_or("");
+            (next(), next(), next())
+        }
+        let pieces = [
+            "0", "12", "<", ">", "8e 00", " ", "\t", "\u{0b}", "\u{0c}", "\r", "\u{a0}",
+            "\u{2003}", "x", "",
+        ];
+        // Every line of up to four pieces.
+        let mut lines = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = lines
+                .iter()
+                .flat_map(|l| pieces.iter().map(move |p| format!("{l}{p}")))
+                .collect();
+            lines.extend(longer);
+        }
+        for line in &lines {
+            assert_eq!(record_fields(line), reference(line), "{line:?}");
+        }
+    }
+
+    /// Whether a line is taken in place from the reader's buffer or read across refills,
+    /// the records and errors are the same, up to the longest line allowed.
+    #[test]
+    fn the_records_are_the_same_whatever_the_reader_buffer() {
+        let long_hex = "42".repeat((MAX_LINE_LEN - 6) / 2);
+        let texts = [
+            "\u{feff}# dgtcap 1\r\n# board: 7\r\n0 > 42\r\n\r\n5 < 8e 00 05 34 00\r\n# c\n9 < 4b4c",
+            "0 > 42\n1 < 43\n1 < 4\n2 < 44\n",
+            "0 > 42\n(replaced below)\n",
+            "0 > 42\n3 < 44\n2 < 45\n",
+        ];
+        let mut texts: Vec<Vec<u8>> = texts.iter().map(|t| t.as_bytes().to_vec()).collect();
+        // `10 < 4242...\n`: exactly the longest line, then one byte longer.
+        for extra in ["", "4"] {
+            let mut t = b"0 > 42\n".to_vec();
+            t.extend_from_slice(format!("10 < {long_hex}{extra}\n20 < 43\n").as_bytes());
+            texts.push(t);
+        }
+        // Only `\xff` is not UTF-8 text: the third capture is written in bytes.
+        texts[2] = b"0 > 42\n\xff\n".to_vec();
+        let records = |bytes: &[u8], capacity: usize| -> Vec<String> {
+            let input = std::io::BufReader::with_capacity(capacity, bytes);
+            match CaptureReader::new(input) {
+                Ok(r) => r
+                    .map(|r| match r {
+                        Ok(r) => format!("{} {:?} {}", r.t_ms, r.direction, r.bytes.len()),
+                        Err(e) => e.to_string(),
+                    })
+                    .collect(),
+                Err(e) => vec![e.to_string()],
+            }
+        };
+        for text in &texts {
+            let whole = records(text, 2 * MAX_LINE_LEN + 64);
+            assert!(!whole.is_empty());
+            for capacity in [1, 3, 8, 64] {
+                assert_eq!(records(text, capacity), whole, "capacity {capacity}");
+            }
+        }
+        let longest = records(&texts[4], 2 * MAX_LINE_LEN + 64);
+        assert_eq!(longest[1], format!("10 ToHost {}", (MAX_LINE_LEN - 6) / 2));
+        let too_long = records(&texts[5], 2 * MAX_LINE_LEN + 64);
+        assert_eq!(
+            too_long[1],
+            format!("line 2: line is longer than {MAX_LINE_LEN} bytes")
+        );
+        assert_eq!(too_long.len(), 2, "the reader stops at the error");
+        // A bad field is named by its start, not copied whole into the error.
+        let odd = format!("0 > 42\n10 < {}4\n", &long_hex[..1000]);
+        let bad = records(odd.as_bytes(), 64);
+        assert_eq!(
+            bad[1],
+            format!(
+                "line 2: bad hex bytes \"{}...\" (two hex digits a byte)",
+                &long_hex[..40]
+            )
+        );
     }
 
     #[test]

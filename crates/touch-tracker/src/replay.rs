@@ -54,7 +54,9 @@ pub enum ReplayError {
 struct Board {
     name: String,
     records: CaptureReader<Box<dyn BufRead>>,
-    next: Option<CaptureRecord>,
+    /// The next record, if `has_next` (its byte buffer reused from record to record).
+    next: CaptureRecord,
+    has_next: bool,
     decoder: Decoder,
     filter: EventFilter,
     /// The events of one message, on their way to the tracker (reused).
@@ -70,14 +72,15 @@ struct Board {
 
 impl Board {
     fn advance(&mut self) -> Result<(), ReplayError> {
-        self.next = match self.records.next() {
-            None => None,
-            Some(Ok(r)) => Some(r),
+        self.has_next = match self.records.read_into(&mut self.next) {
+            None => false,
+            Some(Ok(())) => true,
             Some(Err(error)) => {
+                self.has_next = false;
                 return Err(ReplayError::Capture {
                     name: self.name.clone(),
                     error,
-                })
+                });
             }
         };
         Ok(())
@@ -87,13 +90,15 @@ impl Board {
         self.tracker.handle(seq, TimedEvent { t_ms: t, event });
     }
 
-    fn record(&mut self, seq: u64, r: CaptureRecord) {
-        self.last_t = r.t_ms;
+    /// Feeds the next record (`has_next`).
+    fn record(&mut self, seq: u64) {
+        let t_ms = self.next.t_ms;
+        self.last_t = t_ms;
         if !self.started {
             self.started = true;
             self.feed(
                 seq,
-                r.t_ms,
+                t_ms,
                 BoardEvent::Connected {
                     serial: None,
                     version: None,
@@ -101,7 +106,7 @@ impl Board {
                 },
             );
         }
-        if r.direction != Direction::ToHost {
+        if self.next.direction != Direction::ToHost {
             return;
         }
         // Decoding problems are line noise: the decoder resynchronises and the tracker
@@ -111,19 +116,14 @@ impl Board {
             filter,
             tracker,
             events,
+            next: r,
             ..
         } = self;
         decoder.feed(&r.bytes, |decoded| {
             let Ok(msg) = decoded else { return };
             filter.on_message_into(&msg, events);
             for event in events.drain(..) {
-                tracker.handle(
-                    seq,
-                    TimedEvent {
-                        t_ms: r.t_ms,
-                        event,
-                    },
-                );
+                tracker.handle(seq, TimedEvent { t_ms, event });
             }
         });
     }
@@ -202,7 +202,12 @@ impl Replay {
             let mut board = Board {
                 name,
                 records,
-                next: None,
+                next: CaptureRecord {
+                    t_ms: 0,
+                    direction: Direction::ToHost,
+                    bytes: Vec::new(),
+                },
+                has_next: false,
                 decoder: Decoder::new(),
                 filter: EventFilter::new(),
                 events: Vec::new(),
@@ -219,7 +224,8 @@ impl Replay {
         let queue = boards
             .iter()
             .enumerate()
-            .filter_map(|(i, b)| b.next.as_ref().map(|r| Reverse((r.t_ms, i))))
+            .filter(|(_, b)| b.has_next)
+            .map(|(i, b)| Reverse((b.next.t_ms, i)))
             .collect();
         Ok(Replay {
             boards,
@@ -270,8 +276,8 @@ impl Replay {
         }
         let seq = self.next_seq();
         let b = &mut self.boards[i];
-        if let Some(r) = b.next.take() {
-            b.record(seq, r);
+        if b.has_next {
+            b.record(seq);
         }
         if let Err(e) = b.advance() {
             // The capture cannot go on: every event so far goes out before the error.
@@ -280,9 +286,10 @@ impl Replay {
             self.pass_on(out);
             return Err(e);
         }
-        match &b.next {
-            Some(r) => self.queue.push(Reverse((r.t_ms, i))),
-            None => b.end(seq),
+        if b.has_next {
+            self.queue.push(Reverse((b.next.t_ms, i)));
+        } else {
+            b.end(seq);
         }
         self.touched.push(i);
         self.settle();
