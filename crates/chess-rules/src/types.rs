@@ -370,8 +370,7 @@ impl Square {
     /// The name (`e4`), on the stack.
     fn name(self) -> AsciiName {
         let mut name = AsciiName::default();
-        name.push(self.file().char());
-        name.push(self.rank().char());
+        name.push_square(self);
         name
     }
 }
@@ -392,6 +391,11 @@ impl AsciiName {
             *slot = b;
             self.len += 1;
         }
+    }
+
+    fn push_square(&mut self, square: Square) {
+        self.push(square.file().char());
+        self.push(square.rank().char());
     }
 
     fn as_str(&self) -> &str {
@@ -467,11 +471,9 @@ impl fmt::Display for Move {
 impl Move {
     /// The UCI name (`e2e4`, `e7e8q`), on the stack.
     fn name(self) -> AsciiName {
-        let mut name = self.from.name();
-        let to = self.to.name();
-        for &b in &to.bytes[..to.len] {
-            name.push(char::from(b));
-        }
+        let mut name = AsciiName::default();
+        name.push_square(self.from);
+        name.push_square(self.to);
         if let Some(role) = self.promotion {
             name.push(role.char());
         }

@@ -40,6 +40,17 @@ pub struct CaptureRecord {
     pub bytes: Vec<u8>,
 }
 
+impl CaptureRecord {
+    /// A record to read into ([`CaptureReader::read_into`]): no bytes yet.
+    pub fn empty() -> CaptureRecord {
+        CaptureRecord {
+            t_ms: 0,
+            direction: Direction::ToHost,
+            bytes: Vec::new(),
+        }
+    }
+}
+
 /// `BASE+INC` in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TimeControl {
@@ -269,11 +280,7 @@ impl<R: BufRead> Iterator for CaptureReader<R> {
 
     /// The next record; after an error the reader stops.
     fn next(&mut self) -> Option<Self::Item> {
-        let mut record = CaptureRecord {
-            t_ms: 0,
-            direction: Direction::ToHost,
-            bytes: Vec::new(),
-        };
+        let mut record = CaptureRecord::empty();
         Some(self.read_into(&mut record)?.map(|()| record))
     }
 }
@@ -398,11 +405,7 @@ fn line_text(bytes: &[u8], line: usize) -> Result<&str, CaptureError> {
 /// One record line (trimmed), line number `line`; `last_t` is the previous record's
 /// time (times never go back) and becomes this one's.
 fn parse_record(text: &str, line: usize, last_t: &mut u64) -> Result<CaptureRecord, CaptureError> {
-    let mut record = CaptureRecord {
-        t_ms: 0,
-        direction: Direction::ToHost,
-        bytes: Vec::new(),
-    };
+    let mut record = CaptureRecord::empty();
     parse_record_into(text, line, last_t, &mut record).map(|()| record)
 }
 
@@ -641,21 +644,21 @@ mod tests {
     #[test]
     fn the_records_are_the_same_whatever_the_reader_buffer() {
         let long_hex = "42".repeat((MAX_LINE_LEN - 6) / 2);
-        let texts = [
-            "\u{feff}# dgtcap 1\r\n# board: 7\r\n0 > 42\r\n\r\n5 < 8e 00 05 34 00\r\n# c\n9 < 4b4c",
-            "0 > 42\n1 < 43\n1 < 4\n2 < 44\n",
-            "0 > 42\n(replaced below)\n",
-            "0 > 42\n3 < 44\n2 < 45\n",
-        ];
-        let mut texts: Vec<Vec<u8>> = texts.iter().map(|t| t.as_bytes().to_vec()).collect();
+        let mut texts: Vec<Vec<u8>> = [
+            &b"\xef\xbb\xbf# dgtcap 1\r\n# board: 7\r\n0 > 42\r\n\r\n5 < 8e 00 05 34 00\r\n# c\n9 < 4b4c"[..],
+            b"0 > 42\n1 < 43\n1 < 4\n2 < 44\n",
+            b"0 > 42\n\xff\n",
+            b"0 > 42\n3 < 44\n2 < 45\n",
+        ]
+        .iter()
+        .map(|t| t.to_vec())
+        .collect();
         // `10 < 4242...\n`: exactly the longest line, then one byte longer.
         for extra in ["", "4"] {
             let mut t = b"0 > 42\n".to_vec();
             t.extend_from_slice(format!("10 < {long_hex}{extra}\n20 < 43\n").as_bytes());
             texts.push(t);
         }
-        // Only `\xff` is not UTF-8 text: the third capture is written in bytes.
-        texts[2] = b"0 > 42\n\xff\n".to_vec();
         let records = |bytes: &[u8], capacity: usize| -> Vec<String> {
             let input = std::io::BufReader::with_capacity(capacity, bytes);
             match CaptureReader::new(input) {

@@ -202,11 +202,7 @@ impl Replay {
             let mut board = Board {
                 name,
                 records,
-                next: CaptureRecord {
-                    t_ms: 0,
-                    direction: Direction::ToHost,
-                    bytes: Vec::new(),
-                },
+                next: CaptureRecord::empty(),
                 has_next: false,
                 decoder: Decoder::new(),
                 filter: EventFilter::new(),
