@@ -7,7 +7,9 @@
 //! - press-to-ruling latency: from the moment the farm wrote the last byte of the
 //!   lever-flip clock frame to the pty, to the moment the `move` (or `illegal_move`) event
 //!   reached this harness over SSE, on the shared `CLOCK_MONOTONIC`; split into presses
-//!   ruled at once and presses that wait for the board's next scan to report the move;
+//!   ruled at once and presses that wait for the board's next scan to report the move
+//!   (and, apart, presses after a move its player did not press for: they flip nothing,
+//!   so the move is reported only when the next move shows it);
 //! - lost events: every expected event (each ply's `move`, each injected ruling) must be
 //!   in `events.jsonl` exactly once.
 //!

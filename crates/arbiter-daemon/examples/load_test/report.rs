@@ -300,9 +300,31 @@ impl Report {
             (vec![], vec![], vec![], vec![], vec![]);
         let (mut unsent, mut unruled, mut late) = (0, 0, 0);
         let mut illegal = vec![];
-        for p in farm.iter().filter(|r| r["kind"] == "press") {
+        // A press after a move its player did not press for: the presser's own clock is
+        // already stopped, so the frame changes nothing and the daemon has no press to
+        // rule on; the move is reported when the next move shows it. Kept apart (and in
+        // "every press"), so that the other lines measure presses that flip the clock.
+        let mut after_unpressed = vec![];
+        // Per board: whether the move before the one expected now, and that one, had a press.
+        let mut pressed: HashMap<u64, (bool, bool)> = HashMap::new();
+        for p in &farm {
             let (Some(b), Some(k)) = (p["board"].as_u64(), p["key"].as_str()) else {
                 continue;
+            };
+            if p["kind"] == "expect" && k.starts_with("move:") {
+                let (_, last) = pressed.get(&b).copied().unwrap_or((true, true));
+                pressed.insert(b, (last, false));
+                continue;
+            }
+            if p["kind"] != "press" {
+                continue;
+            }
+            let before_pressed = match pressed.get_mut(&b) {
+                Some((before, this)) if k.starts_with("move:") => {
+                    *this = true;
+                    *before
+                }
+                _ => true,
             };
             let Some(sent) = p["sent_ns"].as_u64() else {
                 unsent += 1;
@@ -320,6 +342,8 @@ impl Report {
             }
             if !k.starts_with("move:") {
                 illegal.push(lat);
+            } else if !before_pressed {
+                after_unpressed.push(lat);
             } else if p["waited"] == true {
                 waited.push(lat);
                 if let Some(r) = p["report_sent_ns"].as_u64() {
@@ -339,6 +363,7 @@ impl Report {
             ("moves the board reports after the press", waited),
             ("  the same, from the board's report", after_report),
             ("illegal moves (ruling at the press)", illegal),
+            ("presses after a move not pressed for", after_unpressed),
             ("farm: press due -> frame written", farm_lag),
         ] {
             let _ = writeln!(w, "{}", distribution(name, latencies));
