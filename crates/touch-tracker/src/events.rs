@@ -10,6 +10,8 @@ use chess_rules::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::events_json;
+
 /// One decision, as one JSON line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArbiterEvent {
@@ -29,24 +31,36 @@ impl ArbiterEvent {
     /// [`ArbiterEvent::to_json`] and a newline, appended to `out` (a writer's reused
     /// buffer: no allocation per event).
     pub fn write_json_line(&self, out: &mut Vec<u8>) {
-        let start = out.len();
-        if serde_json::to_writer(&mut *out, self).is_err() {
-            out.truncate(start);
-            out.extend_from_slice(self.to_json().as_bytes());
-        }
+        self.write_json(out);
         out.push(b'\n');
     }
 
     /// The event as one line of JSON (no newline).
     pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(256);
+        self.write_json(&mut out);
+        // Both writers write only UTF-8: strings whole or split before ASCII bytes.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    /// The JSON object, appended to `out`: the frequent kinds by hand (the same bytes,
+    /// a fraction of the cost), the others through serde.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        if events_json::write_direct(self, out) {
+            return;
+        }
+        let start = out.len();
         // Serialising these plain structs cannot fail (no maps with non-string keys).
-        serde_json::to_string(self).unwrap_or_else(|e| {
-            format!(
+        if let Err(e) = serde_json::to_writer(&mut *out, self) {
+            out.truncate(start);
+            let line = format!(
                 "{{\"t_ms\":{},\"kind\":\"board_status\",\"status\":\"error\",\"detail\":{:?}}}",
                 self.t_ms,
                 e.to_string()
-            )
-        })
+            );
+            out.extend_from_slice(line.as_bytes());
+        }
     }
 }
 

@@ -22,6 +22,7 @@ pub mod batched;
 mod clock;
 pub mod config;
 pub mod events;
+mod events_json;
 mod explain;
 pub mod recover;
 pub mod replay;
