@@ -1,17 +1,21 @@
-//! `dgt-arbiter replay [--fast] [--time-control BASE+INC] [--supervision full|partial]
-//! FILE.dgtcap...`: feeds captures through the decoder, event filter and tracker the live
-//! daemon uses (`touch_tracker::replay`) and prints the arbiter's events (formats.md §2) as
-//! JSON lines, one board per file, in input-time order. Without `--fast` the recorded
-//! pacing is kept; with it, dead-position questions are settled in batches
-//! (`touch_tracker::batched`), which gives the same events with far fewer searches. The exit code is non-zero only for unreadable input.
+//! `dgt-arbiter replay [--fast [--threads N]] [--time-control BASE+INC] [--supervision
+//! full|partial] FILE.dgtcap...`: feeds captures through the decoder, event filter and
+//! tracker the live daemon uses (`touch_tracker::replay`) and prints the arbiter's events
+//! (formats.md §2) as JSON lines, one board per file, in input-time order. Without
+//! `--fast` the recorded pacing is kept; with it, dead-position questions are settled in
+//! batches (`touch_tracker::batched`), which gives the same events with far fewer
+//! searches, and the boards are shared among threads (the same events in the same
+//! order). The exit code is non-zero only for unreadable input.
 
-use std::io::{BufRead, BufReader, Write};
+use std::fs::File;
+use std::io::{BufReader, Write};
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use dgt_protocol::capture::TimeControl;
-use touch_tracker::replay::{Replay, ReplayOptions};
+use touch_tracker::replay::{Replay, ReplayError, ReplayOptions};
 use touch_tracker::Supervision;
 
 /// Arguments of `replay`.
@@ -23,6 +27,9 @@ pub struct ReplayArgs {
     /// Replay as fast as possible instead of at the recorded pace.
     #[arg(long)]
     pub fast: bool,
+    /// With --fast: the threads the boards are shared among (default: one per CPU).
+    #[arg(long, requires = "fast")]
+    pub threads: Option<NonZeroUsize>,
     /// The time control, BASE+INC in seconds (e.g. 180+2); overrides the capture header.
     #[arg(long)]
     pub time_control: Option<TimeControl>,
@@ -36,15 +43,14 @@ fn parse_supervision(s: &str) -> Result<Supervision, String> {
 }
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
-    let mut inputs: Vec<(String, Box<dyn BufRead>)> = Vec::with_capacity(args.files.len());
+    let mut inputs = Vec::with_capacity(args.files.len());
     for path in &args.files {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
         let stem = path.file_stem().map_or_else(
             || path.display().to_string(),
             |s| s.to_string_lossy().into_owned(),
         );
-        inputs.push((stem, Box::new(BufReader::new(file))));
+        inputs.push((stem, BufReader::new(file)));
     }
     let opts = ReplayOptions {
         time_control: args.time_control,
@@ -58,21 +64,41 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             0
         },
     };
-    let mut replay = Replay::new(inputs, &opts)?;
+    let replay = Replay::new(inputs, &opts)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.fast {
+        let threads = args
+            .threads
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get);
+        let written = replay.write_json_lines(threads, &mut out);
+        // The events before a capture's error are printed before it.
+        let flushed = out.flush().or_else(ignore_broken_pipe);
+        return match written {
+            Ok(()) => Ok(flushed?),
+            Err(ReplayError::Write(e)) => Ok(ignore_broken_pipe(e)?),
+            Err(e) => {
+                flushed?;
+                Err(e.into())
+            }
+        };
+    }
+    paced(replay, &mut out)
+}
+
+/// The replay at the recorded pace: each event printed when its input's time comes.
+fn paced(mut replay: Replay<BufReader<File>>, out: &mut impl Write) -> anyhow::Result<()> {
     let started = Instant::now();
     let first = replay.next_time();
     let mut events = Vec::new();
     let mut line = Vec::new();
     loop {
-        if !args.fast {
-            if let (Some(t0), Some(t)) = (first, replay.next_time()) {
-                let due = Duration::from_millis(t.saturating_sub(t0));
-                if let Some(wait) = due.checked_sub(started.elapsed()) {
-                    out.flush().or_else(ignore_broken_pipe)?;
-                    std::thread::sleep(wait);
-                }
+        if let (Some(t0), Some(t)) = (first, replay.next_time()) {
+            let due = Duration::from_millis(t.saturating_sub(t0));
+            if let Some(wait) = due.checked_sub(started.elapsed()) {
+                out.flush().or_else(ignore_broken_pipe)?;
+                std::thread::sleep(wait);
             }
         }
         // The events before a capture's error are printed before it.

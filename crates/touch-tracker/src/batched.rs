@@ -2,9 +2,11 @@
 //! [`crate::SyncTracker`], except that its dead-position questions (art. 5.2.2) are
 //! settled a batch at a time, from the batch's last position backwards, so that one
 //! search answers a run of moves. For replays run as fast as possible (`dgt-arbiter
-//! replay --fast`): the events are exactly those `SyncTracker` emits, in the same order,
-//! each tagged with the caller's sequence number of the input it came from; they come out
-//! when their batch is settled.
+//! replay --fast`): the events are exactly those of answering every question at once
+//! (batch size 0, as `SyncTracker` answers them), in the same order, each tagged with its
+//! input's order key ([`BatchedTracker::last_tag`]); they come out when their batch is
+//! settled. Timers fire as the daemon's do: each due one as an input of its own, before
+//! the next board event.
 //!
 //! # Why a later proof answers an earlier question
 //! After each move the tracker asks whether the side that moved can still mate. If a side
@@ -19,7 +21,7 @@
 //!
 //! # Why the events stay exact
 //! To a dead-position answer other than "cannot mate" (`Yes` or `Undetermined`) the
-//! tracker does nothing: the game goes on. So each such question is answered `Yes` at once,
+//! tracker does nothing: the game goes on (nor do its timers change). So each such question is answered `Yes` at once,
 //! provisionally, and its position kept; the tracker's state just before the batch's
 //! first provisional answer is kept (a clone), with every input since, and the events
 //! since are held back. Settling the batch:
@@ -27,8 +29,9 @@
 //!   search) or its search says "undetermined", the answers given were as good as the
 //!   real ones: the held events are the ones `SyncTracker` emits, and are released;
 //! - if any search says "cannot mate", the tracker is put back to the clone, and every
-//!   input since is fed again with every question answered at once, as `SyncTracker`
-//!   does (the answers already searched are reused); those events are released instead.
+//!   input since is fed again with every question answered at once (the answers already
+//!   searched are reused), the timers fired again as that tracker has them; those events
+//!   are released instead.
 //!
 //! Questions of other purposes (a flag, a second illegal move) are answered at once.
 
@@ -48,8 +51,9 @@ pub const DEFAULT_BATCH: usize = 128;
 
 /// An input to the tracker, kept to be fed again if a batch is undone. A batch logs
 /// thousands of them, nearly all field updates and clock frames: those two are kept in
-/// their own size (40 bytes a log entry instead of the 96 of the largest board event,
-/// whose first touch of fresh memory was a sixth of `replay --fast`'s time).
+/// their own size (32 bytes a log entry instead of the 88 of the largest board event,
+/// whose first touch of fresh memory was a sixth of `replay --fast`'s time). The timers
+/// fired before an input are not logged: feeding it again fires the ones due then.
 #[derive(Debug, Clone)]
 enum Input {
     Field {
@@ -61,15 +65,13 @@ enum Input {
         time: ClockTime,
     },
     Event(Box<TimedEvent>),
+    /// [`BatchedTracker::handle_timeout`]: every timer due by then.
     Timeout(u64),
-    /// Every deadline before this time ([`BatchedTracker::deadlines_before`]); not kept
-    /// (the caller says them again to [`BatchedTracker::settle`]).
-    Before(u64),
     Finish(u64),
 }
 
 // The log entry's size, as the comment on `Input` says.
-const _: () = assert!(std::mem::size_of::<(u64, Input)>() <= 40);
+const _: () = assert!(std::mem::size_of::<Input>() <= 32);
 
 impl Input {
     /// A board event in the form the log keeps.
@@ -88,15 +90,28 @@ impl Input {
     }
 }
 
+fn nothing_known(_: &Position, _: Color) -> Option<CanMate> {
+    None
+}
+
+/// How the questions asked after an input are answered.
+#[derive(Clone, Copy)]
+enum Answering<'a> {
+    /// Dead-position questions provisionally, in a batch (if batches are on).
+    Batched,
+    /// Every question at once, `known` answers first (feeding an undone batch again).
+    Now(&'a dyn Fn(&Position, Color) -> Option<CanMate>),
+}
+
 /// A batch not yet settled.
 #[derive(Debug, Clone)]
 struct Batch {
     /// The tracker before the first provisional answer, its questions not yet answered.
     checkpoint: Box<Tracker>,
-    /// The sequence number of the input that asked the first question.
-    first_seq: u64,
-    /// Inputs after that one, with their sequence numbers.
-    inputs: Vec<(u64, Input)>,
+    /// The tag of the input that asked the first question.
+    first_tag: u64,
+    /// Inputs after that one.
+    inputs: Vec<Input>,
     /// Events since the checkpoint, held back.
     held: Vec<(u64, ArbiterEvent)>,
     /// The provisionally answered positions and sides, in order.
@@ -111,11 +126,13 @@ pub struct BatchedTracker {
     /// Provisional answers per batch; 0 answers every question at once.
     batch_size: usize,
     batch: Option<Batch>,
+    /// The tag of the last input (see [`BatchedTracker::last_tag`]).
+    last_tag: u64,
     /// Events final and not yet taken.
     released: Vec<(u64, ArbiterEvent)>,
     /// The last batch's input log, emptied, for the next (a batch logs thousands of
     /// inputs: growing a fresh log each time cost more than the tracker's work on them).
-    spare_inputs: Vec<(u64, Input)>,
+    spare_inputs: Vec<Input>,
     /// Scratch for the tracker's events.
     out: Vec<ArbiterEvent>,
     /// Batches settled by carrying proofs back, and batches undone.
@@ -131,6 +148,7 @@ impl BatchedTracker {
             analyst: Analyst::new(),
             batch_size,
             batch: None,
+            last_tag: 0,
             released: Vec::new(),
             spare_inputs: Vec::new(),
             out: Vec::new(),
@@ -154,28 +172,25 @@ impl BatchedTracker {
         self.tracker.poll_timeout()
     }
 
-    /// Takes one board event, input number `seq`.
-    pub fn handle(&mut self, seq: u64, ev: TimedEvent) {
-        // Fed as it came; put in its log form only when a batch keeps it.
-        self.tracker.handle(&ev, &mut self.out);
-        let logged = self.batch.is_some().then(|| Input::logged(ev));
-        self.after_input(seq, logged);
+    /// The tag of the last input: the order key its events carry. An input at time `t`
+    /// is tagged `2t`, a timer due at `d` `2d + 1` (after the inputs of time `d`, before
+    /// the later ones, as [`Tracker::handle`] orders them), never less than the tag
+    /// before: a board's events come tagged in their order, and tags of different boards
+    /// compare by time.
+    pub fn last_tag(&self) -> u64 {
+        self.last_tag
     }
 
-    /// See [`Tracker::handle_timeout`].
-    pub fn handle_timeout(&mut self, seq: u64, now_ms: u64) {
-        self.input(seq, Input::Timeout(now_ms));
+    /// Takes one board event; first, each timer due before it fires as an input of its
+    /// own (its questions answered before the next), as the daemon's timers fire.
+    pub fn handle(&mut self, ev: TimedEvent) {
+        self.feed(Input::logged(ev), Answering::Batched);
     }
 
-    /// Fires, in order, every deadline before `t_ms`. Not kept in a batch: the caller
-    /// gives every such call since [`BatchedTracker::held_from`] to
-    /// [`BatchedTracker::settle`] (a replay calls it for every board at every record, far
-    /// more often than anything else, and knows them without keeping them per board).
-    pub fn deadlines_before(&mut self, seq: u64, t_ms: u64) {
-        if self.tracker.poll_timeout().is_none_or(|d| d >= t_ms) {
-            return;
-        }
-        self.input(seq, Input::Before(t_ms));
+    /// Time has reached `now_ms`: each timer due by then fires, as in
+    /// [`BatchedTracker::handle`].
+    pub fn handle_timeout(&mut self, now_ms: u64) {
+        self.feed(Input::Timeout(now_ms), Answering::Batched);
     }
 
     /// Whether the open batch is full: the caller settles it ([`BatchedTracker::settle`]).
@@ -185,16 +200,13 @@ impl BatchedTracker {
             .is_some_and(|b| b.provisional.len() >= self.batch_size)
     }
 
-    /// See [`Tracker::finish`].
-    pub fn finish(&mut self, seq: u64, t_ms: u64) {
-        self.input(seq, Input::Finish(t_ms));
+    /// The input has ended at `t_ms`: the timers left fire, then [`Tracker::finish`].
+    pub fn finish(&mut self, t_ms: u64) {
+        self.feed(Input::Finish(t_ms), Answering::Batched);
     }
 
     /// Settles the open batch, if any: afterwards every event so far is released.
-    /// `deadline_calls`: the (sequence number, time) of every
-    /// [`BatchedTracker::deadlines_before`] call after [`BatchedTracker::held_from`], in
-    /// order (fed again, with the other inputs, if the batch is undone).
-    pub fn settle(&mut self, deadline_calls: impl IntoIterator<Item = (u64, u64)>) {
+    pub fn settle(&mut self) {
         let Some(mut batch) = self.batch.take() else {
             return;
         };
@@ -215,57 +227,85 @@ impl BatchedTracker {
                 .find(|(p, s, _)| p == pos && *s == side)
                 .map(|(_, _, a)| *a)
         };
-        self.answer_now(batch.first_seq, &known);
-        let mut calls = deadline_calls
-            .into_iter()
-            .filter(|(seq, _)| *seq > batch.first_seq)
-            .peekable();
-        for (seq, input) in &batch.inputs {
-            while let Some((s, t)) = calls.next_if(|(s, _)| s < seq) {
-                self.apply(&Input::Before(t));
-                self.answer_now(s, &known);
-            }
-            self.apply(input);
-            self.answer_now(*seq, &known);
+        self.last_tag = batch.first_tag;
+        self.answer(batch.first_tag, Answering::Now(&known));
+        for input in batch.inputs.drain(..) {
+            self.feed(input, Answering::Now(&known));
         }
-        for (s, t) in calls {
-            self.apply(&Input::Before(t));
-            self.answer_now(s, &known);
-        }
-        batch.inputs.clear();
         self.spare_inputs = batch.inputs;
     }
 
-    /// The sequence number from which events may still be held back (`None`: every
-    /// event so far is released).
+    /// The tag from which events may still be held back (`None`: every event so far is
+    /// released).
     pub fn held_from(&self) -> Option<u64> {
-        self.batch.as_ref().map(|b| b.first_seq)
+        self.batch.as_ref().map(|b| b.first_tag)
     }
 
-    /// Moves the released events, with their inputs' sequence numbers, to `into`.
+    /// Moves the released events, with their inputs' tags, to `into`.
     pub fn take_released(&mut self, into: &mut Vec<(u64, ArbiterEvent)>) {
         into.append(&mut self.released);
     }
 
-    fn input(&mut self, seq: u64, input: Input) {
-        self.apply(&input);
-        let logged = (!matches!(input, Input::Before(_))).then_some(input);
-        self.after_input(seq, logged);
+    /// The next tag: `2t`, or `2t + 1` for a timer, never less than the last.
+    fn tag(&mut self, t_ms: u64, timer: bool) -> u64 {
+        let tag = t_ms
+            .saturating_mul(2)
+            .saturating_add(u64::from(timer))
+            .max(self.last_tag);
+        self.last_tag = tag;
+        tag
     }
 
-    /// After input `seq` was fed: its events held or released, the input itself (`logged`)
+    /// Feeds `input` after the timers due before it (every one left, for the end), each
+    /// an input of its own; answers the questions after each.
+    fn feed(&mut self, input: Input, answering: Answering) {
+        let due = |d: u64| match &input {
+            Input::Field { t_ms, .. } | Input::Clock { t_ms, .. } => d < *t_ms,
+            Input::Event(ev) => d < ev.t_ms,
+            Input::Timeout(now) => d <= *now,
+            Input::Finish(_) => true,
+        };
+        let mut fired = None;
+        while let Some(d) = self.tracker.poll_timeout().filter(|&d| due(d)) {
+            // A timer that did not clear is left to the input's own handling.
+            if fired.is_some_and(|f| d <= f) {
+                break;
+            }
+            fired = Some(d);
+            let tag = self.tag(d, true);
+            self.tracker.handle_timeout(d, &mut self.out);
+            self.after_input(tag, None, answering);
+        }
+        let tag = match &input {
+            Input::Field { t_ms, .. } | Input::Clock { t_ms, .. } => self.tag(*t_ms, false),
+            Input::Event(ev) => self.tag(ev.t_ms, false),
+            // Its timers have fired: nothing more to feed, but the log keeps it, so that
+            // feeding the batch again fires the timers due then.
+            Input::Timeout(_) => {
+                if let (Some(b), Answering::Batched) = (&mut self.batch, answering) {
+                    b.inputs.push(input);
+                }
+                return;
+            }
+            Input::Finish(t) => self.tag(*t, false),
+        };
+        self.apply(&input);
+        self.after_input(tag, Some(input), answering);
+    }
+
+    /// After input `tag` was fed: its events held or released, the input itself (`logged`)
     /// kept while a batch is open, and the tracker's questions answered.
-    fn after_input(&mut self, seq: u64, logged: Option<Input>) {
-        match &mut self.batch {
-            Some(b) => {
-                b.held.extend(self.out.drain(..).map(|e| (seq, e)));
+    fn after_input(&mut self, tag: u64, logged: Option<Input>, answering: Answering) {
+        match (&mut self.batch, answering) {
+            (Some(b), Answering::Batched) => {
+                b.held.extend(self.out.drain(..).map(|e| (tag, e)));
                 if let Some(input) = logged {
-                    b.inputs.push((seq, input));
+                    b.inputs.push(input);
                 }
             }
-            None => self.released.extend(self.out.drain(..).map(|e| (seq, e))),
+            _ => self.released.extend(self.out.drain(..).map(|e| (tag, e))),
         }
-        self.answer(seq);
+        self.answer(tag, answering);
     }
 
     fn apply(&mut self, input: &Input) {
@@ -286,25 +326,25 @@ impl BatchedTracker {
             ),
             Input::Event(ev) => self.tracker.handle(ev, &mut self.out),
             Input::Timeout(t) => self.tracker.handle_timeout(*t, &mut self.out),
-            Input::Before(t) => {
-                while let Some(d) = self.tracker.poll_timeout() {
-                    if d >= *t {
-                        break;
-                    }
-                    self.tracker.handle_timeout(d, &mut self.out);
-                }
-            }
             Input::Finish(t) => self.tracker.finish(*t, &mut self.out),
         }
     }
 
-    /// Answers what the tracker asks after input `seq`: dead-position questions
-    /// provisionally (opening a batch), the others at once.
-    fn answer(&mut self, seq: u64) {
-        if self.batch_size == 0 {
-            self.answer_now(seq, &|_, _| None);
-            return;
-        }
+    /// Answers what the tracker asks after input `tag`: dead-position questions
+    /// provisionally (opening a batch), the others at once; or all at once.
+    fn answer(&mut self, tag: u64, answering: Answering) {
+        let known = match answering {
+            Answering::Now(known) => known,
+            Answering::Batched if self.batch_size == 0 => &nothing_known,
+            Answering::Batched => {
+                self.answer_provisionally(tag);
+                return;
+            }
+        };
+        self.answer_now(tag, known);
+    }
+
+    fn answer_provisionally(&mut self, tag: u64) {
         let checkpoint = self.batch.is_none()
             && self
                 .tracker
@@ -313,7 +353,7 @@ impl BatchedTracker {
         if checkpoint {
             self.batch = Some(Batch {
                 checkpoint: Box::new(self.tracker.clone()),
-                first_seq: seq,
+                first_tag: tag,
                 inputs: std::mem::take(&mut self.spare_inputs),
                 held: Vec::new(),
                 provisional: Vec::new(),
@@ -330,14 +370,14 @@ impl BatchedTracker {
             self.tracker.analysis_done(req.id, answer, &mut self.out);
         }
         match &mut self.batch {
-            Some(b) => b.held.extend(self.out.drain(..).map(|e| (seq, e))),
-            None => self.released.extend(self.out.drain(..).map(|e| (seq, e))),
+            Some(b) => b.held.extend(self.out.drain(..).map(|e| (tag, e))),
+            None => self.released.extend(self.out.drain(..).map(|e| (tag, e))),
         }
     }
 
     /// Answers every question at once, as [`crate::SyncTracker`] does (`known` first),
     /// and releases the events.
-    fn answer_now(&mut self, seq: u64, known: &dyn Fn(&Position, Color) -> Option<CanMate>) {
+    fn answer_now(&mut self, tag: u64, known: &dyn Fn(&Position, Color) -> Option<CanMate>) {
         while let Some(req) = self.tracker.poll_analysis() {
             let answer = match req.purpose {
                 Purpose::DeadPosition => known(&req.position, req.side),
@@ -346,7 +386,7 @@ impl BatchedTracker {
             .unwrap_or_else(|| self.analyst.answer(&req));
             self.tracker.analysis_done(req.id, answer, &mut self.out);
         }
-        self.released.extend(self.out.drain(..).map(|e| (seq, e)));
+        self.released.extend(self.out.drain(..).map(|e| (tag, e)));
     }
 
     /// The real answer to every provisional question, last first, as far as needed: a

@@ -1,14 +1,23 @@
 //! Replaying `.dgtcap` captures (formats.md §1) through the same pipeline the live daemon
 //! runs: capture bytes -> [`Decoder`] -> [`EventFilter`] -> [`BatchedTracker`] (every
 //! question answered at once, as [`crate::SyncTracker`] does, unless
-//! [`ReplayOptions::dead_position_batch`] asks for batches). One capture is one board;
-//! several are merged by record time, so the events come out in input-time order, the
-//! same order whatever the batches. The caller supplies readers (the binary opens the files) and decides the
-//! pacing: [`Replay::next_time`] says when the next record was captured.
+//! [`ReplayOptions::dead_position_batch`] asks for batches). One capture is one board.
+//!
+//! Each board is replayed on its own: its records in order, and each of its tracker's
+//! timers as an input of its own at its due time, as the daemon's timers fire. So a
+//! board's events do not depend on the other captures replayed beside it, and boards can
+//! be replayed on several threads ([`Replay::write_json_lines`]). The events of all boards
+//! come out in one order, the same however they were computed: by their input's time (a
+//! timer after the records of its own millisecond), ties to the capture listed first,
+//! each board's in its own order ([`Merge`]). The caller supplies readers (the binary
+//! opens the files) and decides the pacing: [`Replay::next_time`] says when the next input
+//! is due.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
-use std::io::BufRead;
+use std::collections::{BinaryHeap, VecDeque};
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
 
 use chess_rules::{FenError, Position};
 use dgt_protocol::capture::{CaptureError, CaptureReader, CaptureRecord, Direction, TimeControl};
@@ -48,12 +57,16 @@ pub enum ReplayError {
     },
     #[error("capture {name}: the start-fen header is not a usable position: {error}")]
     StartFen { name: String, error: FenError },
+    #[error("writing the events: {0}")]
+    Write(#[source] std::io::Error),
 }
 
 /// One capture being replayed.
-struct Board {
+struct Board<R> {
+    /// Its place in the list of captures (ties between boards go to the lower).
+    index: usize,
     name: String,
-    records: CaptureReader<Box<dyn BufRead>>,
+    records: CaptureReader<R>,
     /// The next record, if `has_next` (its byte buffer reused from record to record).
     next: CaptureRecord,
     has_next: bool,
@@ -64,19 +77,26 @@ struct Board {
     tracker: BatchedTracker,
     started: bool,
     last_t: u64,
+    /// The last timer fired (a timer that did not clear is not fired again).
+    last_timer: Option<u64>,
     done: bool,
-    /// The tracker's next deadline and first held input, as of its last input.
-    deadline: Option<u64>,
-    held_from: Option<u64>,
 }
 
-impl Board {
+/// What a board takes next.
+enum Next {
+    Timer(u64),
+    Record,
+    End,
+}
+
+impl<R: BufRead> Board<R> {
     fn advance(&mut self) -> Result<(), ReplayError> {
         self.has_next = match self.records.read_into(&mut self.next) {
             None => false,
             Some(Ok(())) => true,
             Some(Err(error)) => {
                 self.has_next = false;
+                self.done = true;
                 return Err(ReplayError::Capture {
                     name: self.name.clone(),
                     error,
@@ -86,25 +106,71 @@ impl Board {
         Ok(())
     }
 
-    fn feed(&mut self, seq: u64, t: u64, event: BoardEvent) {
-        self.tracker.handle(seq, TimedEvent { t_ms: t, event });
+    fn next(&self) -> Option<Next> {
+        if self.done {
+            return None;
+        }
+        let timer = self
+            .tracker
+            .poll_timeout()
+            .filter(|&d| self.last_timer.is_none_or(|f| d > f));
+        Some(match (timer, self.has_next.then_some(self.next.t_ms)) {
+            (Some(d), Some(t)) if d < t => Next::Timer(d),
+            (_, Some(_)) => Next::Record,
+            (Some(d), None) => Next::Timer(d),
+            (None, None) => Next::End,
+        })
+    }
+
+    /// The tag of the next input (see [`BatchedTracker::last_tag`]), `None` once done.
+    fn next_tag(&self) -> Option<u64> {
+        let tag = match self.next()? {
+            Next::Timer(d) => d.saturating_mul(2).saturating_add(1),
+            Next::Record => self.next.t_ms.saturating_mul(2),
+            Next::End => 0,
+        };
+        Some(tag.max(self.tracker.last_tag()))
+    }
+
+    /// The least tag of an event the board has not released: none once done and settled.
+    fn floor(&self) -> Option<u64> {
+        self.tracker.held_from().or_else(|| self.next_tag())
+    }
+
+    /// Feeds the next input: a timer due before the next record, the record, or the end.
+    fn step(&mut self) -> Result<(), ReplayError> {
+        match self.next() {
+            None => Ok(()),
+            Some(Next::Timer(d)) => {
+                self.last_timer = Some(d);
+                self.tracker.handle_timeout(d);
+                Ok(())
+            }
+            Some(Next::Record) => {
+                self.record();
+                self.advance()
+            }
+            Some(Next::End) => {
+                self.end();
+                Ok(())
+            }
+        }
     }
 
     /// Feeds the next record (`has_next`).
-    fn record(&mut self, seq: u64) {
+    fn record(&mut self) {
         let t_ms = self.next.t_ms;
         self.last_t = t_ms;
         if !self.started {
             self.started = true;
-            self.feed(
-                seq,
+            self.tracker.handle(TimedEvent {
                 t_ms,
-                BoardEvent::Connected {
+                event: BoardEvent::Connected {
                     serial: None,
                     version: None,
                     clock_version: None,
                 },
-            );
+            });
         }
         if self.next.direction != Direction::ToHost {
             return;
@@ -123,58 +189,170 @@ impl Board {
             let Ok(msg) = decoded else { return };
             filter.on_message_into(&msg, events);
             for event in events.drain(..) {
-                tracker.handle(seq, TimedEvent { t_ms, event });
+                tracker.handle(TimedEvent { t_ms, event });
             }
         });
     }
 
-    fn end(&mut self, seq: u64) {
+    fn end(&mut self) {
         self.done = true;
         let _ = self.decoder.finish();
-        self.tracker.finish(seq, self.last_t);
-        self.feed(
-            seq,
-            self.last_t,
-            BoardEvent::Disconnected {
+        self.tracker.finish(self.last_t);
+        self.tracker.handle(TimedEvent {
+            t_ms: self.last_t,
+            event: BoardEvent::Disconnected {
                 reason: "end of capture".into(),
             },
-        );
+        });
+    }
+
+    /// Settles the open batch if it is full, or every batch once the board is done.
+    fn settle_if_due(&mut self) {
+        if self.done || self.tracker.wants_settling() {
+            self.tracker.settle();
+        }
+    }
+}
+
+/// Boards fed one input at a time, the earliest next input first (ties to the board
+/// listed first): in time order across the boards, which a paced replay needs, and which
+/// keeps every board's released events close to the others' (little held in [`Merge`]).
+struct Group<R> {
+    boards: Vec<Board<R>>,
+    /// (next tag, position in `boards`) of every board not done.
+    queue: BinaryHeap<Reverse<(u64, usize, usize)>>,
+}
+
+impl<R: BufRead> Group<R> {
+    fn new(boards: Vec<Board<R>>) -> Group<R> {
+        let queue = boards
+            .iter()
+            .enumerate()
+            .filter_map(|(p, b)| Some(Reverse((b.next_tag()?, b.index, p))))
+            .collect();
+        Group { boards, queue }
+    }
+
+    fn next_tag(&self) -> Option<u64> {
+        self.queue.peek().map(|Reverse((tag, _, _))| *tag)
+    }
+
+    /// Feeds the earliest next input of any board and settles what is due; returns that
+    /// board's position and the input's tag, with the error that stops its capture if
+    /// any, or `None` once every board is done.
+    fn step(&mut self) -> Option<(usize, u64, Result<(), ReplayError>)> {
+        let Reverse((tag, _, p)) = self.queue.pop()?;
+        let b = &mut self.boards[p];
+        let result = b.step();
+        if result.is_err() {
+            b.tracker.settle();
+        } else {
+            b.settle_if_due();
+        }
+        if let Some(next) = b.next_tag() {
+            self.queue.push(Reverse((next, b.index, p)));
+        }
+        Some((p, tag, result))
+    }
+}
+
+/// Puts the events of many boards in one order: by tag, ties to the board listed first,
+/// each board's events in their own order. An event goes out once no board can still
+/// give one that comes before it: each board says the least tag it may still give (its
+/// floor), which only grows.
+struct Merge<T> {
+    boards: Vec<MergeBoard<T>>,
+    /// (a tag no greater than the board's next, board) of every board not finished, the
+    /// least first; an entry whose board has moved on is put back with its new tag when
+    /// it comes up (the next tag of a board only grows).
+    heap: BinaryHeap<Reverse<(u64, usize)>>,
+}
+
+struct MergeBoard<T> {
+    waiting: VecDeque<(u64, T)>,
+    /// `None`: nothing more will come.
+    floor: Option<u64>,
+}
+
+impl<T> Merge<T> {
+    /// `n` boards, none of which has said anything yet (floor 0).
+    fn new(n: usize) -> Merge<T> {
+        Merge {
+            boards: (0..n)
+                .map(|_| MergeBoard {
+                    waiting: VecDeque::new(),
+                    floor: Some(0),
+                })
+                .collect(),
+            heap: (0..n).map(|b| Reverse((0, b))).collect(),
+        }
+    }
+
+    /// An event of `board`, tagged `tag` (never less than the board's floor).
+    fn push(&mut self, board: usize, tag: u64, item: T) {
+        if let Some(b) = self.boards.get_mut(board) {
+            b.waiting.push_back((tag, item));
+        }
+    }
+
+    fn set_floor(&mut self, board: usize, floor: Option<u64>) {
+        if let Some(b) = self.boards.get_mut(board) {
+            debug_assert!(
+                floor >= b.floor || floor.is_none(),
+                "a floor never goes back"
+            );
+            b.floor = floor;
+        }
+    }
+
+    /// The tag of the board's next event, waiting or to come.
+    fn next_of(&self, board: usize) -> Option<u64> {
+        let b = &self.boards[board];
+        b.waiting.front().map(|(tag, _)| *tag).or(b.floor)
+    }
+
+    /// The (tag, board) of the next event in the order, waiting or to come; `None` when
+    /// nothing more will come.
+    fn peek(&mut self) -> Option<(u64, usize)> {
+        while let Some(&Reverse((tag, board))) = self.heap.peek() {
+            match self.next_of(board) {
+                None => {
+                    self.heap.pop();
+                }
+                Some(next) if next > tag => {
+                    self.heap.pop();
+                    self.heap.push(Reverse((next, board)));
+                }
+                Some(_) => return Some((tag, board)),
+            }
+        }
+        None
+    }
+
+    /// The next event in the order, if it has come.
+    fn pop(&mut self) -> Option<(u64, usize, T)> {
+        let (_, board) = self.peek()?;
+        let (tag, item) = self.boards[board].waiting.pop_front()?;
+        Some((tag, board, item))
     }
 }
 
 /// A replay of one or more captures, one board each.
-pub struct Replay {
-    boards: Vec<Board>,
-    /// (time of the next record, board) of every board with one: the earliest first,
-    /// ties to the board listed first.
-    queue: BinaryHeap<Reverse<(u64, usize)>>,
-    /// The number of the next input to a board's tracker (each input its own).
-    seq: u64,
-    /// Released events not yet passed on, by (input number, arrival): a board's batch is
-    /// released after later inputs of other boards, and goes back in its place.
-    merge: BTreeMap<(u64, u64), ArbiterEvent>,
-    arrivals: u64,
-    scratch: Vec<(u64, ArbiterEvent)>,
-    /// Since the oldest open batch: each step's first input number and record time (every
-    /// board's deadlines are fired then, board `i` with the number after it plus `i`).
-    steps: VecDeque<(u64, u64)>,
-    /// Boards holding events back.
-    holding: usize,
-    /// Boards given an input in this step.
-    touched: Vec<usize>,
+pub struct Replay<R = Box<dyn BufRead>> {
+    group: Group<R>,
+    merge: Merge<ArbiterEvent>,
+    /// Scratch for a board's released events.
+    released: Vec<(u64, ArbiterEvent)>,
 }
 
-impl Replay {
+impl<R: BufRead> Replay<R> {
     /// Reads each capture's header. `name` is the board's name unless its `board:`
     /// header gives one (the binary passes the file stem).
-    pub fn new(
-        captures: Vec<(String, Box<dyn BufRead>)>,
-        opts: &ReplayOptions,
-    ) -> Result<Replay, ReplayError> {
+    pub fn new(captures: Vec<(String, R)>, opts: &ReplayOptions) -> Result<Replay<R>, ReplayError> {
         let mut boards = Vec::with_capacity(captures.len());
         // (capture name, board name) of the captures read so far.
         let mut names: Vec<(String, String)> = Vec::with_capacity(captures.len());
-        for (name, input) in captures {
+        for (index, (name, input)) in captures.into_iter().enumerate() {
             let records = CaptureReader::new(input).map_err(|error| ReplayError::Capture {
                 name: name.clone(),
                 error,
@@ -200,6 +378,7 @@ impl Replay {
             cfg.white_clock = opts.white_clock.or(header.white_clock);
             cfg.supervision = opts.supervision;
             let mut board = Board {
+                index,
                 name,
                 records,
                 next: CaptureRecord::empty(),
@@ -210,165 +389,63 @@ impl Replay {
                 tracker: BatchedTracker::new(cfg, opts.dead_position_batch),
                 started: false,
                 last_t: 0,
+                last_timer: None,
                 done: false,
-                deadline: None,
-                held_from: None,
             };
             board.advance()?;
             boards.push(board);
         }
-        let queue = boards
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.has_next)
-            .map(|(i, b)| Reverse((b.next.t_ms, i)))
-            .collect();
+        let mut merge = Merge::new(boards.len());
+        for b in &boards {
+            merge.set_floor(b.index, b.floor());
+        }
         Ok(Replay {
-            boards,
-            queue,
-            seq: 0,
-            merge: BTreeMap::new(),
-            arrivals: 0,
-            scratch: Vec::new(),
-            steps: VecDeque::new(),
-            holding: 0,
-            touched: Vec::new(),
+            group: Group::new(boards),
+            merge,
+            released: Vec::new(),
         })
     }
 
-    /// The capture time of the next record of any board, `None` when all are done.
+    /// The capture time of the next input of any board, `None` when all are done.
     pub fn next_time(&self) -> Option<u64> {
-        self.queue.peek().map(|Reverse((t, _))| *t)
+        self.group.next_tag().map(|tag| tag / 2)
     }
 
-    /// Replays the earliest next record (ties: the board listed first), with every
-    /// deadline of every board that falls before it; at the end, finishes each board.
-    /// Returns `false` when everything has been replayed.
+    /// Feeds the earliest next input of any board (a record, a timer, or the end of a
+    /// capture) and passes on to `out` every event whose turn has come. Returns `false`
+    /// when everything has been replayed and passed on.
     pub fn step(&mut self, out: &mut Vec<ArbiterEvent>) -> Result<bool, ReplayError> {
-        let Some(Reverse((t, i))) = self.queue.pop() else {
-            for i in 0..self.boards.len() {
-                if !self.boards[i].done {
-                    let seq = self.next_seq();
-                    self.boards[i].end(seq);
-                    self.touched.push(i);
-                }
-            }
-            self.settle();
+        let Some((p, _, result)) = self.group.step() else {
             self.pass_on(out);
             return Ok(false);
         };
-        // Every board's deadlines before `t`, board `i` as input `first + i` (a board with
-        // none before `t` has nothing to do; its number stays unused).
-        let first = self.seq + 1;
-        self.seq += self.boards.len() as u64;
-        for (i, b) in self.boards.iter_mut().enumerate() {
-            if b.deadline.is_some_and(|d| d < t) {
-                b.tracker.deadlines_before(first + i as u64, t);
-                self.touched.push(i);
-            }
-        }
-        if self.holding > 0 {
-            self.steps.push_back((first, t));
-        }
-        let seq = self.next_seq();
-        let b = &mut self.boards[i];
-        if b.has_next {
-            b.record(seq);
-        }
-        if let Err(e) = b.advance() {
+        if let Err(e) = result {
             // The capture cannot go on: every event so far goes out before the error.
-            self.touched.extend(0..self.boards.len());
-            self.settle_all();
+            for p in 0..self.group.boards.len() {
+                self.group.boards[p].tracker.settle();
+                self.collect(p);
+            }
             self.pass_on(out);
             return Err(e);
         }
-        if b.has_next {
-            self.queue.push(Reverse((b.next.t_ms, i)));
-        } else {
-            b.end(seq);
-        }
-        self.touched.push(i);
-        self.settle();
+        self.collect(p);
         self.pass_on(out);
         Ok(true)
     }
 
-    /// Settles every board's open batch.
-    fn settle_all(&mut self) {
-        for (i, b) in self.boards.iter_mut().enumerate() {
-            let calls = self.steps.iter().map(|&(first, t)| (first + i as u64, t));
-            b.tracker.settle(calls);
+    /// Moves board `p`'s released events to the merge, with its floor.
+    fn collect(&mut self, p: usize) {
+        let b = &mut self.group.boards[p];
+        b.tracker.take_released(&mut self.released);
+        for (tag, e) in self.released.drain(..) {
+            self.merge.push(b.index, tag, e);
         }
+        self.merge.set_floor(b.index, b.floor());
     }
 
-    /// Settles the full batches of the boards touched in this step, and every open batch
-    /// of a board that has ended.
-    fn settle(&mut self) {
-        for &i in &self.touched {
-            let b = &mut self.boards[i];
-            if b.done || b.tracker.wants_settling() {
-                let calls = self.steps.iter().map(|&(first, t)| (first + i as u64, t));
-                b.tracker.settle(calls);
-            }
-        }
-    }
-
-    fn next_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq
-    }
-
-    /// Passes on, in input order, every released event no held one comes before.
     fn pass_on(&mut self, out: &mut Vec<ArbiterEvent>) {
-        self.touched.sort_unstable();
-        self.touched.dedup();
-        for &i in &self.touched {
-            let b = &mut self.boards[i];
-            b.tracker.take_released(&mut self.scratch);
-            b.deadline = b.tracker.poll_timeout();
-            let held = b.tracker.held_from();
-            match (b.held_from.is_some(), held.is_some()) {
-                (false, true) => self.holding += 1,
-                (true, false) => self.holding -= 1,
-                _ => {}
-            }
-            b.held_from = held;
-        }
-        self.touched.clear();
-        if self.merge.is_empty() && self.holding == 0 {
-            // Nothing held anywhere: already in order (the common case without batches).
-            self.steps.clear();
-            self.scratch.sort_by_key(|(seq, _)| *seq);
-            out.extend(self.scratch.drain(..).map(|(_, e)| e));
-            return;
-        }
-        for (seq, e) in self.scratch.drain(..) {
-            self.arrivals += 1;
-            self.merge.insert((seq, self.arrivals), e);
-        }
-        let held_from = match self.holding {
-            0 => u64::MAX,
-            _ => self
-                .boards
-                .iter()
-                .filter_map(|b| b.held_from)
-                .min()
-                .unwrap_or(u64::MAX),
-        };
-        while let Some(entry) = self.merge.first_entry() {
-            if entry.key().0 >= held_from {
-                break;
-            }
-            out.push(entry.remove());
-        }
-        // Steps before the oldest open batch are no longer needed.
-        let n = self.boards.len() as u64;
-        while self
-            .steps
-            .front()
-            .is_some_and(|&(first, _)| first + n <= held_from)
-        {
-            self.steps.pop_front();
+        while let Some((_, _, e)) = self.merge.pop() {
+            out.push(e);
         }
     }
 
@@ -380,19 +457,224 @@ impl Replay {
 
     /// The trackers, in the order the captures were given.
     pub fn trackers(&self) -> impl Iterator<Item = &crate::Tracker> {
-        self.boards.iter().map(|b| b.tracker.tracker())
+        self.group.boards.iter().map(|b| b.tracker.tracker())
     }
 
     /// Per board, in the order the captures were given: (batches settled by carrying
     /// proofs back, batches undone, questions answered by the analyst's search or fast
     /// check).
     pub fn batch_counts(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.boards.iter().map(|b| {
+        self.group.boards.iter().map(|b| {
             (
                 b.tracker.settled,
                 b.tracker.undone,
                 b.tracker.analyst().by_search,
             )
         })
+    }
+}
+
+/// What a thread of [`Replay::write_json_lines`] sends: the JSON lines of its boards'
+/// released events, (board, tag, line) in each board's order, the boards' floors after
+/// them, and the error that stopped a capture.
+#[derive(Default)]
+struct Chunk {
+    lines: Vec<(usize, u64, Vec<u8>)>,
+    floors: Vec<(usize, Option<u64>)>,
+    error: Option<(u64, usize, ReplayError)>,
+}
+
+/// Inputs a thread feeds between two chunks.
+const CHUNK_INPUTS: usize = 1024;
+
+impl<R: BufRead + Send> Replay<R> {
+    /// Replays everything as fast as possible on up to `threads` threads, the boards
+    /// shared among them, and writes the events' JSON lines (formats.md §2) to `out` in
+    /// the order [`Replay::run`] gives them. A capture that cannot go on stops the
+    /// replay at its error, as in [`Replay::run`]: the events before it are written, then
+    /// the error is returned.
+    pub fn write_json_lines(self, threads: usize, out: &mut impl Write) -> Result<(), ReplayError> {
+        let n = self.group.boards.len();
+        let threads = threads.clamp(1, n.max(1));
+        if threads == 1 {
+            return self.write_json_lines_here(out);
+        }
+        let mut shares: Vec<Vec<Board<R>>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, b) in self.group.boards.into_iter().enumerate() {
+            shares[i % threads].push(b);
+        }
+        // The tag past which no thread need go: that of the earliest capture error.
+        let cut = AtomicU64::new(u64::MAX);
+        let (tx, rx) = mpsc::channel();
+        std::thread::scope(|s| {
+            for share in shares {
+                let tx = tx.clone();
+                let cut = &cut;
+                s.spawn(move || replay_share(Group::new(share), &tx, cut));
+            }
+            drop(tx);
+            let result = write_merged(n, &rx, out);
+            // Writing failed: the threads stop at their next chunk.
+            drop(rx);
+            cut.store(0, Ordering::Relaxed);
+            result
+        })
+    }
+
+    /// [`Replay::write_json_lines`] on the caller's thread.
+    fn write_json_lines_here(mut self, out: &mut impl Write) -> Result<(), ReplayError> {
+        let mut events = Vec::new();
+        let mut line = Vec::new();
+        loop {
+            let more = self.step(&mut events);
+            for e in events.drain(..) {
+                line.clear();
+                e.write_json_line(&mut line);
+                out.write_all(&line).map_err(ReplayError::Write)?;
+            }
+            if !more? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// One thread's boards, fed in time order; their events sent as JSON lines, a chunk at a
+/// time. Stops at the end, when the receiver is gone, or once every board is past `cut`.
+fn replay_share<R: BufRead>(mut group: Group<R>, tx: &mpsc::Sender<Chunk>, cut: &AtomicU64) {
+    let mut chunk = Chunk::default();
+    // Every floor goes with the first chunk.
+    let mut changed = vec![true; group.boards.len()];
+    let mut released = Vec::new();
+    let mut inputs = 0;
+    while group
+        .next_tag()
+        .is_some_and(|tag| tag <= cut.load(Ordering::Relaxed))
+    {
+        let Some((p, tag, result)) = group.step() else {
+            break;
+        };
+        let b = &mut group.boards[p];
+        if let Err(e) = result {
+            cut.fetch_min(tag, Ordering::Relaxed);
+            chunk.error = Some((tag, b.index, e));
+        }
+        add_lines(b, &mut released, &mut chunk);
+        changed[p] = true;
+        inputs += 1;
+        if inputs >= CHUNK_INPUTS || chunk.error.is_some() {
+            inputs = 0;
+            add_floors(&group.boards, &mut changed, &mut chunk);
+            if tx.send(std::mem::take(&mut chunk)).is_err() {
+                return;
+            }
+        }
+    }
+    // Done, or past the cut: what the open batches hold goes out too.
+    for (p, b) in group.boards.iter_mut().enumerate() {
+        b.tracker.settle();
+        add_lines(b, &mut released, &mut chunk);
+        changed[p] = true;
+    }
+    add_floors(&group.boards, &mut changed, &mut chunk);
+    let _ = tx.send(chunk);
+}
+
+fn add_lines<R>(b: &mut Board<R>, released: &mut Vec<(u64, ArbiterEvent)>, chunk: &mut Chunk) {
+    b.tracker.take_released(released);
+    for (tag, e) in released.drain(..) {
+        let mut line = Vec::with_capacity(512);
+        e.write_json_line(&mut line);
+        chunk.lines.push((b.index, tag, line));
+    }
+}
+
+fn add_floors<R: BufRead>(boards: &[Board<R>], changed: &mut [bool], chunk: &mut Chunk) {
+    for (b, changed) in boards.iter().zip(changed) {
+        if std::mem::take(changed) {
+            chunk.floors.push((b.index, b.floor()));
+        }
+    }
+}
+
+/// Writes the lines the threads send, in the order of [`Merge`], up to the earliest
+/// capture error if any (returned once every line before it is written).
+fn write_merged(
+    boards: usize,
+    rx: &mpsc::Receiver<Chunk>,
+    out: &mut impl Write,
+) -> Result<(), ReplayError> {
+    let mut merge: Merge<Vec<u8>> = Merge::new(boards);
+    let mut error: Option<(u64, usize, ReplayError)> = None;
+    loop {
+        let cut = error.as_ref().map(|(tag, board, _)| (*tag, *board));
+        while let Some(next) = merge.peek() {
+            if cut.is_some_and(|cut| next > cut) {
+                break;
+            }
+            let Some((_, _, line)) = merge.pop() else {
+                break;
+            };
+            out.write_all(&line).map_err(ReplayError::Write)?;
+        }
+        let past_cut = match (merge.peek(), cut) {
+            (None, _) => true,
+            (Some(next), Some(cut)) => next > cut,
+            (Some(_), None) => false,
+        };
+        if past_cut {
+            break;
+        }
+        let Ok(chunk) = rx.recv() else { break };
+        for (board, tag, line) in chunk.lines {
+            merge.push(board, tag, line);
+        }
+        for (board, floor) in chunk.floors {
+            merge.set_floor(board, floor);
+        }
+        if let Some((tag, board, e)) = chunk.error {
+            if error
+                .as_ref()
+                .is_none_or(|(t, b, _)| (tag, board) < (*t, *b))
+            {
+                error = Some((tag, board, e));
+            }
+        }
+    }
+    match error {
+        Some((_, _, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_orders_by_tag_then_board_and_waits_for_the_floors() {
+        let mut m: Merge<&str> = Merge::new(3);
+        m.push(1, 4, "b4");
+        m.set_floor(1, Some(10));
+        // Boards 0 and 2 have said nothing: board 1's event could still be preceded.
+        assert_eq!(m.pop(), None);
+        m.push(0, 4, "a4");
+        m.push(0, 7, "a7");
+        m.set_floor(0, None);
+        m.set_floor(2, Some(4));
+        assert_eq!(m.pop().map(|(_, _, e)| e), Some("a4"));
+        assert_eq!(m.pop().map(|(_, _, e)| e), Some("b4"));
+        // Board 2 may still give one at 4, before a7.
+        assert_eq!(m.pop(), None);
+        assert_eq!(m.peek(), Some((4, 2)));
+        m.push(2, 7, "c7");
+        m.set_floor(2, None);
+        assert_eq!(m.pop().map(|(_, _, e)| e), Some("a7"));
+        assert_eq!(m.pop().map(|(_, _, e)| e), Some("c7"));
+        assert_eq!(m.pop(), None);
+        // Board 1 still may give more at 10.
+        assert_eq!(m.peek(), Some((10, 1)));
+        m.set_floor(1, None);
+        assert_eq!(m.peek(), None);
     }
 }

@@ -4,9 +4,10 @@
 //! played on (the batch is undone and fed again), games with illegal moves, presses
 //! without a move and flag falls (questions answered at once while a batch is open), and
 //! with the shared data real games from the corpus. Every batch size from 1 up is
-//! compared with 0 (each question at once, as `SyncTracker` answers them).
+//! compared with 0 (each question at once, as `SyncTracker` answers them), and so is the
+//! replay shared among threads (`Replay::write_json_lines`, which `replay --fast` runs).
 
-use std::io::{BufRead, Cursor};
+use std::io::Cursor;
 
 use chess_rules::read_pgn;
 use dgt_protocol::capture::{CaptureHeader, CaptureWriter, TimeControl};
@@ -121,15 +122,10 @@ fn captures(pgn_text: &[u8], prefix: &str, limit: usize) -> Vec<(String, Vec<u8>
 }
 
 /// A replay of `captures` (one board each) with dead-position batches of `batch`.
-fn new_replay(captures: &[(String, Vec<u8>)], batch: usize) -> Replay {
+fn new_replay(captures: &[(String, Vec<u8>)], batch: usize) -> Replay<Cursor<Vec<u8>>> {
     let inputs = captures
         .iter()
-        .map(|(n, bytes)| {
-            (
-                n.clone(),
-                Box::new(Cursor::new(bytes.clone())) as Box<dyn BufRead>,
-            )
-        })
+        .map(|(n, bytes)| (n.clone(), Cursor::new(bytes.clone())))
         .collect();
     let opts = ReplayOptions {
         dead_position_batch: batch,
@@ -236,4 +232,107 @@ fn a_capture_that_cannot_go_on_gives_the_same_events_before_its_error() {
     assert!(at_once.iter().any(|e| e.contains("\"kind\":\"move\"")));
     assert_eq!(run(128), at_once);
     assert_eq!(run(3), at_once);
+}
+
+/// The JSON lines (without their newline) of a replay shared among `threads` threads, and
+/// its error.
+fn on_threads(
+    captures: &[(String, Vec<u8>)],
+    batch: usize,
+    threads: usize,
+) -> (Vec<String>, Option<String>) {
+    let mut bytes = Vec::new();
+    let result = new_replay(captures, batch).write_json_lines(threads, &mut bytes);
+    let text = String::from_utf8(bytes).unwrap();
+    (
+        text.lines().map(str::to_owned).collect(),
+        result.err().map(|e| e.to_string()),
+    )
+}
+
+/// Captures of the embedded games with irregularities (presses the board reports late,
+/// flag falls: timers), the repository's emulator captures, and with the shared data
+/// real games and the physical board's captures.
+fn many_boards() -> Vec<(String, Vec<u8>)> {
+    let mut caps = captures(GAMES.as_bytes(), "g", usize::MAX);
+    for name in ["short", "promotion-turned", "castling"] {
+        let path = test_data::emulator_capture(&format!("lichess-{name}.dgtcap"));
+        caps.push((name.to_owned(), std::fs::read(path).unwrap()));
+    }
+    let source = "pgn/shakmaty-pgn-reader-benches/lichess_db_1000k.pgn";
+    if test_data::have(source) {
+        caps.extend(captures(&test_data::read(source), "l", 8));
+    }
+    caps
+}
+
+#[test]
+fn threads_give_the_events_of_one_thread_in_the_same_order() {
+    let caps = many_boards();
+    let (at_once, _, _) = replay(&caps, 0);
+    assert!(at_once.len() > 100, "{}", at_once.len());
+    for batch in [0, 5, 128] {
+        for threads in [1, 2, 3, 4, 9] {
+            let (lines, error) = on_threads(&caps, batch, threads);
+            assert_eq!(error, None);
+            if let Some(i) =
+                (0..at_once.len().max(lines.len())).find(|&i| at_once.get(i) != lines.get(i))
+            {
+                panic!(
+                    "batch {batch}, {threads} threads: line {i} differs\n  one thread: {:?}\n  \
+                     threads: {:?}",
+                    at_once.get(i),
+                    lines.get(i)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn threads_stop_at_a_capture_error_where_one_thread_does() {
+    let mut caps = many_boards();
+    // Cut the second game's capture in its middle: the other boards go on after it.
+    let bytes = &mut caps[1].1;
+    let middle = bytes.len() / 2;
+    let cut = middle + bytes[middle..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes.splice(cut..cut, b"12x < 8e00053400\n".iter().copied());
+    let mut r = new_replay(&caps, 0);
+    let mut out = Vec::new();
+    let error = r.run(&mut out).unwrap_err().to_string();
+    let at_once: Vec<String> = out.iter().map(|e| e.to_json()).collect();
+    assert!(error.contains("g001"), "{error}");
+    // The error comes before the end of other boards' games.
+    let (all, _) = on_threads(&many_boards(), 0, 1);
+    assert!(
+        all.len() > at_once.len() + 50,
+        "{} {}",
+        all.len(),
+        at_once.len()
+    );
+    for (batch, threads) in [(0, 2), (128, 2), (3, 3), (128, 9)] {
+        assert_eq!(
+            on_threads(&caps, batch, threads),
+            (at_once.clone(), Some(error.clone())),
+            "batch {batch}, {threads} threads"
+        );
+    }
+}
+
+#[test]
+fn a_board_gives_the_same_events_whatever_is_replayed_beside_it() {
+    let caps = many_boards();
+    let (together, _, _) = replay(&caps, 0);
+    for (name, bytes) in &caps {
+        let (alone, _, _) = replay(&[(name.clone(), bytes.clone())], 0);
+        assert!(alone.len() > 3, "board {name}: {alone:?}");
+        // The board's name (a capture's header may name it otherwise than its file).
+        let board = |line: &String| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            v["board"].as_str().unwrap().to_owned()
+        };
+        let name = board(&alone[0]);
+        let mine: Vec<&String> = together.iter().filter(|e| board(e) == name).collect();
+        assert_eq!(mine, alone.iter().collect::<Vec<_>>(), "board {name}");
+    }
 }
