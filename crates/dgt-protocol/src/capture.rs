@@ -251,25 +251,22 @@ impl<R: BufRead> CaptureReader<R> {
         while !self.done {
             self.line_no += 1;
             let line = self.line_no;
-            let last_t = &mut self.last_t;
-            let parsed = with_line(&mut self.input, &mut self.buf, line, |text| {
-                let trimmed = text.trim();
-                if trimmed.is_empty() || trimmed.starts_with('#') {
-                    return None;
-                }
-                Some(parse_record_into(trimmed, line, last_t, record))
-            });
-            let r = match parsed {
-                Ok(Some(Some(r))) => r,
-                Ok(Some(None)) => continue,
-                Ok(None) => {
+            let read = next_record(
+                &mut self.input,
+                &mut self.buf,
+                line,
+                &mut self.last_t,
+                record,
+            );
+            match read {
+                Line::Record => return Some(Ok(())),
+                Line::Skipped => {}
+                Line::End => self.done = true,
+                Line::Error(e) => {
                     self.done = true;
-                    break;
+                    return Some(Err(e));
                 }
-                Err(e) => Err(e),
-            };
-            self.done |= r.is_err();
-            return Some(r);
+            }
         }
         None
     }
@@ -337,29 +334,146 @@ fn header_line(header: &mut CaptureHeader, line: usize, text: &str) -> Result<()
     Ok(())
 }
 
-/// Line `line`'s text, given to `f`: taken in place from the reader's buffer when the
-/// whole line is there (no copy), else read into `buf` ([`read_line`]); `None` at the end
-/// of the input.
-fn with_line<R: BufRead, T>(
+/// What one line of a capture held.
+enum Line {
+    /// A record, read into the caller's record.
+    Record,
+    /// A blank or comment line.
+    Skipped,
+    /// Nothing: the end of the input.
+    End,
+    Error(CaptureError),
+}
+
+impl From<Option<Result<(), CaptureError>>> for Line {
+    /// A line's text as [`record_line`] reads it.
+    fn from(read: Option<Result<(), CaptureError>>) -> Line {
+        match read {
+            Some(Ok(())) => Line::Record,
+            Some(Err(e)) => Line::Error(e),
+            None => Line::Skipped,
+        }
+    }
+}
+
+/// Line `line`, read from `input`, as a record into `record`. A line whole in the
+/// reader's buffer is taken in place (no copy): in one pass over its bytes when it is in
+/// the writer's plain form ([`plain_record`]), else as text ([`record_line`]). Other
+/// lines are read into `buf` ([`read_line`]).
+fn next_record<R: BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
     line: usize,
-    f: impl FnOnce(&str) -> T,
-) -> Result<Option<T>, CaptureError> {
+    last_t: &mut u64,
+    record: &mut CaptureRecord,
+) -> Line {
+    // The plain path reads the same `fill_buf` as the in-place path: the reader sees the
+    // calls it saw before (one that fails once could tell the difference).
     if let Ok(avail) = input.fill_buf() {
+        if let Some((used, t_ms, direction)) = plain_record(avail, *last_t, &mut record.bytes) {
+            input.consume(used);
+            *last_t = t_ms;
+            record.t_ms = t_ms;
+            record.direction = direction;
+            return Line::Record;
+        }
         if let Some(end) = memchr::memchr(b'\n', avail) {
             // The same limit as `read_line`'s: the line with its end.
             if end < MAX_LINE_LEN {
-                let out = f(line_text(&avail[..=end], line)?);
+                let read = match line_text(&avail[..=end], line) {
+                    Ok(text) => record_line(text, line, last_t, record),
+                    Err(e) => return Line::Error(e),
+                };
                 input.consume(end + 1);
-                return Ok(Some(out));
+                return read.into();
             }
         }
     }
     // A line across buffer refills, a last line without its end, the end of the input
     // or a read error (`read_until` retries an interrupted read and reports the rest).
-    Ok(read_line(input, buf, line)?.map(f))
+    match read_line(input, buf, line) {
+        Ok(Some(text)) => record_line(text, line, last_t, record).into(),
+        Ok(None) => Line::End,
+        Err(e) => Line::Error(e),
+    }
 }
+
+/// A line's text as a record: `None` for a blank or comment line.
+fn record_line(
+    text: &str,
+    line: usize,
+    last_t: &mut u64,
+    record: &mut CaptureRecord,
+) -> Option<Result<(), CaptureError>> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.starts_with('#') {
+        return None;
+    }
+    Some(parse_record_into(trimmed, line, last_t, record))
+}
+
+/// The record at the start of `avail` when its line is in the plain form the writer
+/// writes, `<digits> <'<' or '>'> <hex pairs>` with single spaces between the fields and
+/// the pairs, and `\n` or `\r\n` at the end:
+/// `(bytes up to and with the line end, time, direction)`, the hex bytes in `bytes`.
+/// `None` for anything else (the line's end not in `avail`, a longer time than 19 digits,
+/// other blanks, a time before `last_t`, any error; `bytes` then holds nothing of use):
+/// the general path decides those. Every byte of such a line is ASCII and the general
+/// path reads the same record from it, so its UTF-8, trim and field splits are not needed.
+fn plain_record(avail: &[u8], last_t: u64, bytes: &mut Vec<u8>) -> Option<(usize, u64, Direction)> {
+    let mut i = 0;
+    let mut t_ms: u64 = 0;
+    loop {
+        let digit = avail.get(i)?.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        // Wrapping: a longer time is refused below, before its value is used.
+        t_ms = t_ms.wrapping_mul(10).wrapping_add(u64::from(digit));
+        i += 1;
+        if i > MAX_PLAIN_DIGITS {
+            return None;
+        }
+    }
+    if i == 0 {
+        return None;
+    }
+    let direction = match avail.get(i..i + 3)? {
+        b" < " => Direction::ToHost,
+        b" > " => Direction::ToBoard,
+        _ => return None,
+    };
+    let mut rest = avail.get(i + 3..)?;
+    bytes.clear();
+    // Pairs split by single spaces, each with the byte after it (pairs written together
+    // are left to the general path).
+    let end = loop {
+        let (&[high, low, after], tail) = rest.split_first_chunk::<3>()?;
+        let (high, low) = (HEX_VALUE[usize::from(high)], HEX_VALUE[usize::from(low)]);
+        if (high | low) > 0x0f {
+            return None;
+        }
+        bytes.push(high << 4 | low);
+        rest = tail;
+        if after != b' ' {
+            break after;
+        }
+    };
+    match end {
+        b'\n' => {}
+        b'\r' => rest = rest.strip_prefix(b"\n")?,
+        _ => return None,
+    }
+    let used = avail.len() - rest.len();
+    // `used - 1` is the line end's index: the in-place limit of `next_record`.
+    if used > MAX_LINE_LEN || t_ms < last_t {
+        return None;
+    }
+    Some((used, t_ms, direction))
+}
+
+/// The most digits of a time the plain path reads: any 19 digits fit in a `u64`.
+const MAX_PLAIN_DIGITS: usize = 19;
 
 /// Reads the next line (line number `line`) into `buf`; its text without the line end
 /// and a first line's byte order mark, or `None` at the end of the input. The buffer is
@@ -659,6 +773,16 @@ mod tests {
             t.extend_from_slice(format!("10 < {long_hex}{extra}\n20 < 43\n").as_bytes());
             texts.push(t);
         }
+        // The same in the writer's spaced form, which the plain path reads: `1000 < 42 42
+        // ... 42\n` is exactly the longest line; with `\r\n` it is one byte longer.
+        let pairs = (MAX_LINE_LEN - 6) / 3;
+        let spaced = vec!["42"; pairs].join(" ");
+        assert_eq!(format!("1000 < {spaced}\n").len(), MAX_LINE_LEN);
+        for end in ["\n", "\r\n"] {
+            let mut t = b"0 > 42\n".to_vec();
+            t.extend_from_slice(format!("1000 < {spaced}{end}2000 < 43\n").as_bytes());
+            texts.push(t);
+        }
         let records = |bytes: &[u8], capacity: usize| -> Vec<String> {
             let input = std::io::BufReader::with_capacity(capacity, bytes);
             match CaptureReader::new(input) {
@@ -686,6 +810,14 @@ mod tests {
             format!("line 2: line is longer than {MAX_LINE_LEN} bytes")
         );
         assert_eq!(too_long.len(), 2, "the reader stops at the error");
+        let longest = records(&texts[6], 2 * MAX_LINE_LEN + 64);
+        assert_eq!(longest[1], format!("1000 ToHost {pairs}"));
+        assert_eq!(longest.len(), 3);
+        let too_long = records(&texts[7], 2 * MAX_LINE_LEN + 64);
+        assert_eq!(
+            too_long[1..],
+            [format!("line 2: line is longer than {MAX_LINE_LEN} bytes")]
+        );
         // A bad field is named by its start, not copied whole into the error.
         let odd = format!("0 > 42\n10 < {}4\n", &long_hex[..1000]);
         let bad = records(odd.as_bytes(), 64);
@@ -696,6 +828,326 @@ mod tests {
                 &long_hex[..40]
             )
         );
+    }
+
+    /// The records and errors of `text` as the general path alone reads them, line by
+    /// line through `read_line` and `record_line`, after the same header.
+    fn general_records(text: &[u8], capacity: usize) -> Vec<String> {
+        let input = std::io::BufReader::with_capacity(capacity, text);
+        let mut r = match CaptureReader::new(input) {
+            Ok(r) => r,
+            Err(e) => return vec![e.to_string()],
+        };
+        let mut out = Vec::new();
+        let mut record = CaptureRecord::empty();
+        let mut result = r.pending.take().map(|p| p.map(|p| record = p));
+        loop {
+            match result {
+                Some(Ok(())) => out.push(shown(&record)),
+                Some(Err(e)) => {
+                    out.push(e.to_string());
+                    return out;
+                }
+                None if r.done => return out,
+                None => {}
+            }
+            r.line_no += 1;
+            let line = r.line_no;
+            result = match read_line(&mut r.input, &mut r.buf, line) {
+                Err(e) => Some(Err(e)),
+                Ok(None) => return out,
+                Ok(Some(text)) => record_line(text, line, &mut r.last_t, &mut record),
+            };
+        }
+    }
+
+    /// The records and errors of `text` as `read_into` reads them, into one record.
+    fn read_into_records(text: &[u8], capacity: usize) -> Vec<String> {
+        let input = std::io::BufReader::with_capacity(capacity, text);
+        let mut r = match CaptureReader::new(input) {
+            Ok(r) => r,
+            Err(e) => return vec![e.to_string()],
+        };
+        let mut record = CaptureRecord::empty();
+        let mut out = Vec::new();
+        while let Some(result) = r.read_into(&mut record) {
+            out.push(match result {
+                Ok(()) => shown(&record),
+                Err(e) => e.to_string(),
+            });
+        }
+        out
+    }
+
+    fn shown(r: &CaptureRecord) -> String {
+        format!("{} {:?} {:02x?}", r.t_ms, r.direction, r.bytes)
+    }
+
+    /// One of `options`, each with its weight.
+    fn one_of(
+        options: &[(u32, &'static [u8])],
+    ) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let options: Vec<(u32, &[u8])> = options.to_vec();
+        let total: u32 = options.iter().map(|(w, _)| w).sum();
+        (0..total).prop_map(move |mut pick| {
+            for (weight, text) in &options {
+                if pick < *weight {
+                    return text.to_vec();
+                }
+                pick -= weight;
+            }
+            Vec::new()
+        })
+    }
+
+    /// A record line's time: `After(step)` is the previous record's time plus `step`
+    /// (which may be negative: a time that goes back), `Text` any text.
+    #[derive(Debug, Clone)]
+    enum Time {
+        After(i64),
+        Text(Vec<u8>),
+    }
+
+    /// Record lines (without their line end), as (start, time, rest): mostly
+    /// `<time> <dir> <hex>` with each part and blank well formed or not in the ways it can
+    /// be, some of free pieces.
+    fn record_parts() -> impl proptest::strategy::Strategy<Value = (Vec<u8>, Time, Vec<u8>)> {
+        use proptest::prelude::*;
+        let time = prop_oneof![
+            50 => (0i64..2_000).prop_map(Time::After),
+            1 => (-2_000i64..0).prop_map(Time::After),
+            10 => one_of(&[
+                (1, b"18446744073709551615"),
+                (1, b"18446744073709551616"),
+                (1, b"99999999999999999999"),
+                (1, b"9999999999999999999"),
+                (1, b"0000000000000000000012"),
+                (1, b"+5"),
+                (1, b"-1"),
+                (1, b""),
+                (1, b"1\xc3\xa9"),
+                (1, b"1x"),
+            ])
+            .prop_map(Time::Text),
+        ];
+        let blank = || {
+            one_of(&[
+                (100, b" "),
+                (1, b"  "),
+                (1, b"\t"),
+                (1, b"\x0b"),
+                (1, b"\xc2\xa0"),
+                (1, b""),
+            ])
+        };
+        let direction = one_of(&[(60, b"<"), (40, b">"), (1, b"="), (1, b""), (1, b"<<")]);
+        let pair = prop_oneof![
+            80 => any::<u8>().prop_map(|b| format!("{b:02x}").into_bytes()),
+            20 => any::<u8>().prop_map(|b| format!("{b:02X}").into_bytes()),
+            3 => one_of(&[(1, b"4"), (1, b"4g"), (1, b"g4"), (1, b"424"), (1, b"\xc3\xa9")]),
+        ];
+        let split = one_of(&[(100, b" "), (4, b""), (1, b"  "), (1, b"\t")]);
+        let groups = prop_oneof![
+            30 => proptest::collection::vec((split, pair), 1..10),
+            1 => Just(Vec::new()),
+        ];
+        let hex = groups.prop_map(|groups| {
+            let mut hex = Vec::new();
+            for (i, (split, pair)) in groups.into_iter().enumerate() {
+                if i > 0 {
+                    hex.extend(split);
+                }
+                hex.extend(pair);
+            }
+            hex
+        });
+        let start = one_of(&[(100, b""), (1, b" "), (1, b"\xef\xbb\xbf"), (1, b"#")]);
+        let tail = one_of(&[
+            (100, b""),
+            (1, b" "),
+            (1, b"\t"),
+            (1, b"\r"),
+            (1, b"\xc2\x85"),
+            (1, b"\xff"),
+        ]);
+        let structured = (start, time, blank(), direction, blank(), hex, tail)
+            .prop_map(|(a, time, c, d, e, f, g)| (a, time, [c, d, e, f, g].concat()));
+        prop_oneof![
+            20 => structured,
+            1 => free_pieces().prop_map(|p| (Vec::new(), Time::Text(Vec::new()), p)),
+        ]
+    }
+
+    /// Joins a record line's parts, its time after `previous` (which becomes its time).
+    fn record_line_text(
+        (start, time, rest): (Vec<u8>, Time, Vec<u8>),
+        previous: &mut u64,
+    ) -> Vec<u8> {
+        let time = match time {
+            Time::After(step) => {
+                *previous = previous.saturating_add_signed(step);
+                previous.to_string().into_bytes()
+            }
+            Time::Text(text) => text,
+        };
+        [start, time, rest].concat()
+    }
+
+    /// One record line (without its line end), its time after 50000.
+    fn record_text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        record_parts().prop_map(|parts| record_line_text(parts, &mut 50_000))
+    }
+
+    /// Free pieces of record lines, in any order.
+    fn free_pieces() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = one_of(&[
+            (4, b" < "),
+            (2, b" > "),
+            (4, b"8e 00"),
+            (2, b"12"),
+            (1, b" "),
+            (1, b"\t"),
+            (1, b"\r"),
+            (1, b"\r\n"),
+            (1, b"\n"),
+            (1, b"#"),
+            (1, b"4"),
+            (1, b"g"),
+            (1, b"\xc2\xa0"),
+            (1, b"\xe2\x80\x83"),
+            (1, b"\xff"),
+            (1, b"\xe2\x80"),
+        ]);
+        proptest::collection::vec(piece, 0..10).prop_map(|p| p.concat())
+    }
+
+    /// A capture of such lines, each ended by a line end (some by none: the next runs on),
+    /// their times mostly in order.
+    fn capture_text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let end = one_of(&[
+            (80, b"\n"),
+            (20, b"\r\n"),
+            (1, b""),
+            (1, b" \n"),
+            (1, b"\r\r\n"),
+        ]);
+        proptest::collection::vec((record_parts(), end), 0..12).prop_map(|lines| {
+            let mut previous = 0;
+            let mut text = Vec::new();
+            for (parts, end) in lines {
+                text.extend(record_line_text(parts, &mut previous));
+                text.extend(end);
+            }
+            text
+        })
+    }
+
+    /// The lines next to the plain form read as the general path reads them (a record
+    /// or an error), the plain form's own as records.
+    #[test]
+    fn lines_next_to_the_plain_form_read_as_the_general_path_reads_them() {
+        let lines: [&[u8]; 26] = [
+            b"5 < 8e 00 05 34 00\n",
+            b"5 > 8E 00\r\n",
+            b"9999999999999999999 < 42\n",
+            b"18446744073709551615 < 42\n",
+            b"18446744073709551616 < 42\n",
+            b"99999999999999999999 < 42\n",
+            b"00000000000000000000005 < 42\n",
+            b"+5 < 42\n",
+            b" < 42\n",
+            b" 5 < 42\n",
+            b"5  < 42\n",
+            b"5\t< 42\n",
+            b"5 <\t42\n",
+            b"5 < 42 \n",
+            b"5 < 42\t\n",
+            b"5 < 42\r\r\n",
+            b"5 < 42\r5 < 43\n",
+            b"5 < 4243 44\n",
+            b"5 < 42  43\n",
+            b"5 < 4\n",
+            b"5 < \n",
+            b"5 <\n",
+            b"5 < 42\xc2\x85\n",
+            b"5 = 42\n",
+            b"5 < 42\n3 < 42\n",
+            b"5 < 42",
+        ];
+        for line in lines {
+            // After a record at 0, so that no time is refused for going back but one.
+            let text = [&b"0 > 40\n"[..], line, b"6 < 43\n"].concat();
+            for capacity in [4, 8192] {
+                assert_eq!(
+                    read_into_records(&text, capacity),
+                    general_records(&text, capacity),
+                    "{:?}",
+                    line.escape_ascii()
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the text and the reader's buffer, `read_into` (the plain path first)
+        /// reads the records and errors the general path alone reads.
+        #[test]
+        fn the_plain_path_reads_what_the_general_path_reads(
+            text in capture_text(),
+            capacity in proptest::prop_oneof![1usize..=64, proptest::strategy::Just(8192)],
+        ) {
+            proptest::prop_assert_eq!(
+                read_into_records(&text, capacity),
+                general_records(&text, capacity)
+            );
+        }
+
+        /// A line the plain path takes ends at its line end, and the general path reads
+        /// the same record from it.
+        #[test]
+        fn a_plain_record_is_the_general_record(
+            avail in record_text(),
+            end in proptest::sample::select(vec![&b"\n"[..], b"\r\n", b"", b"\r"]),
+            last_t in proptest::prop_oneof![proptest::strategy::Just(0u64), 0u64..200_000],
+        ) {
+            let avail = [&avail[..], end, b"0 < 42\n"].concat();
+            let mut bytes = vec![0x99];
+            let Some((used, t_ms, direction)) = plain_record(&avail, last_t, &mut bytes) else {
+                return Ok(());
+            };
+            proptest::prop_assert_eq!(avail.get(used - 1), Some(&b'\n'));
+            let text = std::str::from_utf8(&avail[..used]);
+            proptest::prop_assert!(text.is_ok());
+            let (mut general, mut t) = (CaptureRecord::empty(), last_t);
+            let read = record_line(text.unwrap_or_default(), 7, &mut t, &mut general);
+            proptest::prop_assert!(matches!(read, Some(Ok(()))), "{:?}", read);
+            proptest::prop_assert_eq!((t_ms, direction, &bytes), (t, general.direction, &general.bytes));
+        }
+
+        /// Every record the writer writes with a time of up to 19 digits takes the plain
+        /// path (the fast one).
+        #[test]
+        fn written_records_take_the_plain_path(
+            t_ms in proptest::prop_oneof![0u64..100_000, 0u64..=9_999_999_999_999_999_999],
+            to_host: bool,
+            bytes in proptest::collection::vec(proptest::arbitrary::any::<u8>(), 1..80),
+            crlf: bool,
+        ) {
+            let direction = if to_host { Direction::ToHost } else { Direction::ToBoard };
+            let record = CaptureRecord { t_ms, direction, bytes };
+            let mut line = format_record(&record);
+            if crlf {
+                line.insert(line.len() - 1, '\r');
+            }
+            let mut out = Vec::new();
+            let plain = plain_record(format!("{line}9 < 00").as_bytes(), t_ms, &mut out);
+            proptest::prop_assert_eq!(plain, Some((line.len(), t_ms, direction)));
+            proptest::prop_assert_eq!(out, record.bytes);
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{from_bcd, to_bcd};
+use crate::message::to_bcd;
 
 /// A physical side of the clock, seen from the front. The hardware knows only left and
 /// right; which one is White's is configuration (or inferred).
@@ -157,8 +157,14 @@ pub struct SideTime {
 impl SideTime {
     /// Decodes one side's three bytes (hours and bits, BCD minutes, BCD seconds).
     pub(crate) fn decode(b: [u8; 3]) -> Option<SideTime> {
+        // What `Hms::new(hours, from_bcd(m)?, from_bcd(s)?)` accepts, by table: a clock
+        // frame comes twice a second from every board.
         let hours = b[0] & 0x0F;
-        let time = Hms::new(hours, from_bcd(b[1])?, from_bcd(b[2])?).ok()?;
+        let (minutes, seconds) = (BCD_VALUE[usize::from(b[1])], BCD_VALUE[usize::from(b[2])]);
+        if hours > 9 || (minutes | seconds) == NOT_BCD {
+            return None;
+        }
+        let time = Hms(u32::from(hours) * 3600 + u32::from(minutes) * 60 + u32::from(seconds));
         Some(SideTime {
             time,
             flag_fallen: b[0] & 0x10 != 0,
@@ -181,6 +187,24 @@ impl SideTime {
         [b0, to_bcd(self.time.minutes()), to_bcd(self.time.seconds())]
     }
 }
+
+/// The value of each byte as two BCD digits 00..=59 (`from_bcd`); [`NOT_BCD`] for the
+/// others.
+const BCD_VALUE: [u8; 256] = {
+    let mut table = [NOT_BCD; 256];
+    let mut tens = 0;
+    while tens <= 5 {
+        let mut units = 0;
+        while units <= 9 {
+            table[tens << 4 | units] = (tens * 10 + units) as u8;
+            units += 1;
+        }
+        tens += 1;
+    }
+    table
+};
+/// Values are below 64, so `(a | b) == NOT_BCD` exactly when `a` or `b` is not BCD.
+const NOT_BCD: u8 = 0xff;
 
 /// A decoded BWTIME clock time frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -235,6 +259,7 @@ impl ClockTime {
         *self == ClockTime::default()
     }
 
+    #[inline]
     pub(crate) fn decode(p: &[u8; 7]) -> Option<ClockTime> {
         let right = SideTime::decode([p[0], p[1], p[2]])?;
         let left = SideTime::decode([p[3], p[4], p[5]])?;
@@ -497,6 +522,39 @@ impl fmt::Display for ClockAck {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::from_bcd;
+
+    /// One side's three bytes decode by table as `Hms::new` over `from_bcd` decodes them.
+    #[test]
+    fn side_times_decode_as_hms_over_bcd() {
+        fn reference(b: [u8; 3]) -> Option<SideTime> {
+            let time = Hms::new(b[0] & 0x0F, from_bcd(b[1])?, from_bcd(b[2])?).ok()?;
+            Some(SideTime {
+                time,
+                flag_fallen: b[0] & 0x10 != 0,
+                time_per_move: b[0] & 0x20 != 0,
+                flag_shown: b[0] & 0x40 != 0,
+            })
+        }
+        let mut valid = 0;
+        for b0 in [0x00, 0x09, 0x0a, 0x0f, 0x79, 0xff] {
+            for b1 in 0..=255 {
+                for b2 in 0..=255 {
+                    let b = [b0, b1, b2];
+                    assert_eq!(SideTime::decode(b), reference(b), "{b:02x?}");
+                    valid += usize::from(reference(b).is_some());
+                }
+            }
+        }
+        // Hours 0 and 9, with and without the three bits, of every minute and second.
+        assert_eq!(valid, 3 * 60 * 60);
+        for b0 in 0..=255 {
+            for (b1, b2) in [(0x00, 0x00), (0x59, 0x59), (0x5a, 0x00), (0x00, 0x60)] {
+                let b = [b0, b1, b2];
+                assert_eq!(SideTime::decode(b), reference(b), "{b:02x?}");
+            }
+        }
+    }
 
     fn payload(frame: &[u8]) -> [u8; 7] {
         frame[3..10].try_into().unwrap()

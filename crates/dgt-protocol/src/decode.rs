@@ -127,10 +127,68 @@ impl Decoder {
 
     /// Decodes a chunk, handing each output to `sink`.
     pub fn feed(&mut self, bytes: &[u8], mut sink: impl FnMut(Decoded)) {
-        for &b in bytes {
+        let mut rest = bytes;
+        while let Some((&b, tail)) = rest.split_first() {
+            if b & 0x80 != 0 && matches!(self.state, State::Idle) {
+                if let Some(len) = self.whole_frame(rest, &mut sink) {
+                    rest = rest.get(len..).unwrap_or_default();
+                    continue;
+                }
+            }
             self.byte(b, &mut sink);
             self.offset += 1;
+            rest = tail;
         }
+    }
+
+    /// A well-formed frame at the start of `bytes` (between frames), whole there: decoded
+    /// straight from `bytes`, as [`Decoder::byte`] would byte by byte but without copying
+    /// the payload or stepping through the states; its length. `None`, with nothing done,
+    /// when the byte-wise path must decide: an unknown id, a bad length, a byte with bit 7
+    /// set in the header or payload, or a frame that goes on past `bytes`.
+    fn whole_frame(&mut self, bytes: &[u8], sink: &mut impl FnMut(Decoded)) -> Option<usize> {
+        let (&[id, hi, lo], rest) = bytes.split_first_chunk::<3>()?;
+        let (len, message) = match (id, hi, lo) {
+            // The two messages of a game in progress, by their fixed sizes.
+            (id::FIELD_UPDATE, 0, 5) => {
+                let &[field, piece] = rest.first_chunk::<2>()?;
+                if (field | piece) & 0x80 != 0 {
+                    return None;
+                }
+                (5, field_update(field, piece))
+            }
+            (id::BWTIME, 0, 10) => {
+                let &raw = rest.first_chunk::<7>()?;
+                if raw.iter().fold(0, |all, b| all | b) & 0x80 != 0 {
+                    return None;
+                }
+                (10, clock_frame(raw))
+            }
+            _ => {
+                if (hi | lo) & 0x80 != 0 {
+                    return None;
+                }
+                let len = usize::from(hi) * 128 + usize::from(lo);
+                if length_ok(id, len) != Some(true) {
+                    return None;
+                }
+                // `length_ok` admits no frame shorter than its header.
+                let payload = rest.get(..len.checked_sub(3)?)?;
+                if payload.iter().any(|&b| b & 0x80 != 0) {
+                    return None;
+                }
+                (len, parse_payload(id, payload))
+            }
+        };
+        // As when the id byte ends a run of garbage.
+        self.flush_garbage(sink);
+        let start = self.offset;
+        self.offset += len as u64;
+        sink(message.map_err(|problem| DecodeError {
+            offset: start,
+            kind: DecodeErrorKind::BadPayload { id, problem },
+        }));
+        Some(len)
     }
 
     /// Ends the stream: reports a trailing run of garbage or an unfinished frame, and
@@ -299,25 +357,14 @@ fn parse_payload(msg_id: u8, p: &[u8]) -> Result<BoardMessage, PayloadProblem> {
             },
             codes: p.to_vec(),
         },
-        id::FIELD_UPDATE => {
-            let field = FieldIndex::new(p[0]).ok_or(PayloadProblem::BadField(p[0]))?;
-            let piece = PieceCode::from_byte(p[1]).map_err(|_| PayloadProblem::BadPieceCode {
-                index: 1,
-                byte: p[1],
-            })?;
-            BoardMessage::FieldUpdate(FieldUpdate { field, piece })
-        }
-        id::BWTIME => {
-            let mut raw = [0u8; 7];
-            raw.copy_from_slice(p);
-            if ClockAck::is_ack_payload(&raw) {
-                BoardMessage::ClockAck(ClockAck::decode(&raw))
-            } else {
-                BoardMessage::ClockTime(
-                    ClockTime::decode(&raw).ok_or(PayloadProblem::BadClockTime(raw))?,
-                )
-            }
-        }
+        id::FIELD_UPDATE => match *p {
+            [field, piece] => field_update(field, piece)?,
+            _ => unreachable!("a field update passed the length check with {p:02x?}"),
+        },
+        id::BWTIME => match <[u8; 7]>::try_from(p) {
+            Ok(raw) => clock_frame(raw)?,
+            Err(_) => unreachable!("a clock frame passed the length check with {p:02x?}"),
+        },
         id::SERIAL_NUMBER => {
             let t = text(p);
             match t.split_once(' ') {
@@ -361,6 +408,27 @@ fn parse_payload(msg_id: u8, p: &[u8]) -> Result<BoardMessage, PayloadProblem> {
     })
 }
 
+/// A FIELD_UPDATE payload.
+#[inline]
+fn field_update(field: u8, piece: u8) -> Result<BoardMessage, PayloadProblem> {
+    let field = FieldIndex::new(field).ok_or(PayloadProblem::BadField(field))?;
+    let piece = PieceCode::from_byte(piece).map_err(|_| PayloadProblem::BadPieceCode {
+        index: 1,
+        byte: piece,
+    })?;
+    Ok(BoardMessage::FieldUpdate(FieldUpdate { field, piece }))
+}
+
+/// A BWTIME payload: a clock ACK or the clock's times.
+#[inline]
+fn clock_frame(raw: [u8; 7]) -> Result<BoardMessage, PayloadProblem> {
+    Ok(if ClockAck::is_ack_payload(&raw) {
+        BoardMessage::ClockAck(ClockAck::decode(&raw))
+    } else {
+        BoardMessage::ClockTime(ClockTime::decode(&raw).ok_or(PayloadProblem::BadClockTime(raw))?)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,6 +441,75 @@ mod tests {
         let mut out = d.push(bytes);
         assert_eq!(out.len(), 1, "{out:?}");
         out.remove(0).unwrap()
+    }
+
+    /// What a decoder gives for `bytes` fed in chunks of `size`: the outputs, its offset
+    /// and held bytes after the last chunk, and what `finish` reports.
+    fn decoded_in_chunks(bytes: &[u8], size: usize) -> (Vec<Decoded>, u64, usize, Vec<Decoded>) {
+        let mut d = Decoder::new();
+        let mut out = Vec::new();
+        for chunk in bytes.chunks(size) {
+            d.feed(chunk, |m| out.push(m));
+        }
+        let (offset, held) = (d.offset(), d.buffered_len());
+        (out, offset, held, d.finish())
+    }
+
+    /// Streams of frames as boards send them, with every kind of damage: a bad payload,
+    /// a byte with bit 7 inside a frame, a cut, garbage, unknown ids, bad lengths.
+    fn stream() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let seven_bits = || proptest::collection::vec(0u8..0x80, 0..12);
+        let frame = prop_oneof![
+            4 => (0u8..0x80, 0u8..0x80).prop_map(|(f, p)| vec![0x8E, 0, 5, f, p]),
+            // Piece codes and fields mostly valid.
+            4 => (0u8..64, 0u8..16).prop_map(|(f, p)| vec![0x8E, 0, 5, f, p]),
+            4 => proptest::collection::vec(0u8..0x80, 7).prop_map(|p| [&[0x8D, 0, 10][..], &p].concat()),
+            // Clock times mostly valid: BCD minutes and seconds, hours 0..=9 or ACK 0x0a.
+            4 => (proptest::collection::vec((0u8..=0x0a, 0u8..60, 0u8..60), 2), 0u8..0x40).prop_map(
+                |(sides, status)| {
+                    let mut f = vec![0x8D, 0, 10];
+                    for (h, m, s) in sides {
+                        f.extend([h, crate::message::to_bcd(m), crate::message::to_bcd(s)]);
+                    }
+                    f.push(status);
+                    f
+                }
+            ),
+            1 => proptest::collection::vec(0u8..13, 64).prop_map(|p| [&[0x86, 0, 67][..], &p].concat()),
+            2 => (prop::sample::select(vec![0x86u8, 0x8D, 0x8E, 0x8F, 0x90, 0x91, 0x92, 0x93, 0x94, 0xA0, 0xA2]),
+                  0u8..0x80, 0u8..20, seven_bits())
+                .prop_map(|(id, hi, lo, p)| [&[id, hi & 1, lo][..], &p].concat()),
+            2 => (prop::sample::select(vec![0x90u8, 0x93]), 0u8..0x80, 0u8..0x80)
+                .prop_map(|(id, a, b)| vec![id, 0, 5, a, b]),
+            2 => proptest::collection::vec(any::<u8>(), 1..6),
+        ];
+        (
+            proptest::collection::vec(frame, 0..16),
+            proptest::collection::vec((any::<usize>(), any::<u8>()), 0..3),
+        )
+            .prop_map(|(frames, damage)| {
+                let mut bytes = frames.concat();
+                // A few bytes overwritten anywhere: bit-7 bytes inside frames, cuts.
+                if !bytes.is_empty() {
+                    for (at, b) in damage {
+                        let n = bytes.len();
+                        bytes[at % n] = b;
+                    }
+                }
+                bytes
+            })
+    }
+
+    proptest::proptest! {
+        /// Frames whole in a chunk take the direct path; fed a byte at a time none can.
+        /// Both give the same outputs, offsets and state, whatever the chunks.
+        #[test]
+        fn whole_frames_decode_as_byte_by_byte(bytes in stream(), size in 2usize..40) {
+            let by_byte = decoded_in_chunks(&bytes, 1);
+            proptest::prop_assert_eq!(&decoded_in_chunks(&bytes, bytes.len().max(1)), &by_byte);
+            proptest::prop_assert_eq!(&decoded_in_chunks(&bytes, size), &by_byte);
+        }
     }
 
     #[test]
