@@ -17,7 +17,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, PoisonError};
 
 use chess_rules::{FenError, Position};
 use dgt_protocol::capture::{CaptureError, CaptureReader, CaptureRecord, Direction, TimeControl};
@@ -137,9 +137,11 @@ impl<R: BufRead> Board<R> {
         self.tracker.held_from().or_else(|| self.next_tag())
     }
 
-    /// Feeds the next input: a timer due before the next record, the record, or the end.
+    /// Feeds the next input (a timer due before the next record, the record, or the
+    /// end), and settles the open batch when it is full, or the board is done, or its
+    /// capture cannot go on.
     fn step(&mut self) -> Result<(), ReplayError> {
-        match self.next() {
+        let result = match self.next() {
             None => Ok(()),
             Some(Next::Timer(d)) => {
                 self.last_timer = Some(d);
@@ -154,7 +156,25 @@ impl<R: BufRead> Board<R> {
                 self.end();
                 Ok(())
             }
+        };
+        if self.done || self.tracker.wants_settling() {
+            self.tracker.settle();
         }
+        result
+    }
+
+    /// Moves the released events to `merge`, with the board's floor.
+    fn released_to<T>(
+        &mut self,
+        scratch: &mut Vec<(u64, ArbiterEvent)>,
+        merge: &mut Merge<T>,
+        form: impl Fn(ArbiterEvent) -> T,
+    ) {
+        self.tracker.take_released(scratch);
+        for (tag, e) in scratch.drain(..) {
+            merge.push(self.index, tag, form(e));
+        }
+        merge.set_floor(self.index, self.floor());
     }
 
     /// Feeds the next record (`has_next`).
@@ -205,54 +225,62 @@ impl<R: BufRead> Board<R> {
             },
         });
     }
+}
 
-    /// Settles the open batch if it is full, or every batch once the board is done.
-    fn settle_if_due(&mut self) {
-        if self.done || self.tracker.wants_settling() {
-            self.tracker.settle();
+/// The boards of a replay, each taken in turn by whoever feeds it (the caller's thread,
+/// or one of several): the one whose next input is earliest first, ties to the board
+/// listed first. So the boards go on in time order together, which a paced replay needs
+/// and which keeps little waiting in the [`Merge`]. A board is out while it is fed.
+struct Boards<R> {
+    /// By index (boxed: a board moves out and back at every input of a paced replay).
+    boards: Vec<Option<Box<Board<R>>>>,
+    /// (next tag, index) of every board in with an input left.
+    queue: BinaryHeap<Reverse<(u64, usize)>>,
+}
+
+impl<R: BufRead> Boards<R> {
+    fn new(boards: Vec<Board<R>>) -> Boards<R> {
+        let mut all = Boards {
+            boards: Vec::with_capacity(boards.len()),
+            queue: BinaryHeap::with_capacity(boards.len()),
+        };
+        for b in boards {
+            all.boards.push(None);
+            all.put(Box::new(b));
         }
-    }
-}
-
-/// Boards fed one input at a time, the earliest next input first (ties to the board
-/// listed first): in time order across the boards, which a paced replay needs, and which
-/// keeps every board's released events close to the others' (little held in [`Merge`]).
-struct Group<R> {
-    boards: Vec<Board<R>>,
-    /// (next tag, position in `boards`) of every board not done.
-    queue: BinaryHeap<Reverse<(u64, usize, usize)>>,
-}
-
-impl<R: BufRead> Group<R> {
-    fn new(boards: Vec<Board<R>>) -> Group<R> {
-        let queue = boards
-            .iter()
-            .enumerate()
-            .filter_map(|(p, b)| Some(Reverse((b.next_tag()?, b.index, p))))
-            .collect();
-        Group { boards, queue }
+        all
     }
 
     fn next_tag(&self) -> Option<u64> {
-        self.queue.peek().map(|Reverse((tag, _, _))| *tag)
+        self.queue.peek().map(|Reverse((tag, _))| *tag)
     }
 
-    /// Feeds the earliest next input of any board and settles what is due; returns that
-    /// board's position and the input's tag, with the error that stops its capture if
-    /// any, or `None` once every board is done.
-    fn step(&mut self) -> Option<(usize, u64, Result<(), ReplayError>)> {
-        let Reverse((tag, _, p)) = self.queue.pop()?;
-        let b = &mut self.boards[p];
-        let result = b.step();
-        if result.is_err() {
-            b.tracker.settle();
-        } else {
-            b.settle_if_due();
+    /// The board whose next input is earliest, unless that input comes after `limit`.
+    fn take(&mut self, limit: u64) -> Option<Box<Board<R>>> {
+        let &Reverse((tag, i)) = self.queue.peek()?;
+        if tag > limit {
+            return None;
         }
-        if let Some(next) = b.next_tag() {
-            self.queue.push(Reverse((next, b.index, p)));
+        self.queue.pop();
+        self.boards[i].take()
+    }
+
+    /// Puts a board back, queued if it has an input left.
+    fn put(&mut self, b: Box<Board<R>>) {
+        if let Some(tag) = b.next_tag() {
+            self.queue.push(Reverse((tag, b.index)));
         }
-        Some((p, tag, result))
+        let i = b.index;
+        self.boards[i] = Some(b);
+    }
+
+    /// The boards in, by index.
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Board<R>> {
+        self.boards.iter_mut().flatten().map(|b| &mut **b)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Board<R>> {
+        self.boards.iter().flatten().map(|b| &**b)
     }
 }
 
@@ -329,6 +357,21 @@ impl<T> Merge<T> {
         None
     }
 
+    /// The same merge with its waiting events in another form.
+    fn map<U>(self, mut f: impl FnMut(T) -> U) -> Merge<U> {
+        Merge {
+            boards: self
+                .boards
+                .into_iter()
+                .map(|b| MergeBoard {
+                    waiting: b.waiting.into_iter().map(|(tag, e)| (tag, f(e))).collect(),
+                    floor: b.floor,
+                })
+                .collect(),
+            heap: self.heap,
+        }
+    }
+
     /// The next event in the order, if it has come.
     fn pop(&mut self) -> Option<(u64, usize, T)> {
         let (_, board) = self.peek()?;
@@ -339,7 +382,7 @@ impl<T> Merge<T> {
 
 /// A replay of one or more captures, one board each.
 pub struct Replay<R = Box<dyn BufRead>> {
-    group: Group<R>,
+    boards: Boards<R>,
     merge: Merge<ArbiterEvent>,
     /// Scratch for a board's released events.
     released: Vec<(u64, ArbiterEvent)>,
@@ -400,7 +443,7 @@ impl<R: BufRead> Replay<R> {
             merge.set_floor(b.index, b.floor());
         }
         Ok(Replay {
-            group: Group::new(boards),
+            boards: Boards::new(boards),
             merge,
             released: Vec::new(),
         })
@@ -408,39 +451,31 @@ impl<R: BufRead> Replay<R> {
 
     /// The capture time of the next input of any board, `None` when all are done.
     pub fn next_time(&self) -> Option<u64> {
-        self.group.next_tag().map(|tag| tag / 2)
+        self.boards.next_tag().map(|tag| tag / 2)
     }
 
     /// Feeds the earliest next input of any board (a record, a timer, or the end of a
     /// capture) and passes on to `out` every event whose turn has come. Returns `false`
     /// when everything has been replayed and passed on.
     pub fn step(&mut self, out: &mut Vec<ArbiterEvent>) -> Result<bool, ReplayError> {
-        let Some((p, _, result)) = self.group.step() else {
+        let Some(mut b) = self.boards.take(u64::MAX) else {
             self.pass_on(out);
             return Ok(false);
         };
+        let result = b.step();
+        b.released_to(&mut self.released, &mut self.merge, |e| e);
+        self.boards.put(b);
         if let Err(e) = result {
             // The capture cannot go on: every event so far goes out before the error.
-            for p in 0..self.group.boards.len() {
-                self.group.boards[p].tracker.settle();
-                self.collect(p);
+            for b in self.boards.iter_mut() {
+                b.tracker.settle();
+                b.released_to(&mut self.released, &mut self.merge, |e| e);
             }
             self.pass_on(out);
             return Err(e);
         }
-        self.collect(p);
         self.pass_on(out);
         Ok(true)
-    }
-
-    /// Moves board `p`'s released events to the merge, with its floor.
-    fn collect(&mut self, p: usize) {
-        let b = &mut self.group.boards[p];
-        b.tracker.take_released(&mut self.released);
-        for (tag, e) in self.released.drain(..) {
-            self.merge.push(b.index, tag, e);
-        }
-        self.merge.set_floor(b.index, b.floor());
     }
 
     fn pass_on(&mut self, out: &mut Vec<ArbiterEvent>) {
@@ -457,14 +492,14 @@ impl<R: BufRead> Replay<R> {
 
     /// The trackers, in the order the captures were given.
     pub fn trackers(&self) -> impl Iterator<Item = &crate::Tracker> {
-        self.group.boards.iter().map(|b| b.tracker.tracker())
+        self.boards.iter().map(|b| b.tracker.tracker())
     }
 
     /// Per board, in the order the captures were given: (batches settled by carrying
     /// proofs back, batches undone, questions answered by the analyst's search or fast
     /// check).
     pub fn batch_counts(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.group.boards.iter().map(|b| {
+        self.boards.iter().map(|b| {
             (
                 b.tracker.settled,
                 b.tracker.undone,
@@ -474,47 +509,82 @@ impl<R: BufRead> Replay<R> {
     }
 }
 
-/// What a thread of [`Replay::write_json_lines`] sends: the JSON lines of its boards'
-/// released events, (board, tag, line) in each board's order, the boards' floors after
-/// them, and the error that stopped a capture.
-#[derive(Default)]
+/// What a thread of [`Replay::write_json_lines`] sends after a burst of a board's
+/// inputs: the JSON lines of the events it released, (tag, line) in order, the board's
+/// floor after them, and the error that stopped its capture.
 struct Chunk {
-    lines: Vec<(usize, u64, Vec<u8>)>,
-    floors: Vec<(usize, Option<u64>)>,
-    error: Option<(u64, usize, ReplayError)>,
+    board: usize,
+    lines: Vec<(u64, Vec<u8>)>,
+    floor: Option<u64>,
+    error: Option<(u64, ReplayError)>,
 }
 
-/// Inputs a thread feeds between two chunks.
-const CHUNK_INPUTS: usize = 1024;
+impl Chunk {
+    /// What `b` has released since, and its floor.
+    fn of<R: BufRead>(b: &mut Board<R>, scratch: &mut Vec<(u64, ArbiterEvent)>) -> Chunk {
+        b.tracker.take_released(scratch);
+        let lines = scratch
+            .drain(..)
+            .map(|(tag, e)| {
+                let mut line = Vec::with_capacity(512);
+                e.write_json_line(&mut line);
+                (tag, line)
+            })
+            .collect();
+        Chunk {
+            board: b.index,
+            lines,
+            floor: b.floor(),
+            error: None,
+        }
+    }
+}
+
+/// The inputs of one board a thread feeds before it puts the board back: enough that
+/// taking boards costs nothing, few enough that the boards go on together (what one
+/// releases waits in the merge for the others).
+const BURST: usize = 256;
 
 impl<R: BufRead + Send> Replay<R> {
-    /// Replays everything as fast as possible on up to `threads` threads, the boards
-    /// shared among them, and writes the events' JSON lines (formats.md §2) to `out` in
-    /// the order [`Replay::run`] gives them. A capture that cannot go on stops the
-    /// replay at its error, as in [`Replay::run`]: the events before it are written, then
-    /// the error is returned.
+    /// Replays everything as fast as possible on up to `threads` threads, and writes the
+    /// events' JSON lines (formats.md §2) to `out` in the order [`Replay::run`] gives
+    /// them. Each thread takes the board whose next input is earliest, feeds a burst of
+    /// its inputs and puts it back, so no thread idles while boards are left. A capture
+    /// that cannot go on stops the replay at its error, as in [`Replay::run`]: the events
+    /// before it are written, then the error is returned.
     pub fn write_json_lines(self, threads: usize, out: &mut impl Write) -> Result<(), ReplayError> {
-        let n = self.group.boards.len();
-        let threads = threads.clamp(1, n.max(1));
+        self.write_json_lines_in_bursts(threads, BURST, out)
+    }
+
+    /// [`Replay::write_json_lines`], a thread feeding `burst` inputs of a board at a time.
+    fn write_json_lines_in_bursts(
+        self,
+        threads: usize,
+        burst: usize,
+        out: &mut impl Write,
+    ) -> Result<(), ReplayError> {
+        let threads = threads.clamp(1, self.boards.boards.len().max(1));
         if threads == 1 {
             return self.write_json_lines_here(out);
         }
-        let mut shares: Vec<Vec<Board<R>>> = (0..threads).map(|_| Vec::new()).collect();
-        for (i, b) in self.group.boards.into_iter().enumerate() {
-            shares[i % threads].push(b);
-        }
+        let Replay { boards, merge, .. } = self;
+        let boards = Mutex::new(boards);
         // The tag past which no thread need go: that of the earliest capture error.
         let cut = AtomicU64::new(u64::MAX);
         let (tx, rx) = mpsc::channel();
         std::thread::scope(|s| {
-            for share in shares {
-                let tx = tx.clone();
-                let cut = &cut;
-                s.spawn(move || replay_share(Group::new(share), &tx, cut));
+            for _ in 0..threads {
+                let (tx, boards, cut) = (tx.clone(), &boards, &cut);
+                s.spawn(move || feed_in_bursts(boards, burst, &tx, cut));
             }
             drop(tx);
-            let result = write_merged(n, &rx, out);
-            // Writing failed: the threads stop at their next chunk.
+            let merge = merge.map(|e| {
+                let mut line = Vec::new();
+                e.write_json_line(&mut line);
+                line
+            });
+            let result = write_merged(merge, &rx, out);
+            // Writing failed: the threads stop after their burst.
             drop(rx);
             cut.store(0, Ordering::Relaxed);
             result
@@ -539,72 +609,59 @@ impl<R: BufRead + Send> Replay<R> {
     }
 }
 
-/// One thread's boards, fed in time order; their events sent as JSON lines, a chunk at a
-/// time. Stops at the end, when the receiver is gone, or once every board is past `cut`.
-fn replay_share<R: BufRead>(mut group: Group<R>, tx: &mpsc::Sender<Chunk>, cut: &AtomicU64) {
-    let mut chunk = Chunk::default();
-    // Every floor goes with the first chunk.
-    let mut changed = vec![true; group.boards.len()];
-    let mut released = Vec::new();
-    let mut inputs = 0;
-    while group
-        .next_tag()
-        .is_some_and(|tag| tag <= cut.load(Ordering::Relaxed))
-    {
-        let Some((p, tag, result)) = group.step() else {
-            break;
-        };
-        let b = &mut group.boards[p];
-        if let Err(e) = result {
-            cut.fetch_min(tag, Ordering::Relaxed);
-            chunk.error = Some((tag, b.index, e));
-        }
-        add_lines(b, &mut released, &mut chunk);
-        changed[p] = true;
-        inputs += 1;
-        if inputs >= CHUNK_INPUTS || chunk.error.is_some() {
-            inputs = 0;
-            add_floors(&group.boards, &mut changed, &mut chunk);
-            if tx.send(std::mem::take(&mut chunk)).is_err() {
-                return;
+/// One thread of [`Replay::write_json_lines`]: bursts of the earliest board's inputs
+/// until every board is done or past `cut`, or the receiver is gone. A thread that finds
+/// nothing left settles the boards stopped at the cut (what their open batches hold goes
+/// out too; settling twice does nothing).
+fn feed_in_bursts<R: BufRead>(
+    boards: &Mutex<Boards<R>>,
+    burst: usize,
+    tx: &mpsc::Sender<Chunk>,
+    cut: &AtomicU64,
+) {
+    let lock = || boards.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut scratch = Vec::new();
+    loop {
+        let taken = lock().take(cut.load(Ordering::Relaxed));
+        let Some(mut b) = taken else { break };
+        let mut error = None;
+        for _ in 0..burst.max(1) {
+            let Some(tag) = b.next_tag().filter(|&t| t <= cut.load(Ordering::Relaxed)) else {
+                break;
+            };
+            if let Err(e) = b.step() {
+                cut.fetch_min(tag, Ordering::Relaxed);
+                error = Some((tag, e));
+                break;
             }
         }
+        let chunk = Chunk {
+            error,
+            ..Chunk::of(&mut b, &mut scratch)
+        };
+        // Sent before the board goes back: the next thread's chunk of it comes after.
+        if tx.send(chunk).is_err() {
+            return;
+        }
+        lock().put(b);
     }
-    // Done, or past the cut: what the open batches hold goes out too.
-    for (p, b) in group.boards.iter_mut().enumerate() {
+    let mut all = lock();
+    for b in all.iter_mut() {
         b.tracker.settle();
-        add_lines(b, &mut released, &mut chunk);
-        changed[p] = true;
-    }
-    add_floors(&group.boards, &mut changed, &mut chunk);
-    let _ = tx.send(chunk);
-}
-
-fn add_lines<R>(b: &mut Board<R>, released: &mut Vec<(u64, ArbiterEvent)>, chunk: &mut Chunk) {
-    b.tracker.take_released(released);
-    for (tag, e) in released.drain(..) {
-        let mut line = Vec::with_capacity(512);
-        e.write_json_line(&mut line);
-        chunk.lines.push((b.index, tag, line));
-    }
-}
-
-fn add_floors<R: BufRead>(boards: &[Board<R>], changed: &mut [bool], chunk: &mut Chunk) {
-    for (b, changed) in boards.iter().zip(changed) {
-        if std::mem::take(changed) {
-            chunk.floors.push((b.index, b.floor()));
+        if tx.send(Chunk::of(b, &mut scratch)).is_err() {
+            return;
         }
     }
 }
 
-/// Writes the lines the threads send, in the order of [`Merge`], up to the earliest
-/// capture error if any (returned once every line before it is written).
+/// Writes the lines the threads send, in the order of `merge` (seeded with every
+/// board's floor), up to the earliest capture error if any (returned once every line
+/// before it is written).
 fn write_merged(
-    boards: usize,
+    mut merge: Merge<Vec<u8>>,
     rx: &mpsc::Receiver<Chunk>,
     out: &mut impl Write,
 ) -> Result<(), ReplayError> {
-    let mut merge: Merge<Vec<u8>> = Merge::new(boards);
     let mut error: Option<(u64, usize, ReplayError)> = None;
     loop {
         let cut = error.as_ref().map(|(tag, board, _)| (*tag, *board));
@@ -626,18 +683,16 @@ fn write_merged(
             break;
         }
         let Ok(chunk) = rx.recv() else { break };
-        for (board, tag, line) in chunk.lines {
-            merge.push(board, tag, line);
+        for (tag, line) in chunk.lines {
+            merge.push(chunk.board, tag, line);
         }
-        for (board, floor) in chunk.floors {
-            merge.set_floor(board, floor);
-        }
-        if let Some((tag, board, e)) = chunk.error {
+        merge.set_floor(chunk.board, chunk.floor);
+        if let Some((tag, e)) = chunk.error {
             if error
                 .as_ref()
-                .is_none_or(|(t, b, _)| (tag, board) < (*t, *b))
+                .is_none_or(|(t, b, _)| (tag, chunk.board) < (*t, *b))
             {
-                error = Some((tag, board, e));
+                error = Some((tag, chunk.board, e));
             }
         }
     }
@@ -650,6 +705,41 @@ fn write_merged(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The repository's emulator captures, as a replay of several boards.
+    fn emulator_replay(batch: usize) -> Replay<std::io::Cursor<Vec<u8>>> {
+        let captures = ["short", "promotion-turned", "castling"]
+            .iter()
+            .map(|n| {
+                let path = test_data::emulator_capture(&format!("lichess-{n}.dgtcap"));
+                let bytes = std::fs::read(&path).unwrap();
+                (n.to_string(), std::io::Cursor::new(bytes))
+            })
+            .collect();
+        let opts = ReplayOptions {
+            dead_position_batch: batch,
+            ..ReplayOptions::default()
+        };
+        Replay::new(captures, &opts).unwrap()
+    }
+
+    #[test]
+    fn boards_handed_between_threads_at_every_input_keep_the_order() {
+        // A board's chunks must reach the merge in the order they were made, whichever
+        // thread fed it: bursts of one input hand the boards over all the time.
+        let mut one = Vec::new();
+        emulator_replay(0).write_json_lines(1, &mut one).unwrap();
+        assert!(one.len() > 10_000);
+        for batch in [0, 7] {
+            for threads in [2, 3, 6] {
+                let mut many = Vec::new();
+                emulator_replay(batch)
+                    .write_json_lines_in_bursts(threads, 1, &mut many)
+                    .unwrap();
+                assert!(many == one, "batch {batch}, {threads} threads");
+            }
+        }
+    }
 
     #[test]
     fn merge_orders_by_tag_then_board_and_waits_for_the_floors() {
