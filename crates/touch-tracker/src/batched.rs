@@ -90,6 +90,12 @@ impl Input {
     }
 }
 
+/// The order key of an input at `t_ms`: `2t`, or `2t + 1` for a timer due then (see
+/// [`BatchedTracker::last_tag`]).
+pub fn input_tag(t_ms: u64, timer: bool) -> u64 {
+    t_ms.saturating_mul(2).saturating_add(u64::from(timer))
+}
+
 fn nothing_known(_: &Position, _: Color) -> Option<CanMate> {
     None
 }
@@ -246,12 +252,9 @@ impl BatchedTracker {
         into.append(&mut self.released);
     }
 
-    /// The next tag: `2t`, or `2t + 1` for a timer, never less than the last.
+    /// The next tag: [`input_tag`], never less than the last.
     fn tag(&mut self, t_ms: u64, timer: bool) -> u64 {
-        let tag = t_ms
-            .saturating_mul(2)
-            .saturating_add(u64::from(timer))
-            .max(self.last_tag);
+        let tag = input_tag(t_ms, timer).max(self.last_tag);
         self.last_tag = tag;
         tag
     }

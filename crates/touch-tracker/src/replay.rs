@@ -23,7 +23,7 @@ use chess_rules::{FenError, Position};
 use dgt_protocol::capture::{CaptureError, CaptureReader, CaptureRecord, Direction, TimeControl};
 use dgt_protocol::{BoardEvent, ClockSide, Decoder, EventFilter, TimedEvent};
 
-use crate::batched::BatchedTracker;
+use crate::batched::{input_tag, BatchedTracker};
 use crate::config::{Supervision, TrackerConfig};
 use crate::events::ArbiterEvent;
 
@@ -125,8 +125,8 @@ impl<R: BufRead> Board<R> {
     /// The tag of the next input (see [`BatchedTracker::last_tag`]), `None` once done.
     fn next_tag(&self) -> Option<u64> {
         let tag = match self.next()? {
-            Next::Timer(d) => d.saturating_mul(2).saturating_add(1),
-            Next::Record => self.next.t_ms.saturating_mul(2),
+            Next::Timer(d) => input_tag(d, true),
+            Next::Record => input_tag(self.next.t_ms, false),
             Next::End => 0,
         };
         Some(tag.max(self.tracker.last_tag()))
