@@ -509,9 +509,9 @@ impl<R: BufRead> Replay<R> {
     }
 }
 
-/// What a thread of [`Replay::write_json_lines`] sends after a burst of a board's
-/// inputs: the JSON lines of the events it released, (tag, line) in order, the board's
-/// floor after them, and the error that stopped its capture.
+/// A burst of one board's inputs, as [`Replay::write_json_lines`] passes it on: the JSON
+/// lines of the events the board released, (tag, line) in order, its floor after them,
+/// and the error that stopped its capture.
 struct Chunk {
     board: usize,
     lines: Vec<(u64, Vec<u8>)>,
@@ -519,10 +519,43 @@ struct Chunk {
     error: Option<(u64, ReplayError)>,
 }
 
-impl Chunk {
-    /// What `b` has released since, and its floor.
-    fn of<R: BufRead>(b: &mut Board<R>, scratch: &mut Vec<(u64, ArbiterEvent)>) -> Chunk {
-        b.tracker.take_released(scratch);
+/// The inputs of one board fed before it goes back among the others: enough that taking
+/// boards costs nothing, few enough that the boards go on together (what one releases
+/// waits in the merge for the others).
+const BURST: usize = 256;
+
+impl<R: BufRead> Board<R> {
+    /// Feeds up to `burst` inputs, none after the tag `cut` (lowered to the tag of the
+    /// input whose capture cannot go on, if this one's cannot).
+    fn burst(
+        &mut self,
+        burst: usize,
+        cut: &AtomicU64,
+        scratch: &mut Vec<(u64, ArbiterEvent)>,
+    ) -> Chunk {
+        let mut error = None;
+        for _ in 0..burst.max(1) {
+            let Some(tag) = self
+                .next_tag()
+                .filter(|&t| t <= cut.load(Ordering::Relaxed))
+            else {
+                break;
+            };
+            if let Err(e) = self.step() {
+                cut.fetch_min(tag, Ordering::Relaxed);
+                error = Some((tag, e));
+                break;
+            }
+        }
+        Chunk {
+            error,
+            ..self.chunk(scratch)
+        }
+    }
+
+    /// What the board has released since, and its floor.
+    fn chunk(&mut self, scratch: &mut Vec<(u64, ArbiterEvent)>) -> Chunk {
+        self.tracker.take_released(scratch);
         let lines = scratch
             .drain(..)
             .map(|(tag, e)| {
@@ -532,31 +565,39 @@ impl Chunk {
             })
             .collect();
         Chunk {
-            board: b.index,
+            board: self.index,
             lines,
-            floor: b.floor(),
+            floor: self.floor(),
             error: None,
         }
     }
 }
 
-/// The inputs of one board a thread feeds before it puts the board back: enough that
-/// taking boards costs nothing, few enough that the boards go on together (what one
-/// releases waits in the merge for the others).
-const BURST: usize = 256;
+impl<R: BufRead> Boards<R> {
+    /// The chunks of the boards left before the cut once nothing can be fed: their open
+    /// batches settled (settling twice does nothing).
+    fn settle_all(&mut self, scratch: &mut Vec<(u64, ArbiterEvent)>) -> Vec<Chunk> {
+        self.iter_mut()
+            .map(|b| {
+                b.tracker.settle();
+                b.chunk(scratch)
+            })
+            .collect()
+    }
+}
 
 impl<R: BufRead + Send> Replay<R> {
     /// Replays everything as fast as possible on up to `threads` threads, and writes the
     /// events' JSON lines (formats.md §2) to `out` in the order [`Replay::run`] gives
-    /// them. Each thread takes the board whose next input is earliest, feeds a burst of
-    /// its inputs and puts it back, so no thread idles while boards are left. A capture
-    /// that cannot go on stops the replay at its error, as in [`Replay::run`]: the events
+    /// them. A thread takes the board whose next input is earliest, feeds a burst of its
+    /// inputs and puts it back, so no thread idles while boards are left. A capture that
+    /// cannot go on stops the replay at its error, as in [`Replay::run`]: the events
     /// before it are written, then the error is returned.
     pub fn write_json_lines(self, threads: usize, out: &mut impl Write) -> Result<(), ReplayError> {
         self.write_json_lines_in_bursts(threads, BURST, out)
     }
 
-    /// [`Replay::write_json_lines`], a thread feeding `burst` inputs of a board at a time.
+    /// [`Replay::write_json_lines`], a board fed `burst` inputs at a time.
     fn write_json_lines_in_bursts(
         self,
         threads: usize,
@@ -564,13 +605,34 @@ impl<R: BufRead + Send> Replay<R> {
         out: &mut impl Write,
     ) -> Result<(), ReplayError> {
         let threads = threads.clamp(1, self.boards.boards.len().max(1));
-        if threads == 1 {
-            return self.write_json_lines_here(out);
-        }
-        let Replay { boards, merge, .. } = self;
-        let boards = Mutex::new(boards);
-        // The tag past which no thread need go: that of the earliest capture error.
+        let Replay {
+            mut boards, merge, ..
+        } = self;
+        let mut lines = LineMerge {
+            merge: merge.map(|e| {
+                let mut line = Vec::new();
+                e.write_json_line(&mut line);
+                line
+            }),
+            error: None,
+        };
+        // The tag past which nothing need be fed: that of the earliest capture error.
         let cut = AtomicU64::new(u64::MAX);
+        let mut scratch = Vec::new();
+        if threads == 1 {
+            while let Some(mut b) = boards.take(cut.load(Ordering::Relaxed)) {
+                let chunk = b.burst(burst, &cut, &mut scratch);
+                boards.put(b);
+                if lines.add(chunk, out)? {
+                    return lines.finish();
+                }
+            }
+            for chunk in boards.settle_all(&mut scratch) {
+                lines.add(chunk, out)?;
+            }
+            return lines.finish();
+        }
+        let boards = Mutex::new(boards);
         let (tx, rx) = mpsc::channel();
         std::thread::scope(|s| {
             for _ in 0..threads {
@@ -578,41 +640,25 @@ impl<R: BufRead + Send> Replay<R> {
                 s.spawn(move || feed_in_bursts(boards, burst, &tx, cut));
             }
             drop(tx);
-            let merge = merge.map(|e| {
-                let mut line = Vec::new();
-                e.write_json_line(&mut line);
-                line
-            });
-            let result = write_merged(merge, &rx, out);
-            // Writing failed: the threads stop after their burst.
+            let written = (|| {
+                for chunk in &rx {
+                    if lines.add(chunk, out)? {
+                        break;
+                    }
+                }
+                lines.finish()
+            })();
+            // Writing failed, or the cut is reached: the threads stop after their burst.
             drop(rx);
             cut.store(0, Ordering::Relaxed);
-            result
+            written
         })
-    }
-
-    /// [`Replay::write_json_lines`] on the caller's thread.
-    fn write_json_lines_here(mut self, out: &mut impl Write) -> Result<(), ReplayError> {
-        let mut events = Vec::new();
-        let mut line = Vec::new();
-        loop {
-            let more = self.step(&mut events);
-            for e in events.drain(..) {
-                line.clear();
-                e.write_json_line(&mut line);
-                out.write_all(&line).map_err(ReplayError::Write)?;
-            }
-            if !more? {
-                return Ok(());
-            }
-        }
     }
 }
 
 /// One thread of [`Replay::write_json_lines`]: bursts of the earliest board's inputs
-/// until every board is done or past `cut`, or the receiver is gone. A thread that finds
-/// nothing left settles the boards stopped at the cut (what their open batches hold goes
-/// out too; settling twice does nothing).
+/// until every board is done or past the cut, or the receiver is gone; then the boards
+/// stopped at the cut are settled.
 fn feed_in_bursts<R: BufRead>(
     boards: &Mutex<Boards<R>>,
     burst: usize,
@@ -624,81 +670,65 @@ fn feed_in_bursts<R: BufRead>(
     loop {
         let taken = lock().take(cut.load(Ordering::Relaxed));
         let Some(mut b) = taken else { break };
-        let mut error = None;
-        for _ in 0..burst.max(1) {
-            let Some(tag) = b.next_tag().filter(|&t| t <= cut.load(Ordering::Relaxed)) else {
-                break;
-            };
-            if let Err(e) = b.step() {
-                cut.fetch_min(tag, Ordering::Relaxed);
-                error = Some((tag, e));
-                break;
-            }
-        }
-        let chunk = Chunk {
-            error,
-            ..Chunk::of(&mut b, &mut scratch)
-        };
+        let chunk = b.burst(burst, cut, &mut scratch);
         // Sent before the board goes back: the next thread's chunk of it comes after.
         if tx.send(chunk).is_err() {
             return;
         }
         lock().put(b);
     }
-    let mut all = lock();
-    for b in all.iter_mut() {
-        b.tracker.settle();
-        if tx.send(Chunk::of(b, &mut scratch)).is_err() {
+    for chunk in lock().settle_all(&mut scratch) {
+        if tx.send(chunk).is_err() {
             return;
         }
     }
 }
 
-/// Writes the lines the threads send, in the order of `merge` (seeded with every
-/// board's floor), up to the earliest capture error if any (returned once every line
-/// before it is written).
-fn write_merged(
-    mut merge: Merge<Vec<u8>>,
-    rx: &mpsc::Receiver<Chunk>,
-    out: &mut impl Write,
-) -> Result<(), ReplayError> {
-    let mut error: Option<(u64, usize, ReplayError)> = None;
-    loop {
-        let cut = error.as_ref().map(|(tag, board, _)| (*tag, *board));
-        while let Some(next) = merge.peek() {
-            if cut.is_some_and(|cut| next > cut) {
-                break;
-            }
-            let Some((_, _, line)) = merge.pop() else {
-                break;
-            };
-            out.write_all(&line).map_err(ReplayError::Write)?;
-        }
-        let past_cut = match (merge.peek(), cut) {
-            (None, _) => true,
-            (Some(next), Some(cut)) => next > cut,
-            (Some(_), None) => false,
-        };
-        if past_cut {
-            break;
-        }
-        let Ok(chunk) = rx.recv() else { break };
+/// The lines of the boards' chunks put in the order of [`Merge`] and written as soon as
+/// their turn comes, up to the earliest capture error if any.
+struct LineMerge {
+    merge: Merge<Vec<u8>>,
+    /// (tag, board, error) of the earliest error so far.
+    error: Option<(u64, usize, ReplayError)>,
+}
+
+impl LineMerge {
+    /// Takes `chunk` in and writes every line whose turn has come; `true` once nothing
+    /// more is to be written (all written, or all before the earliest error).
+    fn add(&mut self, chunk: Chunk, out: &mut impl Write) -> Result<bool, ReplayError> {
         for (tag, line) in chunk.lines {
-            merge.push(chunk.board, tag, line);
+            self.merge.push(chunk.board, tag, line);
         }
-        merge.set_floor(chunk.board, chunk.floor);
+        self.merge.set_floor(chunk.board, chunk.floor);
         if let Some((tag, e)) = chunk.error {
-            if error
+            if self
+                .error
                 .as_ref()
                 .is_none_or(|(t, b, _)| (tag, chunk.board) < (*t, *b))
             {
-                error = Some((tag, chunk.board, e));
+                self.error = Some((tag, chunk.board, e));
             }
         }
+        let cut = self.error.as_ref().map(|(tag, board, _)| (*tag, *board));
+        loop {
+            match (self.merge.peek(), cut) {
+                (None, _) => return Ok(true),
+                (Some(next), Some(cut)) if next > cut => return Ok(true),
+                _ => {}
+            }
+            let Some((_, _, line)) = self.merge.pop() else {
+                return Ok(false);
+            };
+            out.write_all(&line).map_err(ReplayError::Write)?;
+        }
     }
-    match error {
-        Some((_, _, e)) => Err(e),
-        None => Ok(()),
+
+    /// The earliest capture error, if any, once its lines are written.
+    fn finish(self) -> Result<(), ReplayError> {
+        match self.error {
+            Some((_, _, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -731,7 +761,7 @@ mod tests {
         emulator_replay(0).write_json_lines(1, &mut one).unwrap();
         assert!(one.len() > 10_000);
         for batch in [0, 7] {
-            for threads in [2, 3, 6] {
+            for threads in [1, 2, 3, 6] {
                 let mut many = Vec::new();
                 emulator_replay(batch)
                     .write_json_lines_in_bursts(threads, 1, &mut many)

@@ -313,7 +313,7 @@ fn threads_stop_at_a_capture_error_where_one_thread_does() {
         all.len(),
         at_once.len()
     );
-    for (batch, threads) in [(0, 2), (128, 2), (3, 3), (128, 9)] {
+    for (batch, threads) in [(0, 1), (128, 1), (0, 2), (128, 2), (3, 3), (128, 9)] {
         assert_eq!(
             on_threads(&caps, batch, threads),
             (at_once.clone(), Some(error.clone())),
