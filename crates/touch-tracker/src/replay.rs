@@ -316,9 +316,11 @@ impl<T> Merge<T> {
         }
     }
 
-    /// An event of `board`, tagged `tag` (never less than the board's floor).
+    /// An event of `board`, tagged `tag` (never less than the board's floor, and never
+    /// after its floor said nothing more will come).
     fn push(&mut self, board: usize, tag: u64, item: T) {
         if let Some(b) = self.boards.get_mut(board) {
+            debug_assert!(b.floor.is_some_and(|f| tag >= f), "board {board}: {tag}");
             b.waiting.push_back((tag, item));
         }
     }
@@ -605,10 +607,8 @@ impl<R: BufRead + Send> Replay<R> {
         out: &mut impl Write,
     ) -> Result<(), ReplayError> {
         let threads = threads.clamp(1, self.boards.boards.len().max(1));
-        let Replay {
-            mut boards, merge, ..
-        } = self;
-        let mut lines = LineMerge {
+        let Replay { boards, merge, .. } = self;
+        let lines = LineMerge {
             merge: merge.map(|e| {
                 let mut line = Vec::new();
                 e.write_json_line(&mut line);
@@ -618,42 +618,72 @@ impl<R: BufRead + Send> Replay<R> {
         };
         // The tag past which nothing need be fed: that of the earliest capture error.
         let cut = AtomicU64::new(u64::MAX);
-        let mut scratch = Vec::new();
-        if threads == 1 {
-            while let Some(mut b) = boards.take(cut.load(Ordering::Relaxed)) {
-                let chunk = b.burst(burst, &cut, &mut scratch);
-                boards.put(b);
-                if lines.add(chunk, out)? {
-                    return lines.finish();
-                }
-            }
-            for chunk in boards.settle_all(&mut scratch) {
-                lines.add(chunk, out)?;
-            }
-            return lines.finish();
-        }
         let boards = Mutex::new(boards);
         let (tx, rx) = mpsc::channel();
         std::thread::scope(|s| {
-            for _ in 0..threads {
+            // The caller's thread feeds boards too, and merges and writes between its
+            // bursts: it waits for the others only at the end.
+            for _ in 1..threads {
                 let (tx, boards, cut) = (tx.clone(), &boards, &cut);
                 s.spawn(move || feed_in_bursts(boards, burst, &tx, cut));
             }
             drop(tx);
-            let written = (|| {
-                for chunk in &rx {
-                    if lines.add(chunk, out)? {
-                        break;
-                    }
-                }
-                lines.finish()
-            })();
+            let written = feed_and_write(&boards, burst, &cut, &rx, lines, out);
             // Writing failed, or the cut is reached: the threads stop after their burst.
             drop(rx);
             cut.store(0, Ordering::Relaxed);
             written
         })
     }
+}
+
+/// The caller's thread of [`Replay::write_json_lines`]: bursts of the earliest board's
+/// inputs, as the other threads feed them ([`feed_in_bursts`]), each chunk merged with
+/// theirs and written as soon as its turn comes; then what the others still send.
+fn feed_and_write<R: BufRead>(
+    boards: &Mutex<Boards<R>>,
+    burst: usize,
+    cut: &AtomicU64,
+    rx: &mpsc::Receiver<Chunk>,
+    mut lines: LineMerge,
+    out: &mut impl Write,
+) -> Result<(), ReplayError> {
+    let lock = || boards.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut scratch = Vec::new();
+    loop {
+        let taken = lock().take(cut.load(Ordering::Relaxed));
+        let Some(mut b) = taken else { break };
+        let chunk = b.burst(burst, cut, &mut scratch);
+        // Another thread's chunks of this board were sent before it went back, so they
+        // are all waiting: merged first, they keep the board's order.
+        for sent in rx.try_iter() {
+            if lines.add(sent, out)? {
+                return lines.finish();
+            }
+        }
+        let done = lines.add(chunk, out)?;
+        lock().put(b);
+        if done {
+            return lines.finish();
+        }
+    }
+    {
+        // Under the lock, as the other threads settle and send: what they sent before is
+        // merged first, and after this nothing they send holds lines of these boards.
+        let mut all = lock();
+        let sent: Vec<Chunk> = rx.try_iter().collect();
+        for chunk in sent.into_iter().chain(all.settle_all(&mut scratch)) {
+            if lines.add(chunk, out)? {
+                return lines.finish();
+            }
+        }
+    }
+    for chunk in rx {
+        if lines.add(chunk, out)? {
+            break;
+        }
+    }
+    lines.finish()
 }
 
 /// One thread of [`Replay::write_json_lines`]: bursts of the earliest board's inputs
