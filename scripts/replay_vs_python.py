@@ -12,7 +12,9 @@ reads the clock, asks the dead-position question and writes JSON; the peer does 
 that). Prints both times and their ratio.
 
 Our time is the whole process (start, reading, decoding, tracking, writing the events to
-a pipe), wall clock and CPU (user + system, `getrusage` of the children); the peer's is
+a pipe), wall clock and CPU (user + system, `getrusage` of the children, summed over its
+threads: `replay --fast` feeds the boards on one thread a CPU, so its CPU time can exceed
+its wall time); the peer's is
 in-process time only (the interpreter's start and `import chess` are not counted), each
 the median of RUNS runs. Usage:
 
