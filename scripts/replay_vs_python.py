@@ -14,9 +14,8 @@ that). Prints both times and their ratio.
 Our time is the whole process (start, reading, decoding, tracking, writing the events to
 a pipe), wall clock and CPU (user + system, `getrusage` of the children, summed over its
 threads: `replay --fast` feeds the boards on one thread a CPU, so its CPU time can exceed
-its wall time); the peer's is
-in-process time only (the interpreter's start and `import chess` are not counted), each
-the median of RUNS runs. Usage:
+its wall time); the peer's is in-process time only (the interpreter's start and
+`import chess` are not counted), each the median of RUNS runs. Usage:
 
     replay_vs_python.py BINARY DIR [RUNS]
 
