@@ -87,7 +87,9 @@ pub enum EventKind {
     /// it stands and its penalty is void.
     IllegalMoveStands(IllegalMoveStandsEvent),
     /// The moves rebuilt after lost events could have been played otherwise: the record
-    /// is one possibility, the arbiter must check it against the scoresheets.
+    /// is one possibility, the arbiter must check it against the scoresheets. No longer
+    /// emitted (issue 36: such a board goes out of sync with the lines as candidates);
+    /// read from events and journals written before.
     RecoveryUncertain(RecoveryUncertainEvent),
     /// Art. 7.4: pieces knocked over or off the board with a move (not an illegal move);
     /// sent again with `reestablished: true` once the board shows them back.
@@ -338,6 +340,23 @@ pub struct BoardStatusEvent {
     pub status: BoardStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For `out_of_sync`: the lines the searches found that explain the board, when more
+    /// than one does or the evidence does not prove the one found (issue 36: a gap is
+    /// explained or asked, never invented). None is recorded: the arbiter picks or types
+    /// the moves. Empty (left out) when no line was found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<GapCandidate>,
+}
+
+/// A line of moves that explains what an out-of-sync board shows, from the last known
+/// position: offered to the arbiter, never recorded by the tracker on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GapCandidate {
+    /// The ply of the line's first move.
+    pub ply: u32,
+    pub uci: Vec<Move>,
+    /// The same line in SAN with move numbers (`8. Nd4 Qg5 9. Nf5`).
+    pub san: String,
 }
 
 /// `kind: illegal_move_stands`.
@@ -383,9 +402,14 @@ pub struct PositionAcceptedEvent {
     pub side_to_move: Color,
     /// The ply of the last known position before the gap.
     pub last_known_ply: u32,
-    /// The ply of the accepted position (the first move from it is `ply + 1`): at least
-    /// the plies the board's squares need, of the parity the side to move gives.
+    /// The ply of the accepted position (the first move from it is `ply + 1`): the one
+    /// the arbiter gave, or the one the clock's presses prove; otherwise the fewest the
+    /// board's squares need (of the parity the side to move gives), and `ply_unknown`.
     pub ply: u32,
+    /// Neither the arbiter nor the clock gave the number of plies played in the gap:
+    /// `ply` is only the fewest possible, so move numbers from here may be too low.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ply_unknown: bool,
 }
 
 /// `kind: displaced` (formats.md §2, art. 7.4).
@@ -771,6 +795,7 @@ mod tests {
         let v = ev(EventKind::BoardStatus(BoardStatusEvent {
             status: BoardStatus::ClockDisconnected,
             detail: None,
+            candidates: Vec::new(),
         }));
         assert_eq!(v["status"], "clock_disconnected");
         let v = ev(EventKind::NewGame { fen: "x".into() });

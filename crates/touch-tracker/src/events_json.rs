@@ -21,7 +21,8 @@ pub(crate) fn write_direct(event: &ArbiterEvent, out: &mut Vec<u8>) -> bool {
             write_head(event, out);
             write_move(m, out);
         }
-        EventKind::BoardStatus(s) => {
+        // A status with candidate lines is rare: serde writes it.
+        EventKind::BoardStatus(s) if s.candidates.is_empty() => {
             write_head(event, out);
             write_board_status(s, out);
         }
@@ -381,7 +382,11 @@ mod tests {
             prop::sample::select(ALL_STATUSES.to_vec()),
             prop::option::of(text()),
         )
-            .prop_map(|(status, detail)| BoardStatusEvent { status, detail })
+            .prop_map(|(status, detail)| BoardStatusEvent {
+                status,
+                detail,
+                candidates: Vec::new(),
+            })
     }
 
     const ALL_STATUSES: [BoardStatus; 8] = [
@@ -604,6 +609,7 @@ mod tests {
                 side_to_move: Color::Black,
                 last_known_ply: 10,
                 ply: 13,
+                ply_unknown: true,
             }),
             EventKind::ArbiterDecision(ArbiterDecisionEvent {
                 decision: Decision::TimeAdded,
@@ -622,7 +628,17 @@ mod tests {
             EventKind::BoardStatus(BoardStatusEvent {
                 status,
                 detail: Some("left".into()),
+                candidates: Vec::new(),
             })
+        }));
+        kinds.push(EventKind::BoardStatus(BoardStatusEvent {
+            status: BoardStatus::OutOfSync,
+            detail: None,
+            candidates: vec![GapCandidate {
+                ply: 7,
+                uci: vec!["e2e4".parse().unwrap()],
+                san: "4. e4".into(),
+            }],
         }));
         kinds
     }
@@ -656,13 +672,13 @@ mod tests {
         }
         assert!(seen.iter().all(|&s| s), "{seen:?}");
         for kind in kinds {
-            let direct = matches!(
-                kind,
-                EventKind::Move(_)
-                    | EventKind::BoardStatus(_)
-                    | EventKind::Restored { .. }
-                    | EventKind::NewGame { .. }
-            );
+            let direct = match &kind {
+                EventKind::BoardStatus(s) => s.candidates.is_empty(),
+                kind => matches!(
+                    kind,
+                    EventKind::Move(_) | EventKind::Restored { .. } | EventKind::NewGame { .. }
+                ),
+            };
             for board in ["7", "", "hall \"A\"\\\u{1}é"] {
                 let e = ArbiterEvent {
                     t_ms: 1234,

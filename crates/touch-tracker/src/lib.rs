@@ -38,8 +38,8 @@ pub use chess_rules::{EndReason, Obligation};
 pub use config::{Penalties, Supervision, TimeCategory, TrackerConfig};
 pub use events::{
     ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, BoardStatus, ClaimReason,
-    ClockMs, Decision, EventKind, MoveEvent, Penalty, PositionAcceptedEvent, Touch, TouchAction,
-    Touched,
+    ClockMs, Decision, EventKind, GapCandidate, MoveEvent, Penalty, PositionAcceptedEvent, Touch,
+    TouchAction, Touched,
 };
 pub use sync::SyncTracker;
-pub use tracker::{AcceptError, GameState, Snapshot, Tracker};
+pub use tracker::{AcceptError, AcceptedPosition, GameState, Snapshot, Tracker};

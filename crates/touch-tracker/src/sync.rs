@@ -59,7 +59,18 @@ impl SyncTracker {
         side: chess_rules::Color,
         out: &mut Vec<ArbiterEvent>,
     ) -> Result<(), crate::AcceptError> {
-        let r = self.tracker.accept_board(t_ms, side, out);
+        self.accept_board_at(t_ms, side, None, out)
+    }
+
+    /// See [`Tracker::accept_board_at`].
+    pub fn accept_board_at(
+        &mut self,
+        t_ms: u64,
+        side: chess_rules::Color,
+        ply: Option<u32>,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Result<(), crate::AcceptError> {
+        let r = self.tracker.accept_board_at(t_ms, side, ply, out);
         self.answer_all(out);
         r
     }

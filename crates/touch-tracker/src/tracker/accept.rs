@@ -1,13 +1,19 @@
 //! The arbiter's answer to a board out of sync: "accept the board as the position, White
-//! (or Black) to move". The tracker adopts the placement the board shows with the side the
-//! arbiter names, and the game goes on from it. An input like any other (the daemon
-//! journals it), so a replay reaches the same state.
+//! (or Black) to move", with the ply it stands at when he knows it (the scoresheets). The
+//! tracker adopts the placement the board shows with the side the arbiter names, and the
+//! game goes on from it. An input like any other (the daemon journals it), so a replay
+//! reaches the same state.
+//!
+//! The ply (what PGN move numbers follow from) is never a guess (issue 36): the
+//! arbiter's, else the one the clock's presses since the last known position prove (see
+//! `proof.rs`), else the fewest the board's squares need, said to be unknown
+//! (`ply_unknown` on the event).
 
 use chess_rules::{
     CastleSide, CastlingRights, Color, File, Game, Piece, Placement, Position, Rank, Role, Square,
 };
 
-use super::{Phase, Tracker};
+use super::{proof, Phase, Tracker};
 use crate::events::{ArbiterEvent, BoardStatus, EventKind, PositionAcceptedEvent};
 use crate::recover;
 
@@ -22,11 +28,41 @@ pub enum AcceptError {
     LineDown(String),
     #[error("the board does not show a legal position with {side} to move: {reason}")]
     NotAPosition { side: Color, reason: String },
+    #[error(
+        "ply {ply} cannot be the board's: the last known position is ply {known}, the \
+         board's squares need at least ply {least}, and with {side} to move the ply is {parity}"
+    )]
+    ImpossiblePly {
+        ply: u32,
+        known: u32,
+        least: u32,
+        side: Color,
+        parity: &'static str,
+    },
+}
+
+/// The position an acceptance adopts, and whether its ply is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcceptedPosition {
+    pub position: Position,
+    /// Neither the arbiter nor the clock gave the ply: the position's is the fewest the
+    /// board's squares need.
+    pub ply_unknown: bool,
 }
 
 impl Tracker {
     /// The position [`Tracker::accept_board`] would adopt, or why it cannot.
     pub fn accepted_position(&self, side: Color) -> Result<Position, AcceptError> {
+        self.accepted_position_at(side, None).map(|a| a.position)
+    }
+
+    /// The position [`Tracker::accept_board_at`] would adopt with `ply` (the arbiter's,
+    /// if he gave one), or why it cannot.
+    pub fn accepted_position_at(
+        &self,
+        side: Color,
+        ply: Option<u32>,
+    ) -> Result<AcceptedPosition, AcceptError> {
         if !self.desynced || !matches!(self.phase, Phase::Playing) {
             return Err(AcceptError::NotOutOfSync(self.cfg.board.clone()));
         }
@@ -35,17 +71,50 @@ impl Tracker {
         }
         let base = self.game.position();
         let castling = rights_still_possible(base, &self.placement);
+        // White to move stands on an even ply, Black on an odd one.
+        let parity = u32::from(side == Color::Black);
         // At least the plies the squares need, of the parity the side to move gives.
-        let mut ply = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
-        if (ply % 2 == 1) != (side == Color::Black) {
-            ply += 1;
+        let mut least = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
+        if least % 2 != parity {
+            least += 1;
         }
-        Position::from_parts(self.placement, side, castling, None, 0, ply / 2 + 1).map_err(|e| {
-            AcceptError::NotAPosition {
-                side,
-                reason: e.to_string(),
+        let (ply, ply_unknown) = match ply {
+            Some(ply) if ply < least || ply % 2 != parity => {
+                return Err(AcceptError::ImpossiblePly {
+                    ply,
+                    known: base.plies(),
+                    least,
+                    side,
+                    parity: if parity == 0 { "even" } else { "odd" },
+                })
             }
+            Some(ply) => (ply, false),
+            None => match self.clock_proven_ply(base, least, side) {
+                Some(ply) => (ply, false),
+                None => (least, true),
+            },
+        };
+        let position = Position::from_parts(self.placement, side, castling, None, 0, ply / 2 + 1)
+            .map_err(|e| AcceptError::NotAPosition {
+            side,
+            reason: e.to_string(),
+        })?;
+        Ok(AcceptedPosition {
+            position,
+            ply_unknown,
         })
+    }
+
+    /// The ply the clock's presses since the last known position `base` prove for the
+    /// board with `side` to move (at least `least`), when the clock runs for `side` now.
+    fn clock_proven_ply(&self, base: &Position, least: u32, side: Color) -> Option<u32> {
+        let last = self.clock.last().filter(|c| c.running)?;
+        if self.clock.color_of(last.lever) != side {
+            return None;
+        }
+        let presses = self.presses_to(base, self.evidence.last_frame_ms, self.clock.times());
+        let parity = u32::from(side == Color::Black);
+        proof::proven_ply(base.plies(), least - base.plies(), presses, parity)
     }
 
     /// The arbiter accepts what the out-of-sync board shows as the position, `side` to
@@ -58,7 +127,22 @@ impl Tracker {
         side: Color,
         out: &mut Vec<ArbiterEvent>,
     ) -> Result<(), AcceptError> {
-        let pos = self.accepted_position(side)?;
+        self.accept_board_at(t, side, None, out)
+    }
+
+    /// [`Tracker::accept_board`] at the ply the arbiter gives (`None`: he does not know
+    /// it; see the module documentation).
+    pub fn accept_board_at(
+        &mut self,
+        t: u64,
+        side: Color,
+        ply: Option<u32>,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Result<(), AcceptError> {
+        let AcceptedPosition {
+            position: pos,
+            ply_unknown,
+        } = self.accepted_position_at(side, ply)?;
         let last_known_ply = self.game.position().plies();
         self.game = Game::new(pos);
         self.generation += 1;
@@ -77,6 +161,7 @@ impl Tracker {
         self.desynced = false;
         self.rebuilt_doubt = None;
         self.gap_dump = None;
+        self.evidence = proof::GapEvidence::default();
         self.recount();
         self.emit(
             out,
@@ -86,6 +171,7 @@ impl Tracker {
                 side_to_move: side,
                 last_known_ply,
                 ply: pos.plies(),
+                ply_unknown,
             }),
         );
         self.status(

@@ -12,9 +12,10 @@ use chess_rules::{
     CastlingRights, Classification, Color, Move, Placement, Position, Rank, Role, Square,
 };
 
+use super::proof::{self, ClockMark, Unproven};
 use super::{accept::rights_still_possible, How, PendingPress, Phase, Tracker};
 use crate::clock::SideSource;
-use crate::events::ArbiterEvent;
+use crate::events::{ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EventKind};
 use crate::recover;
 
 /// The squares a board showed when it came back out of sync, and the deep search's answer
@@ -43,6 +44,9 @@ impl GapDump {
 pub(super) enum DeepSearch {
     /// A line was recorded and the board is in sync.
     Adopted,
+    /// Lines were found but none is proven (see `proof.rs`): the board is out of sync with
+    /// them as candidates for the arbiter.
+    Asked,
     /// Nothing explains the board within [`recover::DEEP_PLIES`] plies and the budget.
     NothingFound,
     /// Not run (clock sides unknown, a piece possibly in a hand, the line down).
@@ -89,12 +93,14 @@ impl Tracker {
     /// `p`: the lost moves are searched for up to [`recover::DEEP_PLIES`] plies, within
     /// [`recover::DEEP_NODES`] positions (counted, so a replay of the journal finds the
     /// same), among lines after which the presser's opponent is to move. A line found is
-    /// recorded (the last move completed by this press), always flagged
-    /// `recovery_uncertain` when longer than the cheap search reaches (lines with a wasted
-    /// tempo are not searched for, so one line found is not proof there is no other), and
-    /// the board is in sync again. Adopts nothing when the clock's sides are not known, a
-    /// piece may be in a hand, nothing explains the board within the bound, or the budget
-    /// ran out; the answer then says how far the searches looked, for the arbiter.
+    /// recorded (the last move completed by this press) only when it is proven: the one
+    /// line of its length, and short or of the length the clock's presses count (lines
+    /// with a wasted tempo are not searched for, so one line found is not proof there is
+    /// no other; see `proof.rs`); the board is then in sync again. Otherwise it stays out
+    /// of sync with the lines as candidates for the arbiter. Adopts nothing when the
+    /// clock's sides are not known, a piece may be in a hand, nothing explains the board
+    /// within the bound, or the budget ran out; the answer then says how far the searches
+    /// looked, for the arbiter.
     pub(super) fn recover_at_press(
         &mut self,
         t: u64,
@@ -128,10 +134,15 @@ impl Tracker {
                 }
             }
         };
-        let flag = found.line.len() > recover::MAX_PLIES;
+        // The press completes the line's last move: the presses up to it are the line's.
+        let presses = self.presses_to(&base, p.at, p.clock);
+        if let Err(why) = proof::judge(&found, presses) {
+            self.ask_arbiter(t, &base, &found, &why, out);
+            return DeepSearch::Asked;
+        }
         self.pending_recovery = None;
         self.in_sync(t, out);
-        let Some(last) = self.record_lost_lines(t, &base, found, flag, None, out) else {
+        let Some(last) = self.record_lost_lines(t, &base, found, None, out) else {
             return DeepSearch::Adopted;
         };
         let how = How {
@@ -140,6 +151,110 @@ impl Tracker {
         };
         self.record_now(t, last, how, out);
         DeepSearch::Adopted
+    }
+
+    /// A clock frame came (at `t`): kept as the mark presses are counted from when the game
+    /// is known and the clock runs for its side to move (see [`ClockMark`]).
+    pub(super) fn note_clock_frame(&mut self, t: u64) {
+        self.evidence.last_frame_ms = t;
+        let known = matches!(self.phase, Phase::Playing)
+            && !self.line_down
+            && !self.desynced
+            && !self.gap_open
+            && self.pending_press.is_none()
+            && self.pending_recovery.is_none();
+        let Some(c) = self.clock.last().filter(|c| c.running && known) else {
+            return;
+        };
+        let pos = self.game.position();
+        if self.clock.color_of(c.lever) != pos.side_to_move() {
+            return;
+        }
+        if let Some(times) = self.clock.times() {
+            self.evidence.mark = Some(ClockMark {
+                t_ms: t,
+                times,
+                ply: pos.plies(),
+            });
+        }
+    }
+
+    /// The presses the clock allows between the last known position `base` and a frame at
+    /// `t` showing `times` (see [`proof::presses_since`]); `None` when it cannot count
+    /// them (no mark at `base`, no increment, the times of a clock paused or set).
+    pub(super) fn presses_to(
+        &self,
+        base: &Position,
+        t: u64,
+        times: Option<ClockMs>,
+    ) -> Option<(u32, u32)> {
+        let mark = self.evidence.mark.filter(|m| m.ply == base.plies())?;
+        let increment_ms = u64::from(self.time_control?.increment_secs) * 1000;
+        proof::presses_since(&mark, t, times?, increment_ms, self.cfg.time_scale)
+    }
+
+    /// Whether a line the cheap search found may be recorded now (see `proof.rs`), by the
+    /// clock as it was last seen: its last move may not be pressed yet (the clock still
+    /// runs for its mover), and then its press is still to come.
+    pub(super) fn proven_now(
+        &self,
+        base: &Position,
+        found: &recover::LostMoves,
+    ) -> Result<(), Unproven> {
+        let after_line = if found.line.len() % 2 == 0 {
+            base.side_to_move()
+        } else {
+            base.side_to_move().opponent()
+        };
+        let presses = self.clock.last().filter(|c| c.running).and_then(|c| {
+            let counted = self.presses_to(base, self.evidence.last_frame_ms, self.clock.times())?;
+            let pressed = self.clock.color_of(c.lever) == after_line;
+            Some(if pressed {
+                counted
+            } else {
+                (counted.0 + 1, counted.1 + 1)
+            })
+        });
+        proof::judge(found, presses)
+    }
+
+    /// Lines explain the board but none is proven: out of sync (no ruling, nothing
+    /// recorded), with the lines as candidates for the arbiter to pick or type (issue 36).
+    /// Said again when the candidates change (the players went on).
+    pub(super) fn ask_arbiter(
+        &mut self,
+        t: u64,
+        base: &Position,
+        found: &recover::LostMoves,
+        why: &Unproven,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let candidates = proof::candidates(base, found);
+        if self.desynced && self.evidence.shown == candidates {
+            return;
+        }
+        self.desynced = true;
+        self.pending_press = None;
+        self.quiet_deadline = None;
+        let detail = format!(
+            "last known position: ply {} ({} to move, {}); {}; the lines found are listed \
+             for the arbiter to pick, or he types the moves or accepts the board as the \
+             position; nothing is recorded and no ruling on this board until then",
+            base.plies(),
+            base.side_to_move(),
+            base.fen(),
+            why.words(found.line.len()),
+        );
+        self.evidence.shown = candidates.clone();
+        self.emit(
+            out,
+            t,
+            EventKind::BoardStatus(BoardStatusEvent {
+                status: BoardStatus::OutOfSync,
+                detail: Some(detail),
+                candidates,
+            }),
+        );
     }
 
     /// The line through the squares the board showed when it came back: the gap's own

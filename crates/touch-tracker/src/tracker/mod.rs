@@ -27,17 +27,18 @@ use crate::clock::{ClockWatch, SideSource};
 use crate::config::{TimeCategory, TrackerConfig};
 use crate::events::{
     ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EventKind, IllegalMoveEvent, Penalty,
-    RecoveryUncertainEvent, Touch, TouchAction,
+    Touch, TouchAction,
 };
 use crate::recover;
 
 mod accept;
 mod arbiter;
 mod deep;
+mod proof;
 mod record;
 mod rulings;
 
-pub use accept::AcceptError;
+pub use accept::{AcceptError, AcceptedPosition};
 
 use rulings::loss_unless_no_mate;
 
@@ -93,6 +94,8 @@ struct Made {
 #[derive(Debug, Clone, Copy)]
 struct PendingPress {
     deadline: u64,
+    /// When the press came (the clock's times then are `clock`).
+    at: u64,
     clock: Option<ClockMs>,
     /// Who pressed. Not the player to move when the clock runs a move ahead of the board:
     /// the mover made his move without pressing and the opponent completes his reply.
@@ -298,6 +301,9 @@ pub struct Tracker {
     /// What the board showed when it came back out of sync, and what the deep search
     /// found for it (see `deep.rs`).
     gap_dump: Option<deep::GapDump>,
+    /// What the clock says about a gap's length, and the lines last shown to the arbiter
+    /// (see `proof.rs`).
+    evidence: proof::GapEvidence,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -387,6 +393,7 @@ impl Tracker {
             piece_in_air: false,
             rebuilt_doubt: None,
             gap_dump: None,
+            evidence: proof::GapEvidence::default(),
             cfg,
         }
     }
@@ -627,7 +634,10 @@ impl Tracker {
         }
         match &ev.event {
             BoardEvent::Field(u) => self.on_field(t, *u, out),
-            BoardEvent::Clock(c) => self.on_clock(t, c, out),
+            BoardEvent::Clock(c) => {
+                self.on_clock(t, c, out);
+                self.note_clock_frame(t);
+            }
             BoardEvent::Dump { board } => self.on_dump(t, board, out),
             BoardEvent::Connected { .. } => self.status(out, t, BoardStatus::Connected, None),
             BoardEvent::Disconnected { reason } => {
@@ -1040,6 +1050,11 @@ impl Tracker {
                     return true;
                 }
                 self.pending_recovery = None;
+                if let Err(why) = self.proven_now(&base, &found) {
+                    // Not proven: the arbiter is asked, nothing is recorded (issue 36).
+                    self.ask_arbiter(t, &base, &found, &why, out);
+                    return false;
+                }
                 self.in_sync(t, out);
                 // A press pending from before the loss completed the first lost move, if
                 // its player pressed.
@@ -1047,7 +1062,7 @@ impl Tracker {
                     .pending_press
                     .take()
                     .filter(|p| p.presser == base.side_to_move());
-                let last = self.record_lost_lines(t, &base, found, false, press, out);
+                let last = self.record_lost_lines(t, &base, found, press, out);
                 if let Some(m) = last {
                     if let Ok(after) = self.game.position().play(m) {
                         self.set_made(t, m, after);
@@ -1062,37 +1077,18 @@ impl Tracker {
         false
     }
 
-    /// Records the lost moves of `found` (a line from `base`, the last known position)
-    /// but the last, which is returned for the caller to complete (made, or pressed);
-    /// `None` when the game ended on the way. `press` completed the first of them. The
-    /// arbiter is told (`recovery_uncertain`) when other lines explain the board as well,
-    /// or when `flag`: the line is longer than a search can vouch for.
+    /// Records the lost moves of `found` (a line from `base`, the last known position,
+    /// proven: see `proof.rs`) but the last, which is returned for the caller to complete
+    /// (made, or pressed); `None` when the game ended on the way. `press` completed the
+    /// first of them.
     fn record_lost_lines(
         &mut self,
         t: u64,
         base: &Position,
         found: recover::LostMoves,
-        flag: bool,
         mut press: Option<PendingPress>,
         out: &mut Vec<ArbiterEvent>,
     ) -> Option<Move> {
-        if flag || !found.others.is_empty() {
-            self.emit(
-                out,
-                t,
-                EventKind::RecoveryUncertain(RecoveryUncertainEvent {
-                    ply: base.plies() + 1,
-                    recorded_san: recover::san_line(base, &found.line),
-                    alternatives_san: found
-                        .others
-                        .iter()
-                        .map(|l| recover::san_line(base, l))
-                        .collect(),
-                    recorded: found.line.clone(),
-                    alternatives: found.others,
-                }),
-            );
-        }
         let after = found
             .line
             .iter()
@@ -1185,6 +1181,7 @@ impl Tracker {
 
     fn in_sync(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         self.gap_dump = None;
+        self.evidence.shown.clear();
         if self.desynced {
             self.desynced = false;
             self.status(out, t, BoardStatus::InSync, None);
@@ -1360,6 +1357,7 @@ impl Tracker {
             // has passed (`rule_press`), whoever pressed; never ruled.
             self.pending_press = Some(PendingPress {
                 deadline: t + self.cfg.settle_window_ms,
+                at: t,
                 clock,
                 presser,
             });
@@ -1390,6 +1388,7 @@ impl Tracker {
         }
         self.pending_press = Some(PendingPress {
             deadline: t + self.cfg.settle_window_ms,
+            at: t,
             clock,
             presser,
         });
@@ -1494,6 +1493,7 @@ impl Tracker {
         self.desynced = false;
         self.rebuilt_doubt = None;
         self.gap_dump = None;
+        self.evidence = proof::GapEvidence::default();
         self.unpressed_last = None;
         self.gap_open = false;
         self.result = None;
@@ -1547,7 +1547,11 @@ impl Tracker {
         self.emit(
             out,
             t,
-            EventKind::BoardStatus(BoardStatusEvent { status, detail }),
+            EventKind::BoardStatus(BoardStatusEvent {
+                status,
+                detail,
+                candidates: Vec::new(),
+            }),
         );
     }
 }
