@@ -136,7 +136,8 @@ impl Tracker {
         };
         // The press completes the line's last move: the presses up to it are the line's.
         let presses = self.presses_to(&base, p.at, p.clock);
-        if let Err(why) = proof::judge(&found, presses) {
+        let unseen = found.line.len();
+        if let Err(why) = proof::judge(&found, unseen, presses) {
             self.ask_arbiter(t, &base, &found, &why, out);
             return DeepSearch::Asked;
         }
@@ -191,31 +192,6 @@ impl Tracker {
         let mark = self.evidence.mark.filter(|m| m.ply == base.plies())?;
         let increment_ms = u64::from(self.time_control?.increment_secs) * 1000;
         proof::presses_since(&mark, t, times?, increment_ms, self.cfg.time_scale)
-    }
-
-    /// Whether a line the cheap search found may be recorded now (see `proof.rs`), by the
-    /// clock as it was last seen: its last move may not be pressed yet (the clock still
-    /// runs for its mover), and then its press is still to come.
-    pub(super) fn proven_now(
-        &self,
-        base: &Position,
-        found: &recover::LostMoves,
-    ) -> Result<(), Unproven> {
-        let after_line = if found.line.len() % 2 == 0 {
-            base.side_to_move()
-        } else {
-            base.side_to_move().opponent()
-        };
-        let presses = self.clock.last().filter(|c| c.running).and_then(|c| {
-            let counted = self.presses_to(base, self.evidence.last_frame_ms, self.clock.times())?;
-            let pressed = self.clock.color_of(c.lever) == after_line;
-            Some(if pressed {
-                counted
-            } else {
-                (counted.0 + 1, counted.1 + 1)
-            })
-        });
-        proof::judge(found, presses)
     }
 
     /// Lines explain the board but none is proven: out of sync (no ruling, nothing

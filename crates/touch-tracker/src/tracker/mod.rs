@@ -1050,7 +1050,9 @@ impl Tracker {
                     return true;
                 }
                 self.pending_recovery = None;
-                if let Err(why) = self.proven_now(&base, &found) {
+                // Each stretch of the line is within the cheap search's reach, between
+                // placements the board showed: proven when it is the only line.
+                if let Err(why) = proof::judge(&found, recover::MAX_PLIES, None) {
                     // Not proven: the arbiter is asked, nothing is recorded (issue 36).
                     self.ask_arbiter(t, &base, &found, &why, out);
                     return false;

@@ -9,7 +9,9 @@
 //! A line is recorded only when it is the one line found of its length and
 //! - it is short (at most [`recover::MAX_PLIES`], the cheap search's reach: the shortest
 //!   line is taken as what happened, as before issue 36; a gap of one or two plies has
-//!   one line of its parity, a wasted tempo needs at least four plies more), or
+//!   one line of its parity, a wasted tempo needs at least four plies more), or made of
+//!   such stretches between placements the board showed (a line seen in passing, then
+//!   continued), or
 //! - the clock's presses since the last known position prove its length: that many
 //!   presses fit the clock's times and no line two plies longer does.
 //!
@@ -112,18 +114,20 @@ impl Unproven {
     }
 }
 
-/// Whether `found` may be recorded: see the module documentation. `presses`: the presses
-/// the clock allows since the last known position, up to the press that completes the
-/// line's last move (`None`: the clock does not count them).
+/// Whether `found` may be recorded: see the module documentation. `unseen`: the most
+/// plies of the line made without the board being seen in between; `presses`: the
+/// presses the clock allows since the last known position, up to the press that
+/// completes the line's last move (`None`: the clock does not count them).
 pub(super) fn judge(
     found: &recover::LostMoves,
+    unseen: usize,
     presses: Option<(u32, u32)>,
 ) -> Result<(), Unproven> {
     if !found.others.is_empty() {
         return Err(Unproven::Several);
     }
     let plies = found.line.len() as u32;
-    if found.line.len() <= recover::MAX_PLIES {
+    if unseen <= recover::MAX_PLIES {
         return Ok(());
     }
     match presses {
@@ -215,13 +219,15 @@ mod tests {
             line: line(3),
             others: vec![line(3)],
         };
-        assert_eq!(judge(&several, Some((3, 3))), Err(Unproven::Several));
-        assert_eq!(judge(&alone(3), None), Ok(()));
-        assert_eq!(judge(&alone(6), Some((5, 7))), Ok(()));
-        assert!(judge(&alone(6), None).is_err());
+        assert_eq!(judge(&several, 3, Some((3, 3))), Err(Unproven::Several));
+        assert_eq!(judge(&alone(3), 3, None), Ok(()));
+        assert_eq!(judge(&alone(6), 6, Some((5, 7))), Ok(()));
+        assert!(judge(&alone(6), 6, None).is_err());
         // Eight presses fit too: a wasted tempo is not excluded.
-        assert!(judge(&alone(6), Some((5, 8))).is_err());
-        assert!(judge(&alone(6), Some((8, 9))).is_err());
+        assert!(judge(&alone(6), 6, Some((5, 8))).is_err());
+        assert!(judge(&alone(6), 6, Some((8, 9))).is_err());
+        // Six plies seen in passing after three: two short stretches.
+        assert_eq!(judge(&alone(6), 3, None), Ok(()));
     }
 
     #[test]
