@@ -120,9 +120,15 @@ pub enum Record {
     Timeout { t_ms: u64 },
     /// `Tracker::analysis_done(id, answer)` was called.
     Analysis { id: u64, answer: CanMate },
-    /// `Tracker::accept_board(t_ms, side)`: the arbiter accepted an out-of-sync board as
-    /// the position, `side` to move (the dashboard's action).
-    Accept { t_ms: u64, side: chess_rules::Color },
+    /// `Tracker::accept_board_at(t_ms, side, ply)`: the arbiter accepted an out-of-sync
+    /// board as the position, `side` to move, at `ply` when he gave it (the dashboard's
+    /// action; journals written before issue 36 have no `ply`).
+    Accept {
+        t_ms: u64,
+        side: chess_rules::Color,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u32>,
+    },
     /// `Tracker::arbiter(t_ms, input)` was called: the arbiter's decision on the
     /// dashboard ([`crate::decisions`]).
     Arbiter {

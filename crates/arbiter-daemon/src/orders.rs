@@ -12,15 +12,27 @@ use tokio::sync::{mpsc, oneshot};
 /// How many orders may wait for one board task.
 pub const ORDERS_PER_BOARD: usize = 16;
 
-/// What the tracker said: the accepted position's FEN, or why not.
-pub type AcceptReply = Result<String, String>;
+/// What the tracker said: the accepted position, or why not.
+pub type AcceptReply = Result<Accepted, String>;
+
+/// The position an acceptance adopted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accepted {
+    pub fen: String,
+    /// Its ply (the first move from it is `ply + 1`).
+    pub ply: u32,
+    /// Neither the arbiter nor the clock gave the ply: `ply` is the fewest possible.
+    pub ply_unknown: bool,
+}
 
 /// One order for a board task.
 #[derive(Debug)]
 pub enum ArbiterOrder {
-    /// Accept what the out-of-sync board shows as the position, `side` to move.
+    /// Accept what the out-of-sync board shows as the position, `side` to move, at `ply`
+    /// when the arbiter gives it (from the scoresheets).
     AcceptBoard {
         side: Color,
+        ply: Option<u32>,
         reply: oneshot::Sender<AcceptReply>,
     },
 }

@@ -199,6 +199,14 @@ impl BoardGames {
                     words::side(a.side_to_move),
                     a.last_known_ply
                 ));
+                if a.ply_unknown {
+                    // Issue 36: never a silent wrong move number.
+                    next.intro.push(format!(
+                        "how many moves were made unseen is not known (at least {} plies): \
+                         the move numbers from here are the fewest possible and may be too low",
+                        a.ply - a.last_known_ply
+                    ));
+                }
                 self.games.push(next);
                 true
             }

@@ -663,9 +663,9 @@ impl BoardTask {
             Record::Event(e) => self.tracker.handle(e, out),
             Record::Timeout { t_ms } => self.tracker.handle_timeout(*t_ms, out),
             Record::Analysis { id, answer } => self.tracker.analysis_done(*id, *answer, out),
-            Record::Accept { t_ms, side } => {
+            Record::Accept { t_ms, side, ply } => {
                 // Checked before it was journaled; a replay refuses it the same way.
-                if let Err(e) = self.tracker.accept_board(*t_ms, *side, out) {
+                if let Err(e) = self.tracker.accept_board_at(*t_ms, *side, *ply, out) {
                     tracing::warn!(board = self.number, "the arbiter's acceptance: {e}");
                 }
             }
@@ -748,13 +748,14 @@ impl BoardTask {
         epoch: Instant,
     ) {
         match order {
-            crate::orders::ArbiterOrder::AcceptBoard { side, reply } => {
+            crate::orders::ArbiterOrder::AcceptBoard { side, ply, reply } => {
                 // What the board sent before the order comes first.
                 while let Ok(ev) = handle.events.try_recv() {
                     self.on_event(ev).await;
                 }
-                let answer = match self.tracker.accepted_position(side) {
-                    Ok(pos) => {
+                let answer = match self.tracker.accepted_position_at(side, ply) {
+                    Ok(accepted) => {
+                        let pos = accepted.position;
                         let now = Instant::now().saturating_duration_since(epoch).as_millis();
                         let t_ms = u64::try_from(now).unwrap_or(u64::MAX) + self.offset;
                         tracing::info!(
@@ -762,9 +763,13 @@ impl BoardTask {
                             "the arbiter accepts the board as the position, {side} to move: {}",
                             pos.fen()
                         );
-                        self.input(Record::Accept { t_ms, side }, Durability::Now)
+                        self.input(Record::Accept { t_ms, side, ply }, Durability::Now)
                             .await;
-                        Ok(pos.fen())
+                        Ok(crate::orders::Accepted {
+                            fen: pos.fen(),
+                            ply: pos.plies(),
+                            ply_unknown: accepted.ply_unknown,
+                        })
                     }
                     Err(e) => Err(e.to_string()),
                 };

@@ -638,6 +638,7 @@ mod tests {
         let status = touch_tracker::events::BoardStatusEvent {
             status: BoardStatus::OutOfSync,
             detail: Some("last known position: ply 12".into()),
+            candidates: Vec::new(),
         };
         let steps = r.on_event(&ev(EventKind::BoardStatus(status)), &v, 0);
         assert_eq!(steps, vec![ascii("ARBITER")]);
@@ -645,6 +646,7 @@ mod tests {
         let back = touch_tracker::events::BoardStatusEvent {
             status: BoardStatus::InSync,
             detail: None,
+            candidates: Vec::new(),
         };
         let steps = r.on_event(&ev(EventKind::BoardStatus(back)), &v, 0);
         assert_eq!(steps, vec![Step::Command(ClockCommand::End)]);

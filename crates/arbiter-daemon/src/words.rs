@@ -272,23 +272,52 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
         }
         EventKind::PositionAccepted(a) => format!(
             "board {}: the arbiter accepted the board as the position, {} to move ({}); the \
-             moves after ply {} were not seen",
+             moves after ply {} were not seen{}",
             e.board,
             side(a.side_to_move),
             a.fen,
-            a.last_known_ply
+            a.last_known_ply,
+            if a.ply_unknown {
+                format!(
+                    "; how many were made is not known (at least {}): move numbers from \
+                     here may be too low",
+                    a.ply - a.last_known_ply
+                )
+            } else {
+                String::new()
+            }
         ),
         EventKind::ArbiterDecision(d) => match d.ply {
             Some(ply) => format!("{}{}", prefix(ply), d.explanation),
             None => format!("board {}: {}", e.board, d.explanation),
         },
-        EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => format!(
-            "board {}: the board shows a position no legal moves explain; check it{}",
-            e.board,
-            b.detail
+        EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => {
+            let detail = b
+                .detail
                 .as_deref()
-                .map_or(String::new(), |d| format!(" ({d})"))
-        ),
+                .map_or(String::new(), |d| format!(" ({d})"));
+            if b.candidates.is_empty() {
+                format!(
+                    "board {}: the board shows a position no legal moves explain; check \
+                     it{detail}",
+                    e.board
+                )
+            } else {
+                // Issue 36: lines fit, none is proven; the arbiter picks or types.
+                let lines: Vec<String> = b
+                    .candidates
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{}) {}", i + 1, c.san))
+                    .collect();
+                format!(
+                    "board {}: the moves made unseen are not known for sure; lines that fit: \
+                     {}; check them against the scoresheets{detail}",
+                    e.board,
+                    lines.join("; ")
+                )
+            }
+        }
         _ => return None,
     })
 }

@@ -1,14 +1,17 @@
-//! `POST /api/boards/{B}/accept/{white|black}`: the arbiter accepts what an out-of-sync
-//! board shows as the position, White or Black to move (issue 12). An arbiter action (the
-//! token, in the header): the board task checks it against the tracker, journals it and
-//! applies it; the answer is the position adopted (200), or why not (409: the board is
-//! not out of sync, or what it shows is no legal position with that side to move).
+//! `POST /api/boards/{B}/accept/{white|black}[?ply=N]`: the arbiter accepts what an
+//! out-of-sync board shows as the position, White or Black to move (issue 12), at ply `N`
+//! when he knows it from the scoresheets (issue 36: the ply PGN move numbers follow from
+//! is never a guess; without it the clock's presses decide when they prove it, otherwise
+//! the answer and the event say it is unknown). An arbiter action (the token, in the
+//! header): the board task checks it against the tracker, journals it and applies it; the
+//! answer is the position adopted (200), or why not (409: the board is not out of sync,
+//! what it shows is no legal position with that side to move, or the ply cannot be it).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use chess_rules::Color;
@@ -26,6 +29,7 @@ pub(super) async fn accept_board(
     State(d): State<Arc<Dashboard>>,
     headers: HeaderMap,
     Path((board, side)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
     // Taken (and ignored) so that the body limit applies.
     _body: Bytes,
 ) -> Response {
@@ -42,6 +46,10 @@ pub(super) async fn accept_board(
             )
         }
     };
+    let ply = match accept_ply(query.as_deref()) {
+        Ok(ply) => ply,
+        Err(why) => return error(StatusCode::BAD_REQUEST, why),
+    };
     let Some(number) = board
         .parse::<u32>()
         .ok()
@@ -57,7 +65,7 @@ pub(super) async fn accept_board(
     match d
         .hub
         .orders
-        .send(number, ArbiterOrder::AcceptBoard { side, reply })
+        .send(number, ArbiterOrder::AcceptBoard { side, ply, reply })
     {
         Ok(()) => {}
         Err(e @ OrderError::NotRunning(_)) => {
@@ -66,14 +74,61 @@ pub(super) async fn accept_board(
         Err(e @ OrderError::Busy(_)) => return error(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
     }
     match tokio::time::timeout(ANSWER_WITHIN, answer).await {
-        Ok(Ok(Ok(fen))) => {
-            tracing::info!(board = number, "dashboard: the board is accepted as {fen}");
-            fresh(json!({ "board": number, "side_to_move": side, "fen": fen }))
+        Ok(Ok(Ok(a))) => {
+            tracing::info!(
+                board = number,
+                ply = a.ply,
+                "dashboard: the board is accepted as {}",
+                a.fen
+            );
+            fresh(json!({
+                "board": number,
+                "side_to_move": side,
+                "fen": a.fen,
+                "ply": a.ply,
+                "ply_unknown": a.ply_unknown,
+            }))
         }
         Ok(Ok(Err(why))) => error(StatusCode::CONFLICT, why),
         _ => error(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("board {number} did not answer; look at its state and try again"),
         ),
+    }
+}
+
+/// The `ply=N` of the query, if given (the only parameter the route takes).
+fn accept_ply(query: Option<&str>) -> Result<Option<u32>, String> {
+    let mut ply = None;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("ply", n)) if n.len() <= 6 && !n.is_empty() => match n.parse::<u32>() {
+                Ok(n) => ply = Some(n),
+                Err(_) => return Err(format!("ply={n:?} is not a number of plies")),
+            },
+            _ => {
+                return Err(format!(
+                    "bad query {pair:?}: POST /api/boards/B/accept/SIDE takes ply=N (the ply \
+                     the board's position stands at, from the scoresheets) or nothing"
+                ))
+            }
+        }
+    }
+    Ok(ply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accept_ply;
+
+    #[test]
+    fn the_ply_comes_from_the_query_or_is_not_given() {
+        assert_eq!(accept_ply(None), Ok(None));
+        assert_eq!(accept_ply(Some("")), Ok(None));
+        assert_eq!(accept_ply(Some("ply=18")), Ok(Some(18)));
+        assert!(accept_ply(Some("ply=x")).is_err());
+        assert!(accept_ply(Some("ply=")).is_err());
+        assert!(accept_ply(Some("plies=18")).is_err());
+        assert!(accept_ply(Some("ply=99999999999")).is_err());
     }
 }

@@ -886,6 +886,7 @@ mod tests {
         EventKind::BoardStatus(BoardStatusEvent {
             status: s,
             detail: None,
+            candidates: Vec::new(),
         })
     }
 
