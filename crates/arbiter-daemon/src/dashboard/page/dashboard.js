@@ -561,17 +561,23 @@
     if (view.historyBoard !== null && $("history").open) refreshHistory();
   }
 
-  /** An out-of-sync board's card: accept what the board shows, White or Black to move. */
+  /** An out-of-sync board's card: accept what the board shows, White or Black to move, at
+   * the ply the scoresheets give (left empty: the clock's count, or "not known"). */
   function acceptBoardButtons(a) {
-    return ["white", "black"].map((side) => el("button", {
-      type: "button", class: `act-accept-${side}`, onclick: () => acceptBoard(a, side),
-    }, `Accept board, ${side === "white" ? "White" : "Black"} to move`));
+    const ply = el("input", {
+      type: "number", min: "0", class: "act-accept-ply", "aria-label": "ply from the scoresheets",
+      placeholder: "ply (scoresheet)",
+    });
+    return [ply, ...["white", "black"].map((side) => el("button", {
+      type: "button", class: `act-accept-${side}`, onclick: () => acceptBoard(a, side, ply.value),
+    }, `Accept board, ${side === "white" ? "White" : "Black"} to move`))];
   }
 
-  async function acceptBoard(a, side) {
+  async function acceptBoard(a, side, ply) {
+    const query = /^[0-9]{1,6}$/.test(ply || "") ? `?ply=${ply}` : "";
     let r;
     try {
-      r = await fetch(`/api/boards/${encodeURIComponent(a.board)}/accept/${side}`, {
+      r = await fetch(`/api/boards/${encodeURIComponent(a.board)}/accept/${side}${query}`, {
         method: "POST", headers: authHeaders(), credentials: "same-origin",
       });
     } catch (e) {
