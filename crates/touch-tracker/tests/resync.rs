@@ -263,6 +263,15 @@ impl Bench {
         self.frame();
     }
 
+    /// The line goes down while `moves` are played, the last not pressed; the board comes
+    /// back and the last is pressed then (the press sets the deep search off).
+    fn press_after_gap(&mut self, moves: &[Move]) {
+        self.gap_then(moves, false);
+        self.settle();
+        self.press(self.pos.side_to_move().opponent());
+        self.settle();
+    }
+
     /// The line goes down while a player lifts the pieces on `held`; it comes back with
     /// them still in the hand (the dump shows their squares empty).
     fn gap_holding(&mut self, held: &[Square]) {
@@ -461,24 +470,24 @@ fn a_six_ply_gap_one_line_explains() -> (Position, Move, Vec<Move>) {
         .expect("a six-ply gap with one line in the demo games")
 }
 
+/// [`a_six_ply_gap_one_line_explains`] played with `increment_secs` a move: the move
+/// before the gap seen and pressed (the press tells the tracker which side of the clock
+/// is whose, without which a press after the gap names nobody for sure), the gap's last
+/// move pressed once the board is back. Nothing is ruled.
+fn the_six_ply_gap_pressed(increment_secs: u32) -> (Bench, Position, Move, Vec<Move>) {
+    let (before, seen, lost) = a_six_ply_gap_one_line_explains();
+    let mut b = Bench::with_increment(before, increment_secs);
+    b.play(&seen.uci());
+    b.press(before.side_to_move());
+    b.settle();
+    b.press_after_gap(&lost);
+    b.no_ruling();
+    (b, before, seen, lost)
+}
+
 #[test]
 fn a_line_only_the_deep_search_reaches_is_recorded_when_alone_and_of_the_length_the_clock_counts() {
-    let (before, seen, lost) = a_six_ply_gap_one_line_explains();
-    // One move seen and pressed first: the press tells the tracker which side of the
-    // clock is whose, without which a press after the gap names nobody for sure.
-    let mut b = Bench::new(before);
-    let mover = before.side_to_move();
-    b.play(&seen.uci());
-    b.press(mover);
-    b.settle();
-    // The last lost move is pressed once the board is back: the press sets the deep
-    // search off.
-    b.gap_then(&lost, false);
-    b.settle();
-    assert_eq!(b.kinds("move"), 1, "only the move seen before the gap");
-    b.press(b.pos.side_to_move().opponent());
-    b.settle();
-    b.no_ruling();
+    let (b, _, seen, lost) = the_six_ply_gap_pressed(2);
     let got = b.recorded();
     // The last move is on the board, completed by the press the clock shows.
     assert_eq!(got[0], seen);
@@ -494,17 +503,7 @@ fn a_line_only_the_deep_search_reaches_is_recorded_when_alone_and_of_the_length_
 fn a_line_only_the_deep_search_reaches_is_asked_when_the_clock_cannot_count_the_presses() {
     // The same gap with no increment: the presses leave no trace in the clock's times, so
     // a line of eight (a piece out and back) would fit as well: the arbiter is asked.
-    let (before, seen, lost) = a_six_ply_gap_one_line_explains();
-    let mut b = Bench::with_increment(before, 0);
-    let mover = before.side_to_move();
-    b.play(&seen.uci());
-    b.press(mover);
-    b.settle();
-    b.gap_then(&lost, false);
-    b.settle();
-    b.press(b.pos.side_to_move().opponent());
-    b.settle();
-    b.no_ruling();
+    let (b, before, seen, lost) = the_six_ply_gap_pressed(0);
     assert_eq!(b.recorded(), [seen], "only the move seen: {:#?}", b.out);
     assert_eq!(b.statuses(BoardStatus::InSync).len(), 0);
     let asked = b.statuses(BoardStatus::OutOfSync);
@@ -524,19 +523,21 @@ fn gap_then_press(game: usize, start: usize, gap: usize) -> (Bench, Vec<Move>) {
     b.play_pressed(&moves[..start]);
     b.settle();
     let lost = moves[start..start + gap].to_vec();
-    b.gap_then(&lost, false);
-    b.settle();
-    b.press(b.pos.side_to_move().opponent());
-    b.settle();
+    b.press_after_gap(&lost);
     (b, lost)
 }
 
-/// The lines the last `out_of_sync` offered, checked to start after `from_ply` and to
-/// have `plies` plies each.
+/// The lines the last `out_of_sync` offered, checked to be several, to start after
+/// `from_ply` and to have `plies` plies each; nothing but the `from_ply` plies before the
+/// gap recorded, nothing ruled, nothing flagged, the board not back in sync.
 fn candidates_offered(b: &Bench, from_ply: u32, plies: usize) -> Vec<Vec<Move>> {
+    b.no_ruling();
+    assert_eq!(b.kinds("move"), from_ply as usize, "{:#?}", b.out);
+    assert_eq!(b.kinds("recovery_uncertain"), 0);
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 0, "{:#?}", b.out);
     let asked = b.statuses(BoardStatus::OutOfSync);
     let last = asked.last().expect("out of sync");
-    assert!(!last.candidates.is_empty(), "{last:#?}");
+    assert!(last.candidates.len() > 1, "{last:#?}");
     for c in &last.candidates {
         assert_eq!((c.ply, c.uci.len()), (from_ply + 1, plies), "{c:#?}");
     }
@@ -548,12 +549,7 @@ fn a_ten_ply_gap_several_lines_explain_is_asked_never_recorded() {
     // Demo game 1, ten plies unseen from ply 6 (issue 36: four lines of ten explain the
     // board, none of them the one played; one was recorded as played, flagged).
     let (b, lost) = gap_then_press(0, 6, 10);
-    b.no_ruling();
-    assert_eq!(b.kinds("move"), 6, "only the plies seen: {:#?}", b.out);
-    assert_eq!(b.kinds("recovery_uncertain"), 0);
-    assert_eq!(b.statuses(BoardStatus::InSync).len(), 0);
     let lines = candidates_offered(&b, 6, 10);
-    assert!(lines.len() > 1, "{lines:?}");
     assert!(!lines.contains(&lost), "the case this test is about");
     let asked = b.statuses(BoardStatus::OutOfSync);
     let detail = asked.last().unwrap().detail.as_deref().unwrap();
@@ -565,11 +561,7 @@ fn an_eight_ply_gap_whose_moves_reorder_is_asked_with_the_played_line_among_the_
     // Demo game 4, eight plies unseen from ply 6: the search finds the played line and
     // others in another order; one of them was recorded, flagged.
     let (b, lost) = gap_then_press(3, 6, 8);
-    b.no_ruling();
-    assert_eq!(b.kinds("move"), 6, "only the plies seen: {:#?}", b.out);
-    assert_eq!(b.kinds("recovery_uncertain"), 0);
     let lines = candidates_offered(&b, 6, 8);
-    assert!(lines.len() > 1, "{lines:?}");
     assert!(lines.contains(&lost), "{lines:?}");
 }
 
@@ -802,9 +794,6 @@ fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares
     // played the board cannot tell: the arbiter is asked, nothing recorded (issue 36).
     let lines = candidates_offered(&b, 6, 7);
     assert!(lines.contains(&moves[6..13].to_vec()), "{lines:?}");
-    assert!(lines.len() > 1, "{lines:?}");
-    assert_eq!(b.statuses(BoardStatus::InSync).len(), 0, "{:#?}", b.out);
-    assert_eq!(b.kinds("recovery_uncertain"), 0);
     // Play goes on, seen and pressed: no ruling, nothing recorded until the arbiter acts.
     for m in &moves[13..16] {
         let mover = b.pos.side_to_move();

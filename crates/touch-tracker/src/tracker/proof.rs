@@ -63,7 +63,11 @@ pub(super) fn presses_since(
     increment_ms: u64,
     time_scale: f64,
 ) -> Option<(u32, u32)> {
-    if increment_ms == 0 || t_ms < mark.t_ms || !(time_scale > 0.0) {
+    // A scale that is not a positive number (NaN included) measures nothing.
+    if increment_ms == 0
+        || t_ms < mark.t_ms
+        || time_scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+    {
         return None;
     }
     let passed = (t_ms - mark.t_ms) as f64 * time_scale;
