@@ -29,7 +29,8 @@ use crate::hub::{Hub, HubEvent};
 use crate::journal::{Durability, Journal, JournalError, Record, Syncer};
 use crate::paths::Paths;
 use crate::public::Public;
-use crate::sinks::{self, jsonl::JsonlSink, livechess::LiveChessSink, pgn::PgnSink, Sink};
+use crate::sinks::jsonl::{JsonlSink, Published};
+use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
 
 /// What can stop the daemon from starting.
 #[derive(Debug, thiserror::Error)]
@@ -181,7 +182,10 @@ impl Daemon {
             Syncer::start(URGENT_SYNC_THREADS, SYNC_THREADS).map_err(DaemonError::Syncer)?;
         let mut resumed = Vec::with_capacity(config.boards.len());
         for b in config.boards.iter().filter(|_| !opts.remote_boards) {
-            resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer).await?);
+            let published = jsonl.published(&b.name());
+            resumed.push(
+                BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer, published).await?,
+            );
         }
 
         let (stop_sinks, stop_rx) = watch::channel(false);
@@ -482,6 +486,43 @@ fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
 const URGENT_SYNC_THREADS: usize = 2;
 const SYNC_THREADS: usize = 4;
 
+/// Why a resumed board must be held for the arbiter, if it must: its journal proves less
+/// of the game than was played (a damaged record no [`Record::Held`] follows, a lost
+/// header), or holds nothing of a game whose events were published.
+fn why_held(
+    opened: &crate::journal::Opened,
+    plan: &crate::journal::ReplayPlan,
+    published: Published,
+) -> Option<String> {
+    let path = opened.journal.path().display();
+    let cause = if let Some(hole) = &plan.unheld {
+        let after = plan.proven.iter().filter(|p| !**p).count();
+        format!(
+            "journal {path} damaged at line {} (byte {}: {}): the {after} record(s) after it \
+             are not replayed",
+            hole.line, hole.offset, hole.message
+        )
+    } else if let Some(lost @ crate::journal::Lost::Header { .. }) = &opened.lost {
+        format!("journal {path}: {}", lost.words())
+    } else if opened.records.is_empty() && published.seq > 0 {
+        let state = opened
+            .lost
+            .as_ref()
+            .map_or("is new".to_owned(), |l| l.words());
+        format!("journal {path} {state}")
+    } else {
+        return None;
+    };
+    Some(if published.seq > 0 {
+        format!(
+            "{cause}; events.jsonl holds this board's events up to seq {} (moves up to ply {})",
+            published.seq, published.ply
+        )
+    } else {
+        cause
+    })
+}
+
 /// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
 fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
@@ -526,6 +567,9 @@ struct BoardTask {
 impl BoardTask {
     /// Opens the board's journal and replays it: the tracker is rebuilt and the events it
     /// emitted are published again (marked as replayed, with their original `seq`).
+    /// `published`: what events.jsonl already holds of the board. When the journal proves
+    /// less than that (a damaged record, its header lost, empty), the board is held out
+    /// of sync for the arbiter ([`Record::Held`]) instead of replayed into another game.
     async fn resume(
         config: &Config,
         b: &BoardConfig,
@@ -533,6 +577,7 @@ impl BoardTask {
         hub: &Arc<Hub>,
         now_unix: u64,
         syncer: &Syncer,
+        published: Published,
     ) -> Result<BoardTask, DaemonError> {
         let round = config.event.round;
         let tracker_config = config.tracker_config(b);
@@ -566,13 +611,16 @@ impl BoardTask {
             tracing::warn!(
                 board = b.number,
                 "journal {}, byte {}, line {}: skipped a damaged record ({}); the records \
-                 before and after it are kept",
+                 before it are replayed, those after it only from where the board was held \
+                 for the arbiter",
                 opened.journal.path().display(),
                 skip.offset,
                 skip.line,
                 skip.message
             );
         }
+        let plan = crate::journal::replay_plan(&opened.records, &opened.skipped);
+        let hold = why_held(&opened, &plan, published);
         let (answers_tx, answers) = mpsc::channel(16);
         let (inbox_tx, inbox) = mpsc::channel(8);
         let mut task = BoardTask {
@@ -601,9 +649,13 @@ impl BoardTask {
         let mut out = Vec::new();
         let mut last_t = 0;
         let mut last_disconnected = true;
-        for rec in &opened.records {
+        for (rec, proven) in opened.records.iter().zip(&plan.proven) {
+            // Times count on after every record in the file, replayed or not.
             if let Some(t) = rec.t_ms() {
                 last_t = last_t.max(t);
+            }
+            if !proven {
+                continue;
             }
             if let Record::Event(e) = rec {
                 last_disconnected = matches!(e.event, BoardEvent::Disconnected { .. });
@@ -611,12 +663,18 @@ impl BoardTask {
             if let Record::Analysis { id, .. } = rec {
                 unanswered.remove(id);
             }
+            if matches!(rec, Record::Held { .. }) {
+                // The events before it keep their numbers; it numbers on after those
+                // published then.
+                task.replayed += out.len() as u64;
+                task.publish(std::mem::take(&mut out), true);
+            }
             task.apply(rec, &mut out);
             while let Some(req) = task.tracker.poll_analysis() {
                 unanswered.insert(req.id, req);
             }
         }
-        task.replayed = out.len() as u64;
+        task.replayed += out.len() as u64;
         task.publish(out, true);
         let since_epoch = now_unix.saturating_sub(task.epoch_unix_ms);
         task.offset = if opened.records.is_empty() {
@@ -647,6 +705,19 @@ impl BoardTask {
                 .await;
             }
         }
+        if let Some(why) = hold {
+            tracing::warn!(
+                board = b.number,
+                "{why}: the board is held out of sync until the arbiter accepts its position"
+            );
+            let held = Record::Held {
+                t_ms: task.offset,
+                why,
+                seq: task.seq.max(published.seq),
+                at_least_ply: published.ply.max(task.tracker.position().plies()),
+            };
+            task.input(held, Durability::Now).await;
+        }
         for req in unanswered.into_values() {
             task.spawn_analysis(req);
         }
@@ -670,6 +741,17 @@ impl BoardTask {
                 }
             }
             Record::Arbiter { t_ms, input } => self.tracker.arbiter(*t_ms, input, out),
+            Record::Held {
+                t_ms,
+                why,
+                seq,
+                at_least_ply,
+            } => {
+                // Never a second version of an event already out: number on after them.
+                self.seq = self.seq.max(*seq);
+                self.tracker
+                    .hold_for_arbiter(*t_ms, why, *at_least_ply, out);
+            }
         }
     }
 
@@ -1233,9 +1315,17 @@ mod tests {
         let syncer = Syncer::start(1, 1).unwrap();
 
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
-            .await
-            .unwrap();
+        let mut task = BoardTask::resume(
+            &config,
+            &config.boards[0],
+            &paths,
+            &hub,
+            1_000,
+            &syncer,
+            Published::default(),
+        )
+        .await
+        .unwrap();
         assert_eq!(task.replayed, 0);
         play(&mut task, &inputs).await;
         drop(task);
@@ -1254,9 +1344,17 @@ mod tests {
 
         // A restart: the same events, marked as replayed, then the restart is noted.
         let hub2 = Arc::new(Hub::new([4]));
-        let task = BoardTask::resume(&config, &config.boards[0], &paths, &hub2, 900_000, &syncer)
-            .await
-            .unwrap();
+        let task = BoardTask::resume(
+            &config,
+            &config.boards[0],
+            &paths,
+            &hub2,
+            900_000,
+            &syncer,
+            Published::default(),
+        )
+        .await
+        .unwrap();
         let again = hub2.events_since(0);
         assert_eq!(task.replayed as usize, live.len());
         for (a, b) in live.iter().zip(&again) {
@@ -1286,9 +1384,17 @@ mod tests {
         let paths = Paths::new(&dir);
         let syncer = Syncer::start(1, 1).unwrap();
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
-            .await
-            .unwrap();
+        let mut task = BoardTask::resume(
+            &config,
+            &config.boards[0],
+            &paths,
+            &hub,
+            1_000,
+            &syncer,
+            Published::default(),
+        )
+        .await
+        .unwrap();
         play(&mut task, &inputs()).await;
         let physical = hub.physical(4).expect("the physical view is kept");
         assert_eq!(physical.placement, *task.tracker.placement());

@@ -41,8 +41,8 @@ pub struct JsonlSink {
     stdout: bool,
     /// Index into the hub's log of the next event to look at.
     next: usize,
-    /// Per board, the highest `seq` of this round already in the file.
-    written: HashMap<String, u64>,
+    /// Per board, what of this round is already in the file.
+    written: HashMap<String, Published>,
     /// Lines the disk has not taken yet.
     backlog: Backlog,
     /// The last write failed (said once until one succeeds).
@@ -54,6 +54,17 @@ struct Seen {
     board: String,
     round: Option<u32>,
     seq: Option<u64>,
+    kind: Option<String>,
+    ply: Option<u32>,
+}
+
+/// What of a board's events of this round the file holds already.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Published {
+    /// The highest `seq`: a restart never writes an event numbered up to it again.
+    pub seq: u64,
+    /// The highest ply of a `move`: the game reached it.
+    pub ply: u32,
 }
 
 impl JsonlSink {
@@ -67,7 +78,7 @@ impl JsonlSink {
             .append(true)
             .create(true)
             .open(path)?;
-        let mut written: HashMap<String, u64> = HashMap::new();
+        let mut written: HashMap<String, Published> = HashMap::new();
         let mut reader = BufReader::with_capacity(1 << 20, &file);
         let mut buf = Vec::new();
         let mut offset = 0u64;
@@ -102,7 +113,10 @@ impl JsonlSink {
             if let (Some(r), Some(seq)) = (seen.round, seen.seq) {
                 if r == round {
                     let w = written.entry(seen.board).or_default();
-                    *w = (*w).max(seq);
+                    w.seq = w.seq.max(seq);
+                    if seen.kind.as_deref() == Some("move") {
+                        w.ply = w.ply.max(seen.ply.unwrap_or(0));
+                    }
                 }
             }
         }
@@ -146,6 +160,11 @@ impl JsonlSink {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// What the file holds of `board`'s events of this round (read at opening).
+    pub fn published(&self, board: &str) -> Published {
+        self.written.get(board).copied().unwrap_or_default()
+    }
 }
 
 impl Sink for JsonlSink {
@@ -160,7 +179,7 @@ impl Sink for JsonlSink {
         let dropped_before = self.backlog.dropped();
         for e in events {
             let board = e.event.board.as_str();
-            if e.round == self.round && self.written.get(board).is_some_and(|w| e.seq <= *w) {
+            if e.round == self.round && self.written.get(board).is_some_and(|w| e.seq <= w.seq) {
                 continue;
             }
             let json = e.to_json();

@@ -2,6 +2,11 @@
 //! (or Black) to move". The tracker adopts the placement the board shows with the side the
 //! arbiter names, and the game goes on from it. An input like any other (the daemon
 //! journals it), so a replay reaches the same state.
+//!
+//! A board can also be held out of sync by the daemon ([`Tracker::hold_for_arbiter`]):
+//! when part of its inputs is lost (a journal damaged in the middle, its header lost),
+//! the game the tracker knows is not the game played, and only the arbiter can say which
+//! position the board's placement is.
 
 use chess_rules::{
     CastleSide, CastlingRights, Color, File, Game, Piece, Placement, Position, Rank, Role, Square,
@@ -24,7 +29,54 @@ pub enum AcceptError {
     NotAPosition { side: Color, reason: String },
 }
 
+/// Why a board is held out of sync for the arbiter, and what is known of the game.
+#[derive(Debug, Clone)]
+pub(super) struct Held {
+    /// The game is known to have reached this ply (moves already published from inputs
+    /// now lost): an accepted position numbers its plies from no lower.
+    at_least_ply: u32,
+}
+
 impl Tracker {
+    /// Part of this board's inputs is lost (`why`: the daemon's journal damaged, its
+    /// header lost), and the game is known to have reached at least ply `at_least_ply`
+    /// (events already published): the board goes out of sync with the last position the
+    /// remaining inputs prove, and stays so, recognising no move and ruling nothing,
+    /// until the arbiter accepts the position it shows ([`Tracker::accept_board`]) or a
+    /// new game is set up. Replaying what followed the loss could rule on a game that was
+    /// not played (an illegal move for a placement whose record is lost).
+    pub fn hold_for_arbiter(
+        &mut self,
+        t: u64,
+        why: &str,
+        at_least_ply: u32,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.held = Some(Held { at_least_ply });
+        self.desynced = true;
+        self.gap_open = true;
+        self.last_gap_ms = Some(t);
+        self.clear_pending();
+        self.pending_recovery = None;
+        self.recovery_forced = false;
+        self.rebuilt_doubt = None;
+        self.gap_dump = None;
+        if matches!(self.phase, Phase::Restoring(_)) {
+            // The ruling stands (it was published); its restoration is not known.
+            self.phase = Phase::Playing;
+        }
+        let base = self.game.position();
+        let detail = format!(
+            "{why}; last position the journal proves: ply {} ({} to move, {}); the game \
+             reached at least ply {at_least_ply}; the arbiter confirms the position the board \
+             shows (accept it); no move, ruling or penalty on this board until then",
+            base.plies(),
+            base.side_to_move(),
+            base.fen(),
+        );
+        self.status(out, t, BoardStatus::OutOfSync, Some(detail));
+    }
+
     /// The position [`Tracker::accept_board`] would adopt, or why it cannot.
     pub fn accepted_position(&self, side: Color) -> Result<Position, AcceptError> {
         if !self.desynced || !matches!(self.phase, Phase::Playing) {
@@ -35,8 +87,12 @@ impl Tracker {
         }
         let base = self.game.position();
         let castling = rights_still_possible(base, &self.placement);
-        // At least the plies the squares need, of the parity the side to move gives.
+        // At least the plies the squares need (and the game is known to have reached),
+        // of the parity the side to move gives.
         let mut ply = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
+        if let Some(held) = &self.held {
+            ply = ply.max(held.at_least_ply);
+        }
         if (ply % 2 == 1) != (side == Color::Black) {
             ply += 1;
         }
@@ -75,6 +131,7 @@ impl Tracker {
         self.turn_start_ms = t;
         self.gap_open = false;
         self.desynced = false;
+        self.held = None;
         self.rebuilt_doubt = None;
         self.gap_dump = None;
         self.recount();

@@ -298,6 +298,9 @@ pub struct Tracker {
     /// What the board showed when it came back out of sync, and what the deep search
     /// found for it (see `deep.rs`).
     gap_dump: Option<deep::GapDump>,
+    /// The daemon lost inputs of this game (see [`Tracker::hold_for_arbiter`]): out of
+    /// sync, nothing recognised or ruled, until the arbiter accepts the position.
+    held: Option<accept::Held>,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -387,6 +390,7 @@ impl Tracker {
             piece_in_air: false,
             rebuilt_doubt: None,
             gap_dump: None,
+            held: None,
             cfg,
         }
     }
@@ -899,6 +903,11 @@ impl Tracker {
             }
             Phase::Restoring(_) => {
                 self.restoring(t, out);
+                return;
+            }
+            Phase::Playing if self.held.is_some() => {
+                // Held for the arbiter: the game known here is not the whole game, so
+                // what the board shows is matched against nothing (no move, no result).
                 return;
             }
             Phase::Playing => {}
@@ -1492,6 +1501,7 @@ impl Tracker {
         self.history.clear();
         self.clear_pending();
         self.desynced = false;
+        self.held = None;
         self.rebuilt_doubt = None;
         self.gap_dump = None;
         self.unpressed_last = None;
