@@ -143,6 +143,12 @@ fn run(damage: Damage) {
         .filter(|e| e["kind"] == "illegal_move" || e["kind"] == "illegal_move_stands")
         .collect();
     assert!(rulings.is_empty(), "{damage:?}: false rulings {rulings:?}");
+    let pgn_path = out.join("pgn/round-2/board-1.pgn");
+    let pgn = std::fs::read_to_string(&pgn_path).unwrap();
+    assert!(
+        !pgn.to_lowercase().contains("illegal"),
+        "{damage:?}: a false ruling in the PGN: {pgn}"
+    );
     // Each event once, and each ply's move once (a correction names the move it
     // replaces), as played.
     let seqs: Vec<u64> = b.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
@@ -191,9 +197,6 @@ fn run(damage: Damage) {
         "{damage:?}: {detail:?} names no {named:?}"
     );
     // The PGN: what the journal proves, no ruling.
-    let pgn_path = out.join("pgn/round-2/board-1.pgn");
-    let pgn = std::fs::read_to_string(&pgn_path).unwrap();
-    assert!(!pgn.to_lowercase().contains("illegal"), "{damage:?}: {pgn}");
     let games = read_pgn(pgn.as_bytes()).unwrap();
     let moves: Vec<String> = games[0]
         .replay()

@@ -508,8 +508,8 @@ fn why_held(
         let state = opened
             .lost
             .as_ref()
-            .map_or("is new".to_owned(), |l| l.words());
-        format!("journal {path} {state}")
+            .map_or("the journal was not there".to_owned(), |l| l.words());
+        format!("journal {path}: {state}")
     } else {
         return None;
     };
