@@ -682,6 +682,10 @@ impl BoardTask {
         } else {
             since_epoch.max(last_t + 1)
         };
+        if let Some(why) = hold {
+            // First: what follows is numbered after the events already published.
+            task.hold(why, published).await;
+        }
         if !opened.records.is_empty() {
             tracing::info!(
                 board = b.number,
@@ -705,24 +709,29 @@ impl BoardTask {
                 .await;
             }
         }
-        if let Some(why) = hold {
-            tracing::warn!(
-                board = b.number,
-                "{why}: the board is held out of sync until the arbiter accepts its position"
-            );
-            let held = Record::Held {
-                t_ms: task.offset,
-                why,
-                seq: task.seq.max(published.seq),
-                at_least_ply: published.ply.max(task.tracker.position().plies()),
-            };
-            task.input(held, Durability::Now).await;
-        }
         for req in unanswered.into_values() {
             task.spawn_analysis(req);
         }
         task.hub.set_snapshot(task.number, task.tracker.snapshot());
         Ok(task)
+    }
+
+    /// Holds the board out of sync for the arbiter (`why`), numbering its next events
+    /// after those `published` ([`Record::Held`], journaled so that every later restart
+    /// holds it at the same point).
+    async fn hold(&mut self, why: String, published: Published) {
+        tracing::warn!(
+            board = self.number,
+            ply = self.tracker.position().plies(),
+            "{why}: the board is held out of sync until the arbiter accepts its position"
+        );
+        let held = Record::Held {
+            t_ms: self.offset,
+            why,
+            seq: self.seq.max(published.seq),
+            at_least_ply: published.ply.max(self.tracker.position().plies()),
+        };
+        self.input(held, Durability::Now).await;
     }
 
     /// Feeds one input to the tracker.
@@ -1303,6 +1312,95 @@ mod tests {
             }
         }
         feed_timers(task, u64::MAX).await;
+    }
+
+    /// A restart of board 4 that sees `published` in events.jsonl: its events.
+    async fn restart(
+        config: &Config,
+        paths: &Paths,
+        syncer: &Syncer,
+        published: Published,
+    ) -> Vec<Arc<HubEvent>> {
+        let hub = Arc::new(Hub::new([4]));
+        let task = BoardTask::resume(
+            config,
+            &config.boards[0],
+            paths,
+            &hub,
+            900_000,
+            syncer,
+            published,
+        )
+        .await
+        .unwrap();
+        drop(task);
+        hub.events_since(0)
+    }
+
+    #[tokio::test]
+    async fn a_journal_damaged_in_the_middle_holds_the_board_at_the_same_point_at_every_restart() {
+        let dir = std::env::temp_dir().join(format!("arbiter-runtime-hole-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let paths = Paths::new(&dir);
+        let syncer = Syncer::start(1, 1).unwrap();
+        let hub = Arc::new(Hub::new([4]));
+        let mut task = BoardTask::resume(
+            &config,
+            &config.boards[0],
+            &paths,
+            &hub,
+            1_000,
+            &syncer,
+            Published::default(),
+        )
+        .await
+        .unwrap();
+        play(&mut task, &inputs()).await;
+        drop(task);
+        let live = hub.events_since(0);
+        let published = Published {
+            seq: live.len() as u64,
+            ply: 8,
+        };
+        // A record in the middle torn and run into the next.
+        let path = paths.journal(1, 4);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let i = lines.len() / 2;
+        let torn = lines[i][..lines[i].len() / 2].to_owned();
+        lines[i + 1] = format!("{torn}{}", lines[i + 1]);
+        lines.remove(i);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+        let first = restart(&config, &paths, &syncer, published).await;
+        let replayed: Vec<_> = first.iter().take_while(|e| e.replayed).collect();
+        assert!(
+            replayed.len() < live.len(),
+            "the replay stops at the damage"
+        );
+        for (a, b) in live.iter().zip(&replayed) {
+            assert_eq!((a.seq, &a.event), (b.seq, &b.event), "the proven prefix");
+        }
+        let held = &first[replayed.len()];
+        assert_eq!(held.seq, published.seq + 1, "numbered after events.jsonl");
+        let json = held.event.to_json();
+        assert!(
+            json.contains("out_of_sync") && json.contains("damaged at line"),
+            "{json}"
+        );
+        // Every later restart replays to the same point, holds there with the same
+        // numbers, and holds no second time.
+        let published = Published {
+            seq: first.last().unwrap().seq,
+            ply: 8,
+        };
+        let second = restart(&config, &paths, &syncer, published).await;
+        assert_eq!(second.len(), first.len());
+        for (a, b) in first.iter().zip(&second) {
+            assert_eq!((a.seq, &a.event), (b.seq, &b.event));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[tokio::test]
