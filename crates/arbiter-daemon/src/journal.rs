@@ -1166,7 +1166,7 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use dgt_protocol::BoardEvent;
 
@@ -1297,6 +1297,17 @@ mod tests {
         assert!(e.to_string().contains("belongs to board 1 round 2"), "{e}");
     }
 
+    /// Tears line `i` (0-based) of the file at `path` in half and runs it into the next
+    /// (a write cut short, the next record written after it on the same line).
+    pub(crate) fn tear_into_next(path: &Path, i: usize) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let torn = lines[i][..lines[i].len() / 2].to_owned();
+        lines[i + 1] = format!("{torn}{}", lines[i + 1]);
+        lines.remove(i);
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    }
+
     fn hole(before: usize) -> Skipped {
         Skipped {
             offset: 0,
@@ -1352,13 +1363,8 @@ mod tests {
             o.journal.append(&event(t), Durability::Soon).unwrap();
         }
         drop(o);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         // Record 24 (line 25) torn and run into record 25.
-        let torn = lines[24][..lines[24].len() / 2].to_owned();
-        lines[25] = format!("{torn}{}", lines[25]);
-        lines.remove(24);
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        tear_into_next(&path, 24);
         let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
         assert_eq!(
             o.records.len(),

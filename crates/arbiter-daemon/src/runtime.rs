@@ -1314,6 +1314,28 @@ mod tests {
         feed_timers(task, u64::MAX).await;
     }
 
+    /// Board 4 resumed from its journal at `now_unix`, events.jsonl holding `published`.
+    async fn resumed(
+        config: &Config,
+        paths: &Paths,
+        hub: &Arc<Hub>,
+        now_unix: u64,
+        syncer: &Syncer,
+        published: Published,
+    ) -> BoardTask {
+        BoardTask::resume(
+            config,
+            &config.boards[0],
+            paths,
+            hub,
+            now_unix,
+            syncer,
+            published,
+        )
+        .await
+        .unwrap()
+    }
+
     /// A restart of board 4 that sees `published` in events.jsonl: its events.
     async fn restart(
         config: &Config,
@@ -1322,17 +1344,7 @@ mod tests {
         published: Published,
     ) -> Vec<Arc<HubEvent>> {
         let hub = Arc::new(Hub::new([4]));
-        let task = BoardTask::resume(
-            config,
-            &config.boards[0],
-            paths,
-            &hub,
-            900_000,
-            syncer,
-            published,
-        )
-        .await
-        .unwrap();
+        let task = resumed(config, paths, &hub, 900_000, syncer, published).await;
         drop(task);
         hub.events_since(0)
     }
@@ -1345,17 +1357,7 @@ mod tests {
         let paths = Paths::new(&dir);
         let syncer = Syncer::start(1, 1).unwrap();
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(
-            &config,
-            &config.boards[0],
-            &paths,
-            &hub,
-            1_000,
-            &syncer,
-            Published::default(),
-        )
-        .await
-        .unwrap();
+        let mut task = resumed(&config, &paths, &hub, 1_000, &syncer, Published::default()).await;
         play(&mut task, &inputs()).await;
         drop(task);
         let live = hub.events_since(0);
@@ -1365,13 +1367,8 @@ mod tests {
         };
         // A record in the middle torn and run into the next.
         let path = paths.journal(1, 4);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-        let i = lines.len() / 2;
-        let torn = lines[i][..lines[i].len() / 2].to_owned();
-        lines[i + 1] = format!("{torn}{}", lines[i + 1]);
-        lines.remove(i);
-        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let middle = std::fs::read_to_string(&path).unwrap().lines().count() / 2;
+        crate::journal::tests::tear_into_next(&path, middle);
 
         let first = restart(&config, &paths, &syncer, published).await;
         let replayed: Vec<_> = first.iter().take_while(|e| e.replayed).collect();
@@ -1413,17 +1410,7 @@ mod tests {
         let syncer = Syncer::start(1, 1).unwrap();
 
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(
-            &config,
-            &config.boards[0],
-            &paths,
-            &hub,
-            1_000,
-            &syncer,
-            Published::default(),
-        )
-        .await
-        .unwrap();
+        let mut task = resumed(&config, &paths, &hub, 1_000, &syncer, Published::default()).await;
         assert_eq!(task.replayed, 0);
         play(&mut task, &inputs).await;
         drop(task);
@@ -1442,17 +1429,15 @@ mod tests {
 
         // A restart: the same events, marked as replayed, then the restart is noted.
         let hub2 = Arc::new(Hub::new([4]));
-        let task = BoardTask::resume(
+        let task = resumed(
             &config,
-            &config.boards[0],
             &paths,
             &hub2,
             900_000,
             &syncer,
             Published::default(),
         )
-        .await
-        .unwrap();
+        .await;
         let again = hub2.events_since(0);
         assert_eq!(task.replayed as usize, live.len());
         for (a, b) in live.iter().zip(&again) {
@@ -1482,17 +1467,7 @@ mod tests {
         let paths = Paths::new(&dir);
         let syncer = Syncer::start(1, 1).unwrap();
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(
-            &config,
-            &config.boards[0],
-            &paths,
-            &hub,
-            1_000,
-            &syncer,
-            Published::default(),
-        )
-        .await
-        .unwrap();
+        let mut task = resumed(&config, &paths, &hub, 1_000, &syncer, Published::default()).await;
         play(&mut task, &inputs()).await;
         let physical = hub.physical(4).expect("the physical view is kept");
         assert_eq!(physical.placement, *task.tracker.placement());
