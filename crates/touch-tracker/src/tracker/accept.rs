@@ -42,8 +42,8 @@ impl Tracker {
     /// header lost), and the game is known to have reached at least ply `at_least_ply`
     /// (events already published): the board goes out of sync with the last position the
     /// remaining inputs prove, and stays so, recognising no move and ruling nothing,
-    /// until the arbiter accepts the position it shows ([`Tracker::accept_board`]) or a
-    /// new game is set up. Replaying what followed the loss could rule on a game that was
+    /// until the arbiter accepts the position it shows ([`Tracker::accept_board`]) (or,
+    /// the game being over, a new game is set up). Replaying what followed the loss could rule on a game that was
     /// not played (an illegal move for a placement whose record is lost).
     pub fn hold_for_arbiter(
         &mut self,
