@@ -143,12 +143,12 @@ pub enum Record {
     /// Inputs before this record are lost (`why`: a damaged record before it, the header
     /// lost, an empty journal): `Tracker::hold_for_arbiter`, the board out of sync until
     /// the arbiter accepts its position. Events already published went up to `seq` (the
-    /// board's next event is numbered after it) and moves up to ply `at_least_ply`.
+    /// board's next event is numbered after it) and say `known` of the game.
     Held {
         t_ms: u64,
         why: String,
         seq: u64,
-        at_least_ply: u32,
+        known: touch_tracker::KnownGame,
     },
 }
 
@@ -1322,7 +1322,7 @@ pub(crate) mod tests {
             t_ms,
             why: "journal damaged".into(),
             seq: 9,
-            at_least_ply: 4,
+            known: touch_tracker::KnownGame::default(),
         }
     }
 

@@ -515,8 +515,12 @@ fn why_held(
     };
     Some(if published.seq > 0 {
         format!(
-            "{cause}; events.jsonl holds this board's events up to seq {} (moves up to ply {})",
-            published.seq, published.ply
+            "{cause}; events.jsonl holds this board's events up to seq {} (moves up to ply \
+             {}, illegal moves: White {}, Black {})",
+            published.seq,
+            published.known.ply,
+            published.known.illegal_white,
+            published.known.illegal_black
         )
     } else {
         cause
@@ -729,7 +733,7 @@ impl BoardTask {
             t_ms: self.offset,
             why,
             seq: self.seq.max(published.seq),
-            at_least_ply: published.ply.max(self.tracker.position().plies()),
+            known: published.known,
         };
         self.input(held, Durability::Now).await;
     }
@@ -754,12 +758,11 @@ impl BoardTask {
                 t_ms,
                 why,
                 seq,
-                at_least_ply,
+                known,
             } => {
                 // Never a second version of an event already out: number on after them.
                 self.seq = self.seq.max(*seq);
-                self.tracker
-                    .hold_for_arbiter(*t_ms, why, *at_least_ply, out);
+                self.tracker.hold_for_arbiter(*t_ms, why, *known, out);
             }
         }
     }
@@ -1363,7 +1366,10 @@ mod tests {
         let live = hub.events_since(0);
         let published = Published {
             seq: live.len() as u64,
-            ply: 8,
+            known: touch_tracker::KnownGame {
+                ply: 8,
+                ..Default::default()
+            },
         };
         // A record in the middle torn and run into the next.
         let path = paths.journal(1, 4);
@@ -1390,7 +1396,7 @@ mod tests {
         // numbers, and holds no second time.
         let published = Published {
             seq: first.last().unwrap().seq,
-            ply: 8,
+            ..published
         };
         let second = restart(&config, &paths, &syncer, published).await;
         assert_eq!(second.len(), first.len());

@@ -42,4 +42,4 @@ pub use events::{
     Touched,
 };
 pub use sync::SyncTracker;
-pub use tracker::{AcceptError, GameState, Snapshot, Tracker};
+pub use tracker::{AcceptError, GameState, KnownGame, Snapshot, Tracker};

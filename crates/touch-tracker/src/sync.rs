@@ -69,10 +69,10 @@ impl SyncTracker {
         &mut self,
         t_ms: u64,
         why: &str,
-        at_least_ply: u32,
+        known: crate::KnownGame,
         out: &mut Vec<ArbiterEvent>,
     ) {
-        self.tracker.hold_for_arbiter(t_ms, why, at_least_ply, out);
+        self.tracker.hold_for_arbiter(t_ms, why, known, out);
     }
 
     fn answer_all(&mut self, out: &mut Vec<ArbiterEvent>) {

@@ -11,7 +11,7 @@ use dgt_protocol::{
 use touch_tracker::recover::{self, Exhausted};
 use touch_tracker::{
     events::{BoardStatusEvent, RecoveryUncertainEvent},
-    ArbiterEvent, BoardStatus, EventKind, SyncTracker, TrackerConfig,
+    ArbiterEvent, BoardStatus, EventKind, KnownGame, SyncTracker, TrackerConfig,
 };
 
 /// The demo's eight games (the daemon's `demo/games.pgn`, in this repository).
@@ -520,8 +520,13 @@ fn a_board_held_for_the_arbiter_records_and_rules_nothing_until_it_is_accepted()
     b.settle();
     let mut out = Vec::new();
     b.t += 100;
+    let known = KnownGame {
+        ply: 6,
+        illegal_white: 1,
+        illegal_black: 0,
+    };
     b.tracker
-        .hold_for_arbiter(b.t, "journal damaged at line 9", 6, &mut out);
+        .hold_for_arbiter(b.t, "journal damaged at line 9", known, &mut out);
     b.out.extend(out);
     let held = b.statuses(BoardStatus::OutOfSync);
     assert_eq!(held.len(), 1);
@@ -540,6 +545,11 @@ fn a_board_held_for_the_arbiter_records_and_rules_nothing_until_it_is_accepted()
     b.no_ruling();
     assert_eq!(b.recorded(), moves[..2], "nothing recorded while held");
     assert!(b.statuses(BoardStatus::InSync).is_empty());
+    assert_eq!(
+        b.tracker.tracker().snapshot().illegal_white,
+        1,
+        "the illegal move published stands"
+    );
     // The arbiter accepts: the game numbers on from no lower than it is known to have got.
     let side = b.pos.side_to_move();
     let pos = b.tracker.tracker().accepted_position(side).unwrap();

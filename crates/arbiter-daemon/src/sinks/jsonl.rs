@@ -56,6 +56,8 @@ struct Seen {
     seq: Option<u64>,
     kind: Option<String>,
     ply: Option<u32>,
+    color: Option<String>,
+    count: Option<u32>,
 }
 
 /// What of a board's events of this round the file holds already.
@@ -63,8 +65,27 @@ struct Seen {
 pub struct Published {
     /// The highest `seq`: a restart never writes an event numbered up to it again.
     pub seq: u64,
-    /// The highest ply of a `move`: the game reached it.
-    pub ply: u32,
+    /// What they say of the game (the highest ply of a `move`, the illegal moves'
+    /// counts), for a board whose journal proves less.
+    pub known: touch_tracker::KnownGame,
+}
+
+impl Published {
+    /// Takes in one event of the board.
+    fn add(&mut self, seen: &Seen, seq: u64) {
+        self.seq = self.seq.max(seq);
+        let known = &mut self.known;
+        match (seen.kind.as_deref(), seen.color.as_deref()) {
+            (Some("move"), _) => known.ply = known.ply.max(seen.ply.unwrap_or(0)),
+            (Some("illegal_move"), Some("white")) => {
+                known.illegal_white = known.illegal_white.max(seen.count.unwrap_or(1));
+            }
+            (Some("illegal_move"), Some("black")) => {
+                known.illegal_black = known.illegal_black.max(seen.count.unwrap_or(1));
+            }
+            _ => {}
+        }
+    }
 }
 
 impl JsonlSink {
@@ -112,11 +133,10 @@ impl JsonlSink {
             };
             if let (Some(r), Some(seq)) = (seen.round, seen.seq) {
                 if r == round {
-                    let w = written.entry(seen.board).or_default();
-                    w.seq = w.seq.max(seq);
-                    if seen.kind.as_deref() == Some("move") {
-                        w.ply = w.ply.max(seen.ply.unwrap_or(0));
-                    }
+                    written
+                        .entry(seen.board.clone())
+                        .or_default()
+                        .add(&seen, seq);
                 }
             }
         }
@@ -236,6 +256,33 @@ impl Sink for JsonlSink {
 mod tests {
     use super::*;
     use crate::sinks::pgn::tests::hub;
+
+    #[test]
+    fn what_the_file_holds_of_a_board_is_read_at_opening() {
+        let dir = std::env::temp_dir().join(format!("arbiter-jsonl-pub-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("events.jsonl");
+        let lines = [
+            r#"{"board":"1","kind":"move","ply":1,"seq":1,"round":3}"#,
+            r#"{"board":"1","kind":"illegal_move","color":"black","count":1,"ply":2,"seq":2,"round":3}"#,
+            r#"{"board":"1","kind":"move","ply":2,"seq":3,"round":3}"#,
+            r#"{"board":"1","kind":"board_status","seq":4,"round":3}"#,
+            r#"{"board":"1","kind":"move","ply":9,"seq":9,"round":2}"#,
+            r#"{"board":"2","kind":"move","ply":5,"seq":6,"round":3}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let sink = JsonlSink::open(&path, 3, false).unwrap();
+        let one = sink.published("1");
+        assert_eq!((one.seq, one.known.ply), (4, 2), "round 3 only");
+        assert_eq!((one.known.illegal_white, one.known.illegal_black), (0, 1));
+        assert_eq!(
+            (sink.published("2").seq, sink.published("2").known.ply),
+            (6, 5)
+        );
+        assert_eq!(sink.published("3"), Published::default());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn events_already_in_the_file_are_not_written_again() {

@@ -29,30 +29,46 @@ pub enum AcceptError {
     NotAPosition { side: Color, reason: String },
 }
 
-/// Why a board is held out of sync for the arbiter, and what is known of the game.
+/// What is known of a game whose inputs are partly lost, from the events already
+/// published (a board held by [`Tracker::hold_for_arbiter`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KnownGame {
+    /// The highest ply of a move published: an accepted position numbers its plies from
+    /// no lower.
+    pub ply: u32,
+    /// Completed illegal moves published, per player: they stand (art. 7.5.5 counts per
+    /// game, a second one loses).
+    #[serde(default)]
+    pub illegal_white: u32,
+    #[serde(default)]
+    pub illegal_black: u32,
+}
+
+/// A board held out of sync for the arbiter, and what is known of its game.
 #[derive(Debug, Clone)]
 pub(super) struct Held {
-    /// The game is known to have reached this ply (moves already published from inputs
-    /// now lost): an accepted position numbers its plies from no lower.
-    at_least_ply: u32,
+    known: KnownGame,
 }
 
 impl Tracker {
     /// Part of this board's inputs is lost (`why`: the daemon's journal damaged, its
-    /// header lost), and the game is known to have reached at least ply `at_least_ply`
-    /// (events already published): the board goes out of sync with the last position the
-    /// remaining inputs prove, and stays so, recognising no move and ruling nothing,
-    /// until the arbiter accepts the position it shows ([`Tracker::accept_board`]) (or,
-    /// the game being over, a new game is set up). Replaying what followed the loss could rule on a game that was
-    /// not played (an illegal move for a placement whose record is lost).
+    /// header lost), and `known` is what the events already published say of the game:
+    /// the board goes out of sync with the last position the remaining inputs prove, and
+    /// stays so, recognising no move and ruling nothing, until the arbiter accepts the
+    /// position it shows ([`Tracker::accept_board`]) (or, the game being over, a new game
+    /// is set up). Replaying what followed the loss could rule on a game that was not
+    /// played (an illegal move for a placement whose record is lost); the illegal moves
+    /// published stand.
     pub fn hold_for_arbiter(
         &mut self,
         t: u64,
         why: &str,
-        at_least_ply: u32,
+        known: KnownGame,
         out: &mut Vec<ArbiterEvent>,
     ) {
-        self.held = Some(Held { at_least_ply });
+        self.held = Some(Held { known });
+        self.counts[0] = self.counts[0].max(known.illegal_white);
+        self.counts[1] = self.counts[1].max(known.illegal_black);
         self.desynced = true;
         self.gap_open = true;
         self.last_gap_ms = Some(t);
@@ -68,11 +84,12 @@ impl Tracker {
         let base = self.game.position();
         let detail = format!(
             "{why}; last position the journal proves: ply {} ({} to move, {}); the game \
-             reached at least ply {at_least_ply}; the arbiter confirms the position the board \
+             reached at least ply {}; the arbiter confirms the position the board \
              shows (accept it); no move, ruling or penalty on this board until then",
             base.plies(),
             base.side_to_move(),
             base.fen(),
+            known.ply,
         );
         self.status(out, t, BoardStatus::OutOfSync, Some(detail));
     }
@@ -91,7 +108,7 @@ impl Tracker {
         // of the parity the side to move gives.
         let mut ply = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
         if let Some(held) = &self.held {
-            ply = ply.max(held.at_least_ply);
+            ply = ply.max(held.known.ply);
         }
         if (ply % 2 == 1) != (side == Color::Black) {
             ply += 1;

@@ -37,7 +37,7 @@ mod deep;
 mod record;
 mod rulings;
 
-pub use accept::AcceptError;
+pub use accept::{AcceptError, KnownGame};
 
 use rulings::loss_unless_no_mate;
 
