@@ -83,6 +83,8 @@ impl Published {
             (Some("illegal_move"), Some("black")) => {
                 known.illegal_black = known.illegal_black.max(seen.count.unwrap_or(1));
             }
+            // The board's next game: its plies and illegal moves count from nothing.
+            (Some("new_game"), _) => *known = touch_tracker::KnownGame::default(),
             _ => {}
         }
     }
@@ -270,15 +272,20 @@ mod tests {
             r#"{"board":"1","kind":"board_status","seq":4,"round":3}"#,
             r#"{"board":"1","kind":"move","ply":9,"seq":9,"round":2}"#,
             r#"{"board":"2","kind":"move","ply":5,"seq":6,"round":3}"#,
+            r#"{"board":"2","kind":"illegal_move","color":"white","count":1,"seq":7,"round":3}"#,
+            r#"{"board":"2","kind":"new_game","seq":8,"round":3}"#,
+            r#"{"board":"2","kind":"move","ply":1,"seq":9,"round":3}"#,
         ];
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let sink = JsonlSink::open(&path, 3, false).unwrap();
         let one = sink.published("1");
         assert_eq!((one.seq, one.known.ply), (4, 2), "round 3 only");
         assert_eq!((one.known.illegal_white, one.known.illegal_black), (0, 1));
+        let two = sink.published("2");
         assert_eq!(
-            (sink.published("2").seq, sink.published("2").known.ply),
-            (6, 5)
+            (two.seq, two.known.ply, two.known.illegal_white),
+            (9, 1, 0),
+            "a new game"
         );
         assert_eq!(sink.published("3"), Published::default());
         std::fs::remove_dir_all(&dir).unwrap();
