@@ -667,11 +667,12 @@ impl BoardTask {
             if let Record::Analysis { id, .. } = rec {
                 unanswered.remove(id);
             }
-            if matches!(rec, Record::Held { .. }) {
-                // The events before it keep their numbers; it numbers on after those
-                // published then.
+            if let Record::Held { seq, .. } = rec {
+                // The events before it keep their numbers; those of the inputs lost come
+                // back from events.jsonl; it numbers on after them.
                 task.replayed += out.len() as u64;
                 task.publish(std::mem::take(&mut out), true);
+                task.republish(&paths.events(), *seq);
             }
             task.apply(rec, &mut out);
             while let Some(req) = task.tracker.poll_analysis() {
@@ -688,6 +689,7 @@ impl BoardTask {
         };
         if let Some(why) = hold {
             // First: what follows is numbered after the events already published.
+            task.republish(&paths.events(), published.seq);
             task.hold(why, published).await;
         }
         if !opened.records.is_empty() {
@@ -736,6 +738,44 @@ impl BoardTask {
             known: published.known,
         };
         self.input(held, Durability::Now).await;
+    }
+
+    /// Publishes again the board's events that `events` (events.jsonl) holds numbered
+    /// after the last one published here and up to `upto`, as replayed, with their own
+    /// numbers: the events of inputs the journal lost. The live game had them, so its
+    /// moves and rulings stay in the game record (PGN, broadcast) and are never
+    /// recomputed.
+    fn republish(&mut self, events: &std::path::Path, upto: u64) {
+        if upto <= self.seq {
+            return;
+        }
+        let board = self.tracker.config().board.clone();
+        match crate::sinks::jsonl::board_events(events, self.round, &board, self.seq, upto) {
+            Ok(found) => {
+                tracing::info!(
+                    board = self.number,
+                    "{} event(s) of inputs the journal lost taken from {}",
+                    found.len(),
+                    events.display()
+                );
+                self.replayed += found.len() as u64;
+                self.hub
+                    .publish(found.into_iter().map(|(seq, event)| HubEvent {
+                        seq,
+                        board: self.number,
+                        round: self.round,
+                        wall_ms: self.epoch_unix_ms + event.t_ms,
+                        replayed: true,
+                        event,
+                    }));
+            }
+            Err(e) => tracing::warn!(
+                board = self.number,
+                "cannot read {} for the events of inputs the journal lost: {e}",
+                events.display()
+            ),
+        }
+        self.seq = upto;
     }
 
     /// Feeds one input to the tracker.

@@ -189,6 +189,38 @@ impl JsonlSink {
     }
 }
 
+/// `board`'s events of `round` that the file at `path` holds numbered after `after` and
+/// up to `upto`, in file order, with their `seq`: the events of a board whose journal
+/// lost their inputs, which the live game had (a damaged line is left out, as at opening).
+pub fn board_events(
+    path: &Path,
+    round: u32,
+    board: &str,
+    after: u64,
+    upto: u64,
+) -> io::Result<Vec<(u64, touch_tracker::ArbiterEvent)>> {
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let mut found = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let seq = unframe(raw)
+            .ok()
+            .and_then(|_| serde_json::from_slice::<Seen>(raw).ok())
+            .filter(|s| s.board == board && s.round == Some(round))
+            .and_then(|s| s.seq)
+            .filter(|seq| *seq > after && *seq <= upto);
+        if let (Some(seq), Ok(event)) = (seq, serde_json::from_slice(raw)) {
+            found.push((seq, event));
+        }
+    }
+    Ok(found)
+}
+
 impl Sink for JsonlSink {
     fn name(&self) -> &'static str {
         "events.jsonl"
@@ -269,7 +301,7 @@ mod tests {
             r#"{"board":"1","kind":"move","ply":1,"seq":1,"round":3}"#,
             r#"{"board":"1","kind":"illegal_move","color":"black","count":1,"ply":2,"seq":2,"round":3}"#,
             r#"{"board":"1","kind":"move","ply":2,"seq":3,"round":3}"#,
-            r#"{"board":"1","kind":"board_status","seq":4,"round":3}"#,
+            r#"{"t_ms":5,"board":"1","kind":"board_status","status":"connected","seq":4,"round":3}"#,
             r#"{"board":"1","kind":"move","ply":9,"seq":9,"round":2}"#,
             r#"{"board":"2","kind":"move","ply":5,"seq":6,"round":3}"#,
             r#"{"board":"2","kind":"illegal_move","color":"white","count":1,"seq":7,"round":3}"#,
@@ -288,6 +320,10 @@ mod tests {
             "a new game"
         );
         assert_eq!(sink.published("3"), Published::default());
+        // The events themselves, by their numbers (round 3, board 1, after 3 up to 9).
+        let found = board_events(&path, 3, "1", 3, 9).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0, found[0].1.kind_name()), (4, "board_status"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
