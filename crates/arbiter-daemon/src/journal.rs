@@ -61,14 +61,15 @@
 //!
 //! # The journal never invents
 //! The tracker's inputs depend on each other (a placement is a change from the last), so
-//! the records after a damaged one prove nothing: [`replay_plan`] replays up to it, and
-//! the daemon then holds the board out of sync for the arbiter ([`Record::Held`], with
-//! the events already published: the next ones are numbered after them) rather than
-//! replay the rest into rulings the live game never had. A later restart replays up to
-//! the damage again, skips to the `Held` record and goes on from there. A file whose
-//! first line is no header ([`Lost::Header`]) is set aside and a new journal begun; the
-//! daemon holds that board too, and an empty journal's when events.jsonl shows the game
-//! had begun: never a new game from the start position.
+//! the records after a damaged one prove nothing: [`replay_plan`] replays up to it; the
+//! daemon takes the events published after it back from events.jsonl (the live game had
+//! them) and holds the board out of sync for the arbiter ([`Record::Held`]: the next
+//! events are numbered after those published), rather than replay the rest into rulings
+//! the live game never had. A later restart replays up to the damage again, skips to the
+//! `Held` record and goes on from there. A file whose first line is no header
+//! ([`Lost::Header`]) is set aside and a new journal begun; the daemon holds that board
+//! too, and an empty journal's when events.jsonl shows the game had begun: never a new
+//! game from the start position.
 //!
 //! # Failed writes, a deleted folder
 //! A record that cannot be written (a full disk, EIO) waits in memory, in order, and is
