@@ -1,0 +1,269 @@
+//! Messages on a hall's subjects that the hall did not publish, and what the hall's and
+//! the central's bookkeeping does about them. Any client allowed to publish on
+//! `dgt.<event>.<hall>.<board>.events` puts its message into the hall's stream (the
+//! stream takes every message on its subjects); without the NATS permissions of
+//! docs/deployment.md nothing stops it. Such a message must never stop the hall's feed:
+//!
+//! - [`own_message`]: a message is the hall's own when it is an envelope of this hall,
+//!   of the board its subject names, carrying the message id the hall gives it
+//!   (`Nats-Msg-Id`, [`crate::Envelope::msg_id`]); anything else is foreign, skipped and
+//!   reported with the reason.
+//! - [`Chain`]: the stream sequence each publish must follow
+//!   (`Nats-Expected-Last-Sequence`). A foreign message moves the stream's last
+//!   sequence under the hall, which the server answers with "wrong last sequence"
+//!   (10071): the chain is then re-read from the stream, and the messages the hall did
+//!   not expect ([`Chain::unexpected`]) are the ones to inspect and report.
+//! - [`Lag`]: the central's view of a hall that is behind: a board whose last event, as
+//!   the hall reports it in its board state, stays above what the central applied.
+
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
+use crate::envelope::{Envelope, EnvelopeError};
+use crate::names::HallId;
+
+/// Why a message on a hall's subject is not the hall's own.
+#[derive(Debug, thiserror::Error)]
+pub enum Foreign {
+    #[error("{0}")]
+    NotEnvelope(#[from] EnvelopeError),
+    #[error("an envelope of hall {0}, on this hall's subject")]
+    OtherHall(HallId),
+    #[error(
+        "an envelope without the message id its hall gives it (expected {expected:?}, got {got:?})"
+    )]
+    MessageId {
+        expected: String,
+        got: Option<String>,
+    },
+}
+
+/// The envelope of a message on hall `hall`'s subject of board `subject_board`, when it
+/// is the hall's own: an envelope of this hall and board with the message id
+/// (`Nats-Msg-Id` header, `msg_id`) the hall gives it. An envelope of another round of
+/// the hall is still the hall's own.
+pub fn own_message(
+    hall: &HallId,
+    subject_board: Option<u32>,
+    payload: &[u8],
+    msg_id: Option<&str>,
+) -> Result<Envelope, Foreign> {
+    let e = Envelope::parse(payload, subject_board)?;
+    if e.hall != *hall {
+        return Err(Foreign::OtherHall(e.hall));
+    }
+    let expected = e.msg_id();
+    if msg_id != Some(expected.as_str()) {
+        return Err(Foreign::MessageId {
+            expected,
+            got: msg_id.map(str::to_owned),
+        });
+    }
+    Ok(e)
+}
+
+/// How many unexpected messages the hall reads after one refusal; a flood beyond that
+/// is counted, not read one by one.
+pub const INSPECT_AT_MOST: u64 = 1000;
+
+/// The publish chain of a hall: the stream sequence each publish must follow, and the
+/// last sequence the hall knows its own. See the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chain {
+    /// The sequence the next publish must follow.
+    next: u64,
+    /// The stream's last sequence that the hall knows it accounted for: read from the
+    /// stream, or the sequence of one of its own acknowledged publishes.
+    confirmed: u64,
+}
+
+impl Chain {
+    /// The chain after the stream's last sequence, as read from the stream.
+    pub fn from_stream(last_sequence: u64) -> Chain {
+        Chain {
+            next: last_sequence,
+            confirmed: last_sequence,
+        }
+    }
+
+    /// The expected last sequence for the next publish; the chain moves on by one.
+    pub fn publish(&mut self) -> u64 {
+        let expected = self.next;
+        self.next += 1;
+        expected
+    }
+
+    /// The server stored one of the hall's publishes at `stream_seq`.
+    pub fn stored(&mut self, stream_seq: u64) {
+        self.confirmed = self.confirmed.max(stream_seq);
+    }
+
+    /// The server answered a publish as a duplicate (the same message id within its
+    /// duplicate window): nothing was stored, so the stream did not move; the publishes
+    /// sent after it named a sequence one too high and are refused, then sent again.
+    pub fn duplicate(&mut self) {
+        self.next = self.next.saturating_sub(1).max(self.confirmed);
+    }
+
+    /// After a "wrong last sequence" refusal, with the stream's last sequence re-read:
+    /// the stream sequences the hall did not publish (or whose acks it lost), the last
+    /// [`INSPECT_AT_MOST`] of them to read, and how many before those are not read.
+    /// The chain then follows the stream's last sequence.
+    pub fn unexpected(&mut self, stream_last: u64) -> (RangeInclusive<u64>, u64) {
+        let from = self.confirmed + 1;
+        *self = Chain::from_stream(stream_last.max(self.confirmed));
+        if stream_last < from {
+            // A stream purged or made afresh: nothing to read between.
+            return (1..=0, 0);
+        }
+        let read_from = from.max(stream_last.saturating_sub(INSPECT_AT_MOST - 1));
+        (read_from..=stream_last, read_from - from)
+    }
+
+    /// The sequence the next publish must follow.
+    pub fn next(&self) -> u64 {
+        self.next
+    }
+}
+
+/// A board whose hall is ahead of the central.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Behind {
+    pub board: u32,
+    /// The board's last event's seq as its hall reports it.
+    pub hall_seq: u64,
+    /// The last seq the central applied.
+    pub central_seq: u64,
+    /// Since when (ms, the caller's clock) the central is behind on this board.
+    pub since_ms: u64,
+}
+
+/// Which boards the central is behind on, and since when. The hall puts its board
+/// states a little after its events, so a moment behind is normal: only a board behind
+/// for longer than the patience is reported.
+#[derive(Debug, Clone, Default)]
+pub struct Lag {
+    since: BTreeMap<u32, u64>,
+}
+
+impl Lag {
+    pub fn new() -> Lag {
+        Lag::default()
+    }
+
+    /// Compares each board's seq as the hall reports it with the central's, at `now_ms`;
+    /// returns the boards behind for at least `patience_ms`, in number order.
+    pub fn check(
+        &mut self,
+        now_ms: u64,
+        patience_ms: u64,
+        boards: impl IntoIterator<Item = (u32, u64, u64)>,
+    ) -> Vec<Behind> {
+        let mut out = Vec::new();
+        let mut still = BTreeMap::new();
+        for (board, hall_seq, central_seq) in boards {
+            if hall_seq <= central_seq {
+                continue;
+            }
+            let since = self.since.get(&board).copied().unwrap_or(now_ms);
+            still.insert(board, since);
+            if now_ms.saturating_sub(since) >= patience_ms {
+                out.push(Behind {
+                    board,
+                    hall_seq,
+                    central_seq,
+                    since_ms: since,
+                });
+            }
+        }
+        self.since = still;
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::tests::envelope;
+
+    fn hall(h: &str) -> HallId {
+        HallId::new(h).unwrap()
+    }
+
+    #[test]
+    fn only_an_envelope_of_this_hall_with_its_message_id_is_the_halls_own() {
+        let e = envelope("A", 4, 7);
+        let id = e.msg_id();
+        let own = own_message(&hall("A"), Some(4), &e.to_json(), Some(&id)).unwrap();
+        assert_eq!(own, e);
+        // Any client's plain message on the subject.
+        let err = own_message(&hall("A"), Some(4), b"hello", None).unwrap_err();
+        assert!(err.to_string().contains("not an arbiter event"), "{err}");
+        // Another hall's envelope, or an envelope without (or with another) message id.
+        let b = envelope("B", 4, 7);
+        let err = own_message(&hall("A"), Some(4), &b.to_json(), Some(&b.msg_id())).unwrap_err();
+        assert!(err.to_string().contains("hall B"), "{err}");
+        let err = own_message(&hall("A"), Some(4), &e.to_json(), None).unwrap_err();
+        assert!(err.to_string().contains("message id"), "{err}");
+        let err = own_message(&hall("A"), Some(4), &e.to_json(), Some("A.r3.b4.s8")).unwrap_err();
+        assert!(err.to_string().contains("A.r3.b4.s7"), "{err}");
+        // On another board's subject.
+        assert!(own_message(&hall("A"), Some(5), &e.to_json(), Some(&id)).is_err());
+    }
+
+    #[test]
+    fn a_refusal_reads_what_moved_the_stream_and_the_chain_follows_the_stream() {
+        let mut chain = Chain::from_stream(10);
+        assert_eq!(chain.publish(), 10);
+        chain.stored(11);
+        // A foreign message became 12; the hall's next publish named 11 and was refused.
+        assert_eq!(chain.publish(), 11);
+        let (read, unread) = chain.unexpected(12);
+        assert_eq!((read, unread), (12..=12, 0));
+        assert_eq!(chain.publish(), 12, "the chain follows the stream");
+        chain.stored(13);
+        // A flood: only the last INSPECT_AT_MOST are read.
+        let (read, unread) = chain.unexpected(13 + 5000);
+        assert_eq!(read, 5014 - INSPECT_AT_MOST..=5013);
+        assert_eq!(unread, 5000 - INSPECT_AT_MOST);
+        assert_eq!(chain.next(), 5013);
+        // A stream made afresh (below what the hall knew): nothing to read.
+        let (read, unread) = chain.unexpected(3);
+        assert!(read.is_empty());
+        assert_eq!(unread, 0);
+    }
+
+    #[test]
+    fn a_duplicate_does_not_move_the_chain() {
+        let mut chain = Chain::from_stream(4);
+        assert_eq!(chain.publish(), 4);
+        chain.duplicate();
+        assert_eq!(chain.publish(), 4);
+        chain.stored(5);
+        assert_eq!(chain.publish(), 5);
+        chain.duplicate();
+        chain.duplicate();
+        assert_eq!(chain.next(), 5, "never below what is stored");
+    }
+
+    #[test]
+    fn a_board_is_reported_behind_only_after_the_patience() {
+        let mut lag = Lag::new();
+        assert!(lag.check(0, 10_000, [(1, 8, 4), (2, 3, 3)]).is_empty());
+        assert!(lag.check(5_000, 10_000, [(1, 8, 4), (2, 3, 3)]).is_empty());
+        let behind = lag.check(10_000, 10_000, [(1, 8, 4), (2, 4, 3)]);
+        assert_eq!(
+            behind,
+            [Behind {
+                board: 1,
+                hall_seq: 8,
+                central_seq: 4,
+                since_ms: 0
+            }]
+        );
+        // Caught up: forgotten; behind again: the patience starts again.
+        assert!(lag.check(11_000, 10_000, [(1, 8, 8)]).is_empty());
+        assert!(lag.check(12_000, 10_000, [(1, 9, 8)]).is_empty());
+        assert_eq!(lag.check(22_000, 10_000, [(1, 9, 8)]).len(), 1);
+    }
+}
