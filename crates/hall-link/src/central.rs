@@ -27,8 +27,8 @@ use async_nats::jetstream::{self, consumer, kv};
 use futures_util::StreamExt;
 use hall_network::envelope::{BoardState, Envelope, Manifest};
 use hall_network::{
-    Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId, Merge, Names, Received,
-    StreamPosition,
+    own_message, Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId, Lag, Merge,
+    Names, Received, StreamPosition,
 };
 use tokio::task::JoinHandle;
 
@@ -277,7 +277,15 @@ pub async fn start(path: &Path) -> Result<Central, CentralError> {
             f.round,
         )));
     }
-    tasks.push(tokio::spawn(follow_states(js, f.names.clone(), owner, hub)));
+    let reported = Arc::new(Mutex::new(BTreeMap::new()));
+    tasks.push(tokio::spawn(follow_states(
+        js,
+        f.names.clone(),
+        owner.clone(),
+        Arc::clone(&hub),
+        Arc::clone(&reported),
+    )));
+    tasks.push(tokio::spawn(watch_lag(owner, merge, reported, hub)));
     Ok(Central { daemon, tasks })
 }
 
@@ -386,6 +394,8 @@ async fn follow(
     // read again for that gap already.
     let mut gap_since: Option<std::time::Instant> = None;
     let mut reread_for_gap = false;
+    // Messages of the stream that the hall did not publish, since the central started.
+    let mut foreign = 0u64;
     loop {
         let consumer = async {
             let mut stream = js
@@ -491,8 +501,13 @@ async fn follow(
                 taken.keep(stream_seq);
                 last_taken = Some(m);
                 let board = Names::board_of_subject(m.subject.as_str());
-                match Envelope::parse(&m.payload, board) {
-                    Ok(e) if e.hall == hall && e.round == round => {
+                let msg_id = m
+                    .headers
+                    .as_ref()
+                    .and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID))
+                    .map(|v| v.as_str());
+                match own_message(&hall, board, &m.payload, msg_id) {
+                    Ok(e) if e.round == round => {
                         let is_new = merge.lock().unwrap_or_else(|p| p.into_inner()).is_new(&e);
                         if is_new {
                             lines.extend_from_slice(&Received::line(stream_seq, &m.payload));
@@ -501,8 +516,13 @@ async fn follow(
                         }
                     }
                     Ok(_) => {}
-                    Err(e) => {
-                        tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds a message that is not ours: {e}")
+                    Err(why) => {
+                        foreign += 1;
+                        tracing::warn!(hall = %hall, board, stream_seq, "central: hall {hall}'s stream message {stream_seq} on {} was not published by hall {hall}: {why}; skipped", m.subject);
+                        hub.set_warning(
+                            &format!("foreign-{hall}"),
+                            Some(format!("Hall {hall}'s stream holds {foreign} messages hall {hall} did not publish (last: stream message {stream_seq} on {}: {why}). They are skipped; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", m.subject)),
+                        );
                     }
                 }
             }
@@ -557,12 +577,14 @@ async fn follow(
     }
 }
 
-/// Follows the boards' states in the event's bucket (position, clocks).
+/// Follows the boards' states in the event's bucket (position, clocks), and keeps each
+/// board's last seq as its hall reports it (`reported`, for [`watch_lag`]).
 async fn follow_states(
     js: jetstream::Context,
     names: Names,
     owner: BTreeMap<u32, HallId>,
     hub: Arc<Hub>,
+    reported: Arc<Mutex<BTreeMap<u32, u64>>>,
 ) {
     loop {
         let watch = async {
@@ -591,11 +613,81 @@ async fn follow_states(
             if owner.get(&state.board) != Some(&state.hall) {
                 continue;
             }
+            reported
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(state.board, state.seq);
             if let Some(s) = state.snapshot {
                 hub.set_snapshot(state.board, s);
             }
         }
         tokio::time::sleep(RETRY_AFTER).await;
+    }
+}
+
+/// How often the central compares what the halls report with what it has.
+const LAG_EVERY: Duration = Duration::from_secs(2);
+/// How long a board may stay behind its hall before the central says so: the hall puts
+/// its states every half second and its events at once, so a moment behind is normal.
+const LAG_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Warns, per hall, when the central stays behind the events its boards report (their
+/// states in the bucket name each board's last seq): the events are not in the hall's
+/// stream, or the central cannot take them. Cleared when it catches up.
+async fn watch_lag(
+    owner: BTreeMap<u32, HallId>,
+    merge: Arc<Mutex<Merge>>,
+    reported: Arc<Mutex<BTreeMap<u32, u64>>>,
+    hub: Arc<Hub>,
+) {
+    let started = std::time::Instant::now();
+    let mut lag = Lag::new();
+    let halls: std::collections::BTreeSet<&HallId> = owner.values().collect();
+    let mut tick = tokio::time::interval(LAG_EVERY);
+    let mut said: std::collections::BTreeSet<HallId> = Default::default();
+    loop {
+        tick.tick().await;
+        let boards: Vec<(u32, u64, u64)> = {
+            let reported = reported.lock().unwrap_or_else(|p| p.into_inner());
+            let merge = merge.lock().unwrap_or_else(|p| p.into_inner());
+            reported
+                .iter()
+                .map(|(&b, &hall_seq)| (b, hall_seq, merge.last(b)))
+                .collect()
+        };
+        let now_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let behind = lag.check(now_ms, LAG_PATIENCE.as_millis() as u64, boards);
+        for &hall in &halls {
+            let of_hall: Vec<_> = behind
+                .iter()
+                .filter(|b| owner.get(&b.board) == Some(hall))
+                .collect();
+            let key = format!("behind-{hall}");
+            if of_hall.is_empty() {
+                if said.remove(hall) {
+                    tracing::info!(hall = %hall, "central: caught up with hall {hall}");
+                }
+                hub.set_warning(&key, None);
+                continue;
+            }
+            let list = of_hall
+                .iter()
+                .map(|b| {
+                    format!(
+                        "board {} at event {} here, {} in the hall",
+                        b.board, b.central_seq, b.hall_seq
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            if said.insert(hall.clone()) {
+                tracing::warn!(hall = %hall, boards = of_hall.len(), "central: behind hall {hall}: {list}");
+            }
+            hub.set_warning(
+                &key,
+                Some(format!("The central is behind hall {hall} for more than {} s: {list}. The hall's events do not reach its stream (see the hall's dashboard and log), or the central cannot take them.", LAG_PATIENCE.as_secs())),
+            );
+        }
     }
 }
 
