@@ -17,7 +17,8 @@ use async_nats::jetstream::{self, kv, stream};
 use futures_util::StreamExt;
 use hall_network::envelope::{self, BoardState, Envelope, Manifest};
 use hall_network::{
-    own_message, ActionReply, ActionRequest, Backlog, Chain, EventKey, Foreign, HallId, Names,
+    own_message, ActionReply, ActionRequest, Backlog, Chain, EventKey, Expect, Foreign, HallId,
+    Names,
 };
 use tokio::task::JoinHandle;
 
@@ -109,9 +110,9 @@ pub fn spawn(
 pub enum LinkError {
     #[error("{0}")]
     Nats(String),
-    /// The stream's last sequence is not the one the publish named: a message the hall
+    /// The stream's last message is not the one the publish named: a message the hall
     /// did not publish came between, or a publish was a duplicate.
-    #[error("wrong last sequence (10071)")]
+    #[error("wrong last sequence (10071) or message id (10070)")]
     WrongLastSequence,
 }
 
@@ -410,8 +411,8 @@ fn waiting(hub: &Hub, backlog: &Backlog) -> usize {
 
 /// Publishes every event of the log not known stored, in log order, a window at a time.
 ///
-/// Each publish names the stream sequence it must follow (`Nats-Expected-Last-Sequence`,
-/// `chain`: the stream's last sequence at set-up, plus one per stored publish since), so the
+/// Each publish names what it must follow ([`Chain`]: a window's first publish the
+/// stream's last sequence known, the others the message id of the one before), so the
 /// server stores a window's events only as an unbroken run: when one is lost on the way
 /// (the connection dropped under it and the client sent the next ones on the new
 /// connection), every later one is refused instead of stored past a hole. That keeps
@@ -451,19 +452,28 @@ async fn send_backlog(
             };
             let msg = jetstream::message::PublishMessage::build()
                 .payload(env.to_json().into())
-                .message_id(env.msg_id())
-                .expected_last_sequence(chain.publish());
+                .message_id(env.msg_id());
+            let msg = match chain.publish(env.msg_id()) {
+                Expect::Sequence(last) => msg.expected_last_sequence(last),
+                Expect::MessageId(previous) => msg.expected_last_message_id(previous),
+            };
             let ack = js
                 .send_publish(link.names.board_events(&link.hall, e.board), msg)
                 .await
                 .map_err(nats)?;
             acks.push((e.board, e.seq, ack));
         }
+        chain.end_window();
         for (board, seq, ack) in acks {
             match ack.await {
-                Ok(a) if a.duplicate => chain.duplicate(),
+                Ok(a) if a.duplicate => {}
                 Ok(a) => chain.stored(a.sequence),
-                Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        PublishErrorKind::WrongLastSequence | PublishErrorKind::WrongLastMessageId
+                    ) =>
+                {
                     return Err(LinkError::WrongLastSequence)
                 }
                 Err(e) => return Err(nats(e)),

@@ -8,11 +8,12 @@
 //!   of the board its subject names, carrying the message id the hall gives it
 //!   (`Nats-Msg-Id`, [`crate::Envelope::msg_id`]); anything else is foreign, skipped and
 //!   reported with the reason.
-//! - [`Chain`]: the stream sequence each publish must follow
-//!   (`Nats-Expected-Last-Sequence`). A foreign message moves the stream's last
-//!   sequence under the hall, which the server answers with "wrong last sequence"
-//!   (10071): the chain is then re-read from the stream, and the messages the hall did
-//!   not expect ([`Chain::unexpected`]) are the ones to inspect and report.
+//! - [`Chain`]: what each publish must follow (the stream's last sequence, or the
+//!   hall's previous message id, [`Expect`]). A foreign message moves the stream under
+//!   the hall, which the server answers with "wrong last sequence" (10071) or "wrong
+//!   last message id" (10070): the chain is then re-read from the stream, and the
+//!   messages the hall did not expect ([`Chain::unexpected`]) are the ones to inspect
+//!   and report.
 //! - [`Lag`]: the central's view of a hall that is behind: a board whose last event, as
 //!   the hall reports it in its board state, stays above what the central applied.
 
@@ -66,31 +67,46 @@ pub fn own_message(
 /// is counted, not read one by one.
 pub const INSPECT_AT_MOST: u64 = 1000;
 
-/// The publish chain of a hall: the stream sequence each publish must follow, and the
-/// last sequence the hall knows its own. See the module documentation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a publish names as the message it must follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    /// `Nats-Expected-Last-Sequence`: the first publish of a window follows the stream's
+    /// last sequence the hall knows.
+    Sequence(u64),
+    /// `Nats-Expected-Last-Msg-Id`: the others follow the hall's previous publish. A
+    /// sequence would not do inside a window: a foreign message stored before its first
+    /// publish shifts the stream by one, and the first is refused but the next ones,
+    /// naming one sequence more each, would be stored past the hole.
+    MessageId(String),
+}
+
+/// The publish chain of a hall: what each publish must follow, and the last stream
+/// sequence the hall knows its own. See the module documentation.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chain {
-    /// The sequence the next publish must follow.
-    next: u64,
-    /// The stream's last sequence that the hall knows it accounted for: read from the
-    /// stream, or the sequence of one of its own acknowledged publishes.
+    /// The stream's last sequence that the hall accounted for: read from the stream, or
+    /// the sequence of one of its own stored publishes.
     confirmed: u64,
+    /// The message id of the window's previous publish.
+    previous: Option<String>,
 }
 
 impl Chain {
     /// The chain after the stream's last sequence, as read from the stream.
     pub fn from_stream(last_sequence: u64) -> Chain {
         Chain {
-            next: last_sequence,
             confirmed: last_sequence,
+            previous: None,
         }
     }
 
-    /// The expected last sequence for the next publish; the chain moves on by one.
-    pub fn publish(&mut self) -> u64 {
-        let expected = self.next;
-        self.next += 1;
-        expected
+    /// What the publish of the message `msg_id` must follow: the window's previous
+    /// publish, or for the first one the stream's last known sequence.
+    pub fn publish(&mut self, msg_id: String) -> Expect {
+        match self.previous.replace(msg_id) {
+            Some(previous) => Expect::MessageId(previous),
+            None => Expect::Sequence(self.confirmed),
+        }
     }
 
     /// The server stored one of the hall's publishes at `stream_seq`.
@@ -98,17 +114,18 @@ impl Chain {
         self.confirmed = self.confirmed.max(stream_seq);
     }
 
-    /// The server answered a publish as a duplicate (the same message id within its
-    /// duplicate window): nothing was stored, so the stream did not move; the publishes
-    /// sent after it named a sequence one too high and are refused, then sent again.
-    pub fn duplicate(&mut self) {
-        self.next = self.next.saturating_sub(1).max(self.confirmed);
+    /// The window's acks are in (or it failed): the next publish starts a window, after
+    /// the last sequence known stored. A duplicate (the same message id within the
+    /// server's duplicate window) stored nothing and does not move it.
+    pub fn end_window(&mut self) {
+        self.previous = None;
     }
 
-    /// After a "wrong last sequence" refusal, with the stream's last sequence re-read:
-    /// the stream sequences the hall did not publish (or whose acks it lost), the last
-    /// [`INSPECT_AT_MOST`] of them to read, and how many before those are not read.
-    /// The chain then follows the stream's last sequence.
+    /// After a refusal ("wrong last sequence" or "wrong last message id"), with the
+    /// stream's last sequence re-read: the stream sequences the hall did not publish
+    /// (or whose acks it lost), the last [`INSPECT_AT_MOST`] of them to read, and how
+    /// many before those are not read. The chain then follows the stream's last
+    /// sequence.
     pub fn unexpected(&mut self, stream_last: u64) -> (RangeInclusive<u64>, u64) {
         let from = self.confirmed + 1;
         *self = Chain::from_stream(stream_last.max(self.confirmed));
@@ -118,11 +135,6 @@ impl Chain {
         }
         let read_from = from.max(stream_last.saturating_sub(INSPECT_AT_MOST - 1));
         (read_from..=stream_last, read_from - from)
-    }
-
-    /// The sequence the next publish must follow.
-    pub fn next(&self) -> u64 {
-        self.next
     }
 }
 
@@ -212,38 +224,47 @@ mod tests {
     }
 
     #[test]
+    fn a_window_follows_the_stream_then_each_previous_publish() {
+        let mut chain = Chain::from_stream(10);
+        assert_eq!(chain.publish("A.r2.b1.s1".into()), Expect::Sequence(10));
+        assert_eq!(
+            chain.publish("A.r2.b1.s2".into()),
+            Expect::MessageId("A.r2.b1.s1".into())
+        );
+        chain.stored(11);
+        chain.stored(12);
+        chain.end_window();
+        assert_eq!(chain.publish("A.r2.b1.s3".into()), Expect::Sequence(12));
+        // A duplicate stored nothing: the next window follows the same sequence.
+        chain.end_window();
+        assert_eq!(chain.publish("A.r2.b1.s3".into()), Expect::Sequence(12));
+    }
+
+    #[test]
     fn a_refusal_reads_what_moved_the_stream_and_the_chain_follows_the_stream() {
         let mut chain = Chain::from_stream(10);
-        assert_eq!(chain.publish(), 10);
+        chain.publish("a".into());
         chain.stored(11);
+        chain.end_window();
         // A foreign message became 12; the hall's next publish named 11 and was refused.
-        assert_eq!(chain.publish(), 11);
+        assert_eq!(chain.publish("b".into()), Expect::Sequence(11));
         let (read, unread) = chain.unexpected(12);
         assert_eq!((read, unread), (12..=12, 0));
-        assert_eq!(chain.publish(), 12, "the chain follows the stream");
+        assert_eq!(
+            chain.publish("b".into()),
+            Expect::Sequence(12),
+            "the chain follows the stream"
+        );
         chain.stored(13);
         // A flood: only the last INSPECT_AT_MOST are read.
         let (read, unread) = chain.unexpected(13 + 5000);
         assert_eq!(read, 5014 - INSPECT_AT_MOST..=5013);
         assert_eq!(unread, 5000 - INSPECT_AT_MOST);
-        assert_eq!(chain.next(), 5013);
+        assert_eq!(chain.publish("c".into()), Expect::Sequence(5013));
         // A stream made afresh (below what the hall knew): nothing to read.
         let (read, unread) = chain.unexpected(3);
         assert!(read.is_empty());
         assert_eq!(unread, 0);
-    }
-
-    #[test]
-    fn a_duplicate_does_not_move_the_chain() {
-        let mut chain = Chain::from_stream(4);
-        assert_eq!(chain.publish(), 4);
-        chain.duplicate();
-        assert_eq!(chain.publish(), 4);
-        chain.stored(5);
-        assert_eq!(chain.publish(), 5);
-        chain.duplicate();
-        chain.duplicate();
-        assert_eq!(chain.next(), 5, "never below what is stored");
     }
 
     #[test]
