@@ -287,7 +287,7 @@ async fn resync(
     let (to_read, unread) = chain.unexpected(last);
     foreign.unread += unread;
     if unread > 0 {
-        tracing::warn!(hall = %link.hall, "network: {unread} messages the hall did not publish came before stream message {}; not read one by one", to_read.start());
+        tracing::warn!(hall = %link.hall, "network: {unread} messages the hall did not publish came before stream message {}; not read one by one", to_read.start);
     }
     for seq in to_read {
         let m = match stream.get_raw_message(seq).await {

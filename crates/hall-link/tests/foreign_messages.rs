@@ -157,6 +157,23 @@ async fn last_in_stream(js: &jetstream::Context, board: u32) -> Option<u64> {
     v["seq"].as_u64()
 }
 
+/// A plain client of the server at `url`, once it takes clients.
+async fn connect(url: &str) -> async_nats::Client {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match async_nats::connect(url).await {
+            Ok(c) => return c,
+            Err(e) => {
+                assert!(
+                    Instant::now() < deadline,
+                    "nats-server did not come up: {e}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
 /// The seqs of the envelopes on board `board`'s subject, in stream order.
 async fn in_stream(js: &jetstream::Context, board: u32) -> Vec<u64> {
     let Ok(stream) = js.get_stream("DGT_Foreign_Open_A").await else {
@@ -206,7 +223,7 @@ async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
     wait_until_listening(&url).await;
     let network = format!("nats = \"{url}\"\nhall = \"A\"");
     let config = hall_config(&dir, &network);
-    let client = async_nats::connect(&url).await.unwrap();
+    let client = connect(&url).await;
     let js = jetstream::new(client.clone());
 
     // Mid-game: board 1 at event 4, board 2 at event 2, all in the stream.
@@ -222,7 +239,7 @@ async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
     .await;
 
     // Any client's plain message on board 1's subject, as in `PUB ... 5\r\nhello`.
-    let stranger = async_nats::connect(&url).await.unwrap();
+    let stranger = connect(&url).await;
     stranger
         .publish("dgt.Foreign_Open.A.1.events", "hello".into())
         .await
@@ -330,7 +347,7 @@ async fn the_central_warns_when_it_stays_behind_a_hall() {
     let (_server, url) = start_server(&binary, &dir.join("nats"), &[]);
     wait_until_listening(&url).await;
     let config = hall_config(&dir, &format!("nats = \"{url}\"\nhall = \"A\""));
-    let client = async_nats::connect(&url).await.unwrap();
+    let client = connect(&url).await;
     let js = jetstream::new(client.clone());
     let hub = Arc::new(Hub::new([1, 2]));
     hub.publish(events(1, 1..=4));

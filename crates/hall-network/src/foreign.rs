@@ -18,7 +18,7 @@
 //!   the hall reports it in its board state, stays above what the central applied.
 
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
+use std::ops::Range;
 
 use crate::envelope::{Envelope, EnvelopeError};
 use crate::names::HallId;
@@ -126,15 +126,15 @@ impl Chain {
     /// (or whose acks it lost), the last [`INSPECT_AT_MOST`] of them to read, and how
     /// many before those are not read. The chain then follows the stream's last
     /// sequence.
-    pub fn unexpected(&mut self, stream_last: u64) -> (RangeInclusive<u64>, u64) {
+    pub fn unexpected(&mut self, stream_last: u64) -> (Range<u64>, u64) {
         let from = self.confirmed + 1;
         *self = Chain::from_stream(stream_last.max(self.confirmed));
         if stream_last < from {
             // A stream purged or made afresh: nothing to read between.
-            return (1..=0, 0);
+            return (0..0, 0);
         }
         let read_from = from.max(stream_last.saturating_sub(INSPECT_AT_MOST - 1));
-        (read_from..=stream_last, read_from - from)
+        (read_from..stream_last + 1, read_from - from)
     }
 }
 
@@ -249,7 +249,7 @@ mod tests {
         // A foreign message became 12; the hall's next publish named 11 and was refused.
         assert_eq!(chain.publish("b".into()), Expect::Sequence(11));
         let (read, unread) = chain.unexpected(12);
-        assert_eq!((read, unread), (12..=12, 0));
+        assert_eq!((read, unread), (12..13, 0));
         assert_eq!(
             chain.publish("b".into()),
             Expect::Sequence(12),
@@ -258,7 +258,7 @@ mod tests {
         chain.stored(13);
         // A flood: only the last INSPECT_AT_MOST are read.
         let (read, unread) = chain.unexpected(13 + 5000);
-        assert_eq!(read, 5014 - INSPECT_AT_MOST..=5013);
+        assert_eq!(read, 5014 - INSPECT_AT_MOST..5014);
         assert_eq!(unread, 5000 - INSPECT_AT_MOST);
         assert_eq!(chain.publish("c".into()), Expect::Sequence(5013));
         // A stream made afresh (below what the hall knew): nothing to read.
