@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_daemon::config::Config;
 use arbiter_daemon::hub::{Hub, HubEvent};
-use async_nats::jetstream::{self, stream};
+use async_nats::jetstream;
 use common::{nats_server_or_skip, start_server, wait_until_listening};
 use hall_link::hall::{self, HallLink};
 use hall_network::envelope::BoardState;
@@ -118,6 +118,16 @@ fn events(board: u32, seqs: std::ops::RangeInclusive<u64>) -> Vec<HubEvent> {
     .collect()
 }
 
+/// A hall's hub holding each board's events 1..=n, as its trackers (or, after a restart,
+/// its journals) give them.
+fn hub_with(boards: &[(u32, u64)]) -> Arc<Hub> {
+    let hub = Arc::new(Hub::new([1, 2]));
+    for &(board, last) in boards {
+        hub.publish(events(board, 1..=last));
+    }
+    hub
+}
+
 /// A hall publisher on `hub`; its tasks.
 fn start_hall(
     client: async_nats::Client,
@@ -213,23 +223,52 @@ fn applied(hub: &Hub, board: u32) -> u64 {
     hub.board(board).map_or(0, |b| b.seq)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
-    let Some(binary) = nats_server_or_skip() else {
-        return;
-    };
-    let dir = test_dir("foreign");
-    let (_server, url) = start_server(&binary, &dir.join("nats"), &[]);
+/// A central following hall A with this `[network]` body, and its hub.
+async fn start_central(dir: &Path, network: &str) -> (hall_link::central::Central, Arc<Hub>) {
+    let central = hall_link::central::start(&central_config(dir, network))
+        .await
+        .unwrap();
+    let hub = Arc::clone(central.daemon().hub());
+    (central, hub)
+}
+
+/// Waits until the central has applied each board's events up to the seq given.
+async fn wait_applied(hub: &Arc<Hub>, seqs: &[(u32, u64)]) {
+    wait_for(
+        &format!("the central at {seqs:?}"),
+        Duration::from_secs(20),
+        || {
+            let done = seqs.iter().all(|&(b, s)| applied(hub, b) == s);
+            async move { done }
+        },
+    )
+    .await;
+}
+
+/// A server with hall A's stream holding board 1's events 1 to 4 (and `more`), from a
+/// running hall publisher.
+struct Started {
+    _server: common::Server,
+    url: String,
+    dir: PathBuf,
+    config: Config,
+    client: async_nats::Client,
+    js: jetstream::Context,
+    hub: Arc<Hub>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+async fn start(name: &str, more: &[(u32, u64)]) -> Option<Started> {
+    let binary = nats_server_or_skip()?;
+    let dir = test_dir(name);
+    let (server, url) = start_server(&binary, &dir.join("nats"), &[]);
     wait_until_listening(&url).await;
-    let network = format!("nats = \"{url}\"\nhall = \"A\"");
-    let config = hall_config(&dir, &network);
+    let config = hall_config(&dir, &format!("nats = \"{url}\"\nhall = \"A\""));
     let client = connect(&url).await;
     let js = jetstream::new(client.clone());
-
-    // Mid-game: board 1 at event 4, board 2 at event 2, all in the stream.
-    let hub = Arc::new(Hub::new([1, 2]));
-    hub.publish(events(1, 1..=4));
-    hub.publish(events(2, 1..=2));
+    let mut boards = vec![(1, 4)];
+    boards.extend_from_slice(more);
+    let hub = hub_with(&boards);
     let tasks = start_hall(client.clone(), &config, &hub);
     wait_for(
         "the hall's first events",
@@ -237,6 +276,34 @@ async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
         || async { last_in_stream(&js, 1).await == Some(4) },
     )
     .await;
+    Some(Started {
+        _server: server,
+        url,
+        dir,
+        config,
+        client,
+        js,
+        hub,
+        tasks,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
+    // Mid-game: board 1 at event 4, board 2 at event 2, all in the stream.
+    let Some(Started {
+        _server,
+        url,
+        dir,
+        config,
+        client,
+        js,
+        hub,
+        tasks,
+    }) = start("foreign", &[(2, 2)]).await
+    else {
+        return;
+    };
 
     // Any client's plain message on board 1's subject, as in `PUB ... 5\r\nhello`.
     let stranger = connect(&url).await;
@@ -278,52 +345,27 @@ async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
     for t in tasks {
         t.abort();
     }
-    let hub = Arc::new(Hub::new([1, 2]));
-    hub.publish(events(1, 1..=8));
-    hub.publish(events(2, 1..=3));
+    let hub = hub_with(&[(1, 8), (2, 3)]);
     let _tasks = start_hall(client.clone(), &config, &hub);
     wait_for(
         "board 2's event after the restart",
         Duration::from_secs(10),
-        || async { last_in_stream(&js, 2).await == Some(3) },
+        || async { in_stream(&js, 2).await == [1, 2, 3] },
     )
     .await;
     assert!(warning(&hub, "network").is_none(), "{:?}", hub.warnings());
     let said = warning(&hub, "network-foreign").expect("the restarted hall reports it");
     assert!(said.contains("dgt.Foreign_Open.A.2.events"), "{said}");
     // Each event once: the restart sent nothing again.
-    let info = js
-        .get_stream("DGT_Foreign_Open_A")
-        .await
-        .unwrap()
-        .info()
-        .await
-        .unwrap()
-        .state
-        .clone();
     assert_eq!(
-        info.messages,
+        stream_messages(&js).await,
         8 + 3 + 2,
         "8 + 3 events and 2 foreign messages"
     );
 
     // The central reaches the hall's last events and warns of the foreign messages.
-    let central = hall_link::central::start(&central_config(
-        &dir,
-        &format!("nats = \"{url}\"\nhalls = [\"A\"]"),
-    ))
-    .await
-    .unwrap();
-    let chub = Arc::clone(central.daemon().hub());
-    wait_for(
-        "the central at the hall's last events",
-        Duration::from_secs(20),
-        || {
-            let chub = Arc::clone(&chub);
-            async move { applied(&chub, 1) == 8 && applied(&chub, 2) == 3 }
-        },
-    )
-    .await;
+    let (central, chub) = start_central(&dir, &format!("nats = \"{url}\"\nhalls = [\"A\"]")).await;
+    wait_applied(&chub, &[(1, 8), (2, 3)]).await;
     let said = warning(&chub, "foreign-A").expect("the central warns of the foreign messages");
     assert!(said.contains("2 messages hall A did not publish"), "{said}");
     // And both logged it, naming the message.
@@ -340,37 +382,22 @@ async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_central_warns_when_it_stays_behind_a_hall() {
-    let Some(binary) = nats_server_or_skip() else {
+    let Some(Started {
+        _server,
+        url,
+        dir,
+        js,
+        tasks,
+        ..
+    }) = start("behind", &[]).await
+    else {
         return;
     };
-    let dir = test_dir("behind");
-    let (_server, url) = start_server(&binary, &dir.join("nats"), &[]);
-    wait_until_listening(&url).await;
-    let config = hall_config(&dir, &format!("nats = \"{url}\"\nhall = \"A\""));
-    let client = connect(&url).await;
-    let js = jetstream::new(client.clone());
-    let hub = Arc::new(Hub::new([1, 2]));
-    hub.publish(events(1, 1..=4));
-    let tasks = start_hall(client.clone(), &config, &hub);
-    wait_for("the hall's events", Duration::from_secs(20), || async {
-        last_in_stream(&js, 1).await == Some(4)
-    })
-    .await;
     for t in tasks {
         t.abort();
     }
-    let central = hall_link::central::start(&central_config(
-        &dir,
-        &format!("nats = \"{url}\"\nhalls = [\"A\"]"),
-    ))
-    .await
-    .unwrap();
-    let chub = Arc::clone(central.daemon().hub());
-    wait_for("the central at event 4", Duration::from_secs(20), || {
-        let chub = Arc::clone(&chub);
-        async move { applied(&chub, 1) == 4 }
-    })
-    .await;
+    let (central, chub) = start_central(&dir, &format!("nats = \"{url}\"\nhalls = [\"A\"]")).await;
+    wait_applied(&chub, &[(1, 4)]).await;
     // The hall says board 1 is at event 8, but events 5 to 8 never reach its stream.
     let store = hall::bucket(&js, "dgt_Foreign_Open").await.unwrap();
     let state = BoardState {
@@ -462,23 +489,16 @@ async fn only_the_hall_may_publish_on_its_subjects_with_the_documented_permissio
         hall_link::connect::connect(config.network.as_ref().unwrap(), &dir, "test hall A")
             .await
             .unwrap();
-    let hub = Arc::new(Hub::new([1, 2]));
-    hub.publish(events(1, 1..=3));
+    let hub = hub_with(&[(1, 3)]);
     let _tasks = start_hall(hall_client, &config, &hub);
 
     // The central with its user follows it.
-    let central = hall_link::central::start(&central_config(
+    let (central, chub) = start_central(
         &dir,
         &format!("nats = \"{url}\"\nhalls = [\"A\"]\nuser = \"central\"\npassword = \"pw-c\""),
-    ))
-    .await
-    .unwrap();
-    let chub = Arc::clone(central.daemon().hub());
-    wait_for("the central at event 3", Duration::from_secs(20), || {
-        let chub = Arc::clone(&chub);
-        async move { applied(&chub, 1) == 3 }
-    })
+    )
     .await;
+    wait_applied(&chub, &[(1, 3)]).await;
 
     // Any other user, hall B's and the central's are refused on hall A's subjects.
     for (user, password) in [("viewer", "pw-v"), ("hall_B", "pw-b"), ("central", "pw-c")] {
@@ -514,11 +534,7 @@ async fn only_the_hall_may_publish_on_its_subjects_with_the_documented_permissio
     }
     // Nothing but the hall's events in its stream, and the hall goes on.
     hub.publish(events(1, 4..=5));
-    wait_for("the central at event 5", Duration::from_secs(10), || {
-        let chub = Arc::clone(&chub);
-        async move { applied(&chub, 1) == 5 }
-    })
-    .await;
+    wait_applied(&chub, &[(1, 5)]).await;
     assert!(
         warning(&chub, "foreign-A").is_none(),
         "{:?}",
@@ -528,17 +544,8 @@ async fn only_the_hall_may_publish_on_its_subjects_with_the_documented_permissio
         .connect(&url)
         .await
         .unwrap();
-    let js = jetstream::new(admin);
-    let held: stream::State = js
-        .get_stream("DGT_Foreign_Open_A")
-        .await
-        .unwrap()
-        .info()
-        .await
-        .unwrap()
-        .state
-        .clone();
-    assert_eq!(held.messages, 5, "only the hall's 5 events");
+    let held = stream_messages(&jetstream::new(admin)).await;
+    assert_eq!(held, 5, "only the hall's 5 events");
     central.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
