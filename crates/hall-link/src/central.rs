@@ -318,7 +318,8 @@ fn apply(merge: &Mutex<Merge>, hub: &Hub, e: Envelope, replayed: bool) -> bool {
 }
 
 /// Reads what the central kept of a hall; a line cut short by a crash is cut off (its
-/// batch was not acknowledged, so the server delivers it again). Returns the file to
+/// batch was not acknowledged, so the server delivers it again); a damaged line (its
+/// crc32 wrong) is skipped and the stream read again from the start. Returns the file to
 /// append to, how many events it held, and the position in the hall's stream after them.
 fn reload(
     path: &Path,
@@ -336,14 +337,36 @@ fn reload(
         Err(e) => return Err(journal(e)),
     };
     let whole = text.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    let lines: Vec<&[u8]> = text[..whole]
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    // Lines are framed (a crc32 field, as the journals' are) since this file had them; an
+    // unframed line is an older file's, unless the file has framed ones: then it is a
+    // damaged one.
+    let framed = lines
+        .iter()
+        .any(|l| matches!(arbiter_daemon::fsutil::unframe(l), Ok(Some(_))));
     let mut had = 0;
     let mut kept = 0;
     let mut unsequenced = false;
-    for line in text[..whole]
-        .split(|&c| c == b'\n')
-        .filter(|l| !l.is_empty())
-    {
-        match Received::parse(line) {
+    let mut damaged = false;
+    for line in lines {
+        let object = match arbiter_daemon::fsutil::unframe(line) {
+            Ok(Some(object)) => object,
+            Ok(None) if !framed => line.to_vec(),
+            Ok(None) => {
+                damaged = true;
+                tracing::warn!("central: {}: a line without its crc32 among framed ones (torn or merged); skipped, the hall's stream is read again from the start", path.display());
+                continue;
+            }
+            Err(e) => {
+                damaged = true;
+                tracing::warn!("central: {}: a damaged line ({e}); skipped, the hall's stream is read again from the start", path.display());
+                continue;
+            }
+        };
+        match Received::parse(&object) {
             Ok(r) => {
                 kept = kept.max(r.stream_seq);
                 unsequenced |= r.stream_seq == 0;
@@ -352,7 +375,10 @@ fn reload(
                     had += 1;
                 }
             }
-            Err(e) => tracing::warn!("central: {}: skipping a damaged line: {e}", path.display()),
+            Err(e) => {
+                damaged = true;
+                tracing::warn!("central: {}: skipping a damaged line: {e}; the hall's stream is read again from the start", path.display());
+            }
         }
     }
     let file = std::fs::OpenOptions::new()
@@ -363,9 +389,20 @@ fn reload(
     if whole < text.len() {
         file.set_len(whole as u64).map_err(journal)?;
     }
-    // A line without its sequence (an older file): read the stream from the start.
-    let position = StreamPosition::after(if unsequenced { 0 } else { kept });
+    // A line without its sequence (an older file), or a damaged one (its event is in
+    // the stream, below what the file kept): read the stream from the start; the merge
+    // drops what the central has by seq.
+    let position = StreamPosition::after(if unsequenced || damaged { 0 } else { kept });
     Ok((file, had, position))
+}
+
+/// The line of the central's file for the message `payload` at `stream_seq`, with its
+/// newline, framed as the journals' lines are (`fsutil::frame`: a last field `crc32`),
+/// so that [`reload`] tells a damaged line from a sound one.
+fn framed_line(stream_seq: u64, payload: &[u8]) -> Vec<u8> {
+    let mut line = Received::line(stream_seq, payload);
+    arbiter_daemon::fsutil::frame(&mut line);
+    line
 }
 
 /// How long events may wait for a missing one of their board before the central reads
@@ -510,8 +547,7 @@ async fn follow(
                     Ok(e) if e.round == round => {
                         let is_new = merge.lock().unwrap_or_else(|p| p.into_inner()).is_new(&e);
                         if is_new {
-                            lines.extend_from_slice(&Received::line(stream_seq, &m.payload));
-                            lines.push(b'\n');
+                            lines.extend(framed_line(stream_seq, &m.payload));
                             envelopes.push(e);
                         }
                     }
@@ -739,5 +775,88 @@ impl Forward for Forwarder {
                 Err(e) => Err(format!("hall {hall} answered something else: {e}")),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_daemon::fsutil;
+    use touch_tracker::{ArbiterEvent, EventKind};
+
+    fn envelope(seq: u64) -> Envelope {
+        Envelope {
+            v: hall_network::envelope::VERSION,
+            hall: HallId::new("A").unwrap(),
+            board: 1,
+            round: 2,
+            seq,
+            wall_ms: 1_780_000_000_000 + seq,
+            event: ArbiterEvent {
+                t_ms: seq * 1000,
+                board: "1".into(),
+                kind: EventKind::NewGame {
+                    fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+                },
+            },
+        }
+    }
+
+    fn merge_of_hall_a() -> Mutex<Merge> {
+        let manifest = Manifest {
+            v: 1,
+            hall: HallId::new("A").unwrap(),
+            round: 2,
+            boards: vec![1],
+            board_tables: String::new(),
+        };
+        Mutex::new(Merge::new(2, [&manifest]).unwrap())
+    }
+
+    #[test]
+    fn a_damaged_line_of_the_central_file_is_detected_and_the_stream_read_again() {
+        let dir = std::env::temp_dir().join(format!("central-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("A.jsonl");
+        let mut text = Vec::new();
+        for seq in 1..=3 {
+            text.extend(framed_line(seq * 10, &envelope(seq).to_json()));
+        }
+        // One digit of the second line's wall clock changed on the disk: still JSON,
+        // still an envelope, not what was received.
+        let at = text
+            .windows(13)
+            .position(|w| w == b"1780000000002")
+            .unwrap();
+        text[at + 12] = b'7';
+        std::fs::write(&path, &text).unwrap();
+        let merge = merge_of_hall_a();
+        let hub = Hub::new([1]);
+        let (_file, had, position) = reload(&path, &merge, &hub, 2).unwrap();
+        assert_eq!(had, 2, "the damaged line is not taken");
+        assert_eq!(
+            merge.lock().unwrap().last(1),
+            1,
+            "event 3 waits for event 2"
+        );
+        assert_eq!(
+            position,
+            StreamPosition::after(0),
+            "the hall's stream is read again from the start for the damaged event"
+        );
+        // An older file, without framing, is still read.
+        let mut old = Received::line(10, &envelope(1).to_json());
+        old.push(b'\n');
+        std::fs::write(&path, &old).unwrap();
+        let merge = merge_of_hall_a();
+        let (_file, had, position) = reload(&path, &merge, &hub, 2).unwrap();
+        assert_eq!((had, position), (1, StreamPosition::after(10)));
+        // What the central writes now is framed.
+        assert!(
+            fsutil::unframe(framed_line(10, &envelope(1).to_json()).trim_ascii_end())
+                .unwrap()
+                .is_some()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
