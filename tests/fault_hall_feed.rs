@@ -99,22 +99,12 @@ fn a_stray_message_on_a_halls_subject_does_not_stop_its_feed() {
     for d in [&hall_dir, &central_dir] {
         std::fs::create_dir_all(d).unwrap();
     }
-    let hall_cfg = config(
+    let (hall_cfg, central_cfg) = hall_a_and_central(
         &hall_dir,
+        &central_dir,
         &boards,
-        &format!("\n[network]\nnats = \"{url}\"\nhall = \"A\"\n"),
+        &format!("nats = \"{url}\"\n"),
     );
-    let central_cfg = central_dir.join("event.toml");
-    std::fs::write(
-        &central_cfg,
-        format!(
-            "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
-             time_control = \"{}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
-             [network]\nnats = \"{url}\"\nhalls = [\"A\"]\n",
-            arbiter_daemon::demo::TIME_CONTROL
-        ),
-    )
-    .unwrap();
     let (hall_out, central_out) = (hall_dir.join("out"), central_dir.join("out"));
     let _hall = start(&hall_cfg);
     let _central = start_command("central", &central_cfg);
