@@ -27,8 +27,8 @@ use async_nats::jetstream::{self, consumer, kv};
 use futures_util::StreamExt;
 use hall_network::envelope::{BoardState, Envelope, Manifest};
 use hall_network::{
-    own_message, Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId, Lag, Merge,
-    Names, Received, StreamPosition,
+    own_message, worth_logging, Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId,
+    Lag, Merge, Names, Received, StreamPosition,
 };
 use tokio::task::JoinHandle;
 
@@ -554,7 +554,9 @@ async fn follow(
                     Ok(_) => {}
                     Err(why) => {
                         foreign += 1;
-                        tracing::warn!(hall = %hall, board, stream_seq, "central: hall {hall}'s stream message {stream_seq} on {} was not published by hall {hall}: {why}; skipped", m.subject);
+                        if worth_logging(foreign) {
+                            tracing::warn!(hall = %hall, board, stream_seq, "central: hall {hall}'s stream message {stream_seq} on {} was not published by hall {hall}: {why}; skipped", m.subject);
+                        }
                         hub.set_warning(
                             &format!("foreign-{hall}"),
                             Some(format!("Hall {hall}'s stream holds {foreign} messages hall {hall} did not publish (last: stream message {stream_seq} on {}: {why}). They are skipped; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", m.subject)),

@@ -17,8 +17,8 @@ use async_nats::jetstream::{self, kv, stream};
 use futures_util::StreamExt;
 use hall_network::envelope::{self, BoardState, Envelope, Manifest};
 use hall_network::{
-    own_message, ActionReply, ActionRequest, Backlog, Chain, EventKey, Expect, Foreign, HallId,
-    Names,
+    own_message, worth_logging, ActionReply, ActionRequest, Backlog, Chain, EventKey, Expect,
+    Foreign, HallId, Names,
 };
 use tokio::task::JoinHandle;
 
@@ -231,6 +231,9 @@ fn msg_id_of(headers: &async_nats::HeaderMap) -> Option<&str> {
         .map(|v| v.as_str())
 }
 
+/// How many foreign messages' stream sequences the hall keeps, not to report one twice.
+const REPORTED_AT_MOST: usize = 10_000;
+
 /// The messages on the hall's subjects that the hall did not publish, as far as seen.
 #[derive(Debug, Default)]
 struct ForeignSeen {
@@ -244,7 +247,14 @@ struct ForeignSeen {
 impl ForeignSeen {
     /// Logs a message on the hall's subjects that the hall did not publish, once.
     fn report(&mut self, link: &HallLink, stream_seq: u64, subject: &str, why: &Foreign) {
-        if !self.reported.insert(stream_seq) {
+        // The set stays bounded under a flood: past it, messages are counted only.
+        if self.reported.len() >= REPORTED_AT_MOST {
+            self.unread += 1;
+        } else if !self.reported.insert(stream_seq) {
+            return;
+        }
+        self.last = Some(format!("stream message {stream_seq} on {subject}: {why}"));
+        if !worth_logging(self.count()) {
             return;
         }
         let board = Names::board_of_subject(subject);
@@ -255,13 +265,16 @@ impl ForeignSeen {
             "network: stream message {stream_seq} on {subject} was not published by hall {}: {why}; skipped, the hall's events go on (only the hall's user should publish on its subjects: docs/deployment.md)",
             link.hall
         );
-        self.last = Some(format!("stream message {stream_seq} on {subject}: {why}"));
+    }
+
+    fn count(&self) -> u64 {
+        self.reported.len() as u64 + self.unread
     }
 
     /// The hall's dashboard warning (the first time and when more came).
     fn warn(&self, hub: &Hub, link: &HallLink) {
         let Some(last) = &self.last else { return };
-        let count = self.reported.len() as u64 + self.unread;
+        let count = self.count();
         hub.set_warning(
             FOREIGN_WARNING,
             Some(format!("Hall {}'s stream holds {count} messages this hall did not publish (last: {last}). They are skipped and the events go on being sent; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", link.hall)),

@@ -381,6 +381,51 @@ async fn a_foreign_message_mid_game_is_skipped_and_the_hall_feed_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_foreign_messages_neither_stops_the_hall_nor_floods_its_log() {
+    let Some(Started {
+        _server,
+        url,
+        dir,
+        js,
+        hub,
+        ..
+    }) = start("flood", &[]).await
+    else {
+        return;
+    };
+    let stranger = connect(&url).await;
+    for n in 0..3000 {
+        stranger
+            .publish("dgt.Foreign_Open.A.2.events", format!("flood {n}").into())
+            .await
+            .unwrap();
+    }
+    stranger.flush().await.unwrap();
+    wait_for(
+        "the flood in the stream",
+        Duration::from_secs(20),
+        || async { stream_messages(&js).await == 3004 },
+    )
+    .await;
+    hub.publish(events(1, 5..=8));
+    wait_for(
+        "the hall's events after the flood",
+        Duration::from_secs(20),
+        || async { in_stream(&js, 1).await == (1..=8).collect::<Vec<_>>() },
+    )
+    .await;
+    let said = warning(&hub, "network-foreign").expect("the hall reports the flood");
+    assert!(said.contains("3000 messages"), "{said}");
+    // Each of this file's tests logs a few; the flood only its first ones and a count.
+    let lines = logged()
+        .lines()
+        .filter(|l| l.contains("network: stream message"))
+        .count();
+    assert!(lines <= 30, "{lines} log lines for the foreign messages");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_central_warns_when_it_stays_behind_a_hall() {
     let Some(Started {
         _server,

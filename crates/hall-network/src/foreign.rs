@@ -63,6 +63,18 @@ pub fn own_message(
     Ok(e)
 }
 
+/// How many foreign messages are logged one by one; after them one in every
+/// [`LOG_EVERY`], so that a flood of them does not flood the log (the dashboards' warning
+/// keeps the count).
+pub const LOG_FIRST: u64 = 20;
+/// See [`LOG_FIRST`].
+pub const LOG_EVERY: u64 = 1000;
+
+/// True when the `count`-th foreign message (from 1) is to be logged.
+pub fn worth_logging(count: u64) -> bool {
+    count <= LOG_FIRST || count % LOG_EVERY == 0
+}
+
 /// How many unexpected messages the hall reads after one refusal; a flood beyond that
 /// is counted, not read one by one.
 pub const INSPECT_AT_MOST: u64 = 1000;
@@ -265,6 +277,14 @@ mod tests {
         let (read, unread) = chain.unexpected(3);
         assert!(read.is_empty());
         assert_eq!(unread, 0);
+    }
+
+    #[test]
+    fn a_flood_of_foreign_messages_is_logged_sparingly() {
+        let logged: Vec<u64> = (1..=5000).filter(|&n| worth_logging(n)).collect();
+        assert_eq!(logged.len(), 20 + 5);
+        assert_eq!(logged[..3], [1, 2, 3]);
+        assert_eq!(logged[20..], [1000, 2000, 3000, 4000, 5000]);
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub use action::{ActionReply, ActionRequest};
 pub use config::{Credentials, NetworkConfig, NetworkConfigError};
 pub use cursor::Backlog;
 pub use envelope::{Envelope, EnvelopeError, Manifest, Received};
-pub use foreign::{own_message, Behind, Chain, Expect, Foreign, Lag};
+pub use foreign::{own_message, worth_logging, Behind, Chain, Expect, Foreign, Lag};
 pub use merge::{Accepted, Merge, MergeError};
 pub use names::{EventKey, HallId, NameError, Names};
 pub use position::{Delivery, StreamPosition};
