@@ -284,6 +284,7 @@ pub async fn start(path: &Path) -> Result<Central, CentralError> {
         owner.clone(),
         Arc::clone(&hub),
         Arc::clone(&reported),
+        f.round,
     )));
     tasks.push(tokio::spawn(watch_lag(owner, merge, reported, hub)));
     Ok(Central { daemon, tasks })
@@ -623,6 +624,7 @@ async fn follow_states(
     owner: BTreeMap<u32, HallId>,
     hub: Arc<Hub>,
     reported: Arc<Mutex<BTreeMap<u32, u64>>>,
+    round: u32,
 ) {
     loop {
         let watch = async {
@@ -651,10 +653,13 @@ async fn follow_states(
             if owner.get(&state.board) != Some(&state.hall) {
                 continue;
             }
-            reported
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(state.board, state.seq);
+            // A state of another round (a hall not moved on yet) says nothing of this one's.
+            if state.round == round {
+                reported
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(state.board, state.seq);
+            }
             if let Some(s) = state.snapshot {
                 hub.set_snapshot(state.board, s);
             }
