@@ -601,22 +601,7 @@ fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
         Some(12),
         Faults::default(),
     )]);
-    let a_cfg = config(
-        &a_dir,
-        &boards,
-        &format!("\n[network]\nhall = \"A\"\n{logins}"),
-    );
-    let c_cfg = c_dir.join("event.toml");
-    std::fs::write(
-        &c_cfg,
-        format!(
-            "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
-             time_control = \"{}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
-             [network]\nhalls = [\"A\"]\n{logins}",
-            arbiter_daemon::demo::TIME_CONTROL
-        ),
-    )
-    .unwrap();
+    let (a_cfg, c_cfg) = hall_a_and_central(&a_dir, &c_dir, &boards, &logins);
     let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
     let mut hall = start(&a_cfg);
     let mut central = start_central(&c_cfg);

@@ -188,6 +188,33 @@ pub fn config(dir: &Path, boards: &Boards, extra: &str) -> PathBuf {
     path
 }
 
+/// The configs of hall A (these boards, [`config`]) and of a central following it alone,
+/// in `hall_dir` and `central_dir`, each with this `[network]` body (the server's URL and
+/// the logins).
+pub fn hall_a_and_central(
+    hall_dir: &Path,
+    central_dir: &Path,
+    boards: &Boards,
+    network: &str,
+) -> (PathBuf, PathBuf) {
+    let hall = config(
+        hall_dir,
+        boards,
+        &format!("\n[network]\nhall = \"A\"\n{network}"),
+    );
+    let central = central_dir.join("event.toml");
+    std::fs::write(
+        &central,
+        format!(
+            "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
+             time_control = \"{TIME_CONTROL}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
+             [network]\nhalls = [\"A\"]\n{network}"
+        ),
+    )
+    .unwrap();
+    (hall, central)
+}
+
 /// A running `dgt-arbiter run` (or `central`): killed when dropped, so a test that panics
 /// leaves no daemon behind (one left running holds its board's pty and steals the next
 /// test's). Derefs to its [`Child`].

@@ -148,7 +148,7 @@ struct LineRound {
 
 /// Every board's [`ResultState`] in `round`, folded from the event stream the daemon
 /// writes (`events.jsonl`). A missing file is no decision at all; a line that is not an
-/// event (cut short by a power cut) is skipped.
+/// event (cut short by a power cut) or whose crc32 is wrong is skipped (with a warning).
 pub fn results_from_events(
     path: &Path,
     round: u32,
@@ -164,7 +164,7 @@ pub fn results_from_events(
         }
     };
     let mut out: BTreeMap<u32, ResultState> = BTreeMap::new();
-    for line in text.lines() {
+    for (number, line) in text.lines().enumerate() {
         // Only these kinds change a result: skip the rest unparsed.
         if !["\"arbiter_decision\"", "\"game_over\"", "\"new_game\""]
             .iter()
@@ -172,6 +172,21 @@ pub fn results_from_events(
         {
             continue;
         }
+        // Framed as the journals' lines are: a line whose crc32 is wrong (torn, merged,
+        // changed on the disk) gives no result; an unframed one is an older daemon's.
+        let framed = match crate::fsutil::unframe(line.as_bytes()) {
+            Ok(object) => object,
+            Err(e) => {
+                tracing::warn!(
+                    "{}: line {} is damaged ({e}); skipped: check that board's result by hand",
+                    path.display(),
+                    number + 1
+                );
+                continue;
+            }
+        };
+        let object = framed.as_deref().map(String::from_utf8_lossy);
+        let line = object.as_deref().unwrap_or(line);
         let Ok(head) = serde_json::from_str::<LineRound>(line) else {
             continue;
         };
@@ -264,28 +279,31 @@ mod tests {
         assert!(!s.disputed());
     }
 
+    /// One framed events.jsonl line, as the daemon writes it.
+    fn events_line(board: u32, round: u32, kind: EventKind) -> String {
+        let e = crate::hub::HubEvent {
+            seq: 1,
+            board,
+            round,
+            wall_ms: 0,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: 0,
+                board: board.to_string(),
+                kind,
+            },
+        };
+        let mut bytes = e.to_json().into_bytes();
+        crate::fsutil::frame(&mut bytes);
+        String::from_utf8(bytes).unwrap()
+    }
+
     #[test]
     fn the_event_stream_gives_each_boards_results_of_the_round() {
         let dir = std::env::temp_dir().join(format!("arbiter-decisions-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("events.jsonl");
-        let line = |board: u32, round: u32, kind: EventKind| {
-            let e = crate::hub::HubEvent {
-                seq: 1,
-                board,
-                round,
-                wall_ms: 0,
-                replayed: false,
-                event: ArbiterEvent {
-                    t_ms: 0,
-                    board: board.to_string(),
-                    kind,
-                },
-            };
-            let mut bytes = e.to_json().into_bytes();
-            crate::fsutil::frame(&mut bytes);
-            String::from_utf8(bytes).unwrap()
-        };
+        let line = events_line;
         let text = [
             line(1, 2, over(GameResult::WhiteWins)),
             line(
@@ -311,6 +329,38 @@ mod tests {
         assert!(results_from_events(&dir.join("none.jsonl"), 2)
             .unwrap()
             .is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_line_of_the_event_stream_is_not_taken_for_a_result() {
+        let dir = std::env::temp_dir().join(format!("arbiter-damaged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("events.jsonl");
+        let white = serde_json::to_string(&ArbiterResult::WhiteWins).unwrap();
+        let black = serde_json::to_string(&ArbiterResult::BlackWins).unwrap();
+        let set = events_line(
+            3,
+            2,
+            decision(Decision::ResultSet, Some(ArbiterResult::WhiteWins)),
+        );
+        assert!(set.contains(&white), "{set}");
+        // The arbiter's result changed on the disk: still JSON, still an event.
+        std::fs::write(&path, set.replace(&white, &black)).unwrap();
+        let r = results_from_events(&path, 2).unwrap();
+        assert_eq!(
+            r.get(&3).and_then(ResultState::result),
+            None,
+            "a line whose crc32 is wrong gives no result"
+        );
+        // The sound line, and an unframed one (an older daemon's), are read.
+        std::fs::write(&path, &set).unwrap();
+        let r = results_from_events(&path, 2).unwrap();
+        assert_eq!(r[&3].result(), Some(ArbiterResult::WhiteWins));
+        let unframed = set.split(",\"crc32\"").next().unwrap().to_owned() + "}\n";
+        std::fs::write(&path, unframed).unwrap();
+        let r = results_from_events(&path, 2).unwrap();
+        assert_eq!(r[&3].result(), Some(ArbiterResult::WhiteWins));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

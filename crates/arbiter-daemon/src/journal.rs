@@ -59,6 +59,18 @@
 //! line, the daemon logs it) and every good record before and after it is kept, so the
 //! board starts. Version 1 journals (no framing) are still read.
 //!
+//! # The journal never invents
+//! The tracker's inputs depend on each other (a placement is a change from the last), so
+//! the records after a damaged one prove nothing: [`replay_plan`] replays up to it; the
+//! daemon takes the events published after it back from events.jsonl (the live game had
+//! them) and holds the board out of sync for the arbiter ([`Record::Held`]: the next
+//! events are numbered after those published), rather than replay the rest into rulings
+//! the live game never had. A later restart replays up to the damage again, skips to the
+//! `Held` record and goes on from there. A file whose first line is no header
+//! ([`Lost::Header`]) is set aside and a new journal begun; the daemon holds that board
+//! too, and an empty journal's when events.jsonl shows the game had begun: never a new
+//! game from the start position.
+//!
 //! # Failed writes, a deleted folder
 //! A record that cannot be written (a full disk, EIO) waits in memory, in order, and is
 //! written at the next append or [`Journal::retry`] once the disk takes it, so that the
@@ -135,6 +147,16 @@ pub enum Record {
         t_ms: u64,
         input: touch_tracker::ArbiterInput,
     },
+    /// Inputs before this record are lost (`why`: a damaged record before it, the header
+    /// lost, an empty journal): `Tracker::hold_for_arbiter`, the board out of sync until
+    /// the arbiter accepts its position. Events already published went up to `seq` (the
+    /// board's next event is numbered after it) and say `known` of the game.
+    Held {
+        t_ms: u64,
+        why: String,
+        seq: u64,
+        known: touch_tracker::KnownGame,
+    },
 }
 
 impl Record {
@@ -144,7 +166,7 @@ impl Record {
             Record::Event(e) => Some(e.t_ms),
             Record::Timeout { t_ms } | Record::Accept { t_ms, .. } => Some(*t_ms),
             Record::Analysis { .. } => None,
-            Record::Arbiter { t_ms, .. } => Some(*t_ms),
+            Record::Arbiter { t_ms, .. } | Record::Held { t_ms, .. } => Some(*t_ms),
         }
     }
 }
@@ -196,6 +218,72 @@ pub struct Skipped {
     /// Its line number (1-based).
     pub line: usize,
     pub message: String,
+    /// How many good records come before it: it lay between `records[before - 1]` and
+    /// `records[before]`.
+    pub before: usize,
+}
+
+/// A journal that held less than a journal to resume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lost {
+    /// The file was there, empty.
+    Empty,
+    /// Its first line is no header (lost, or damaged): nothing says what its records'
+    /// times count from. The file was renamed to `aside` (kept for the arbiter) and a new
+    /// journal begun.
+    Header { message: String, aside: PathBuf },
+}
+
+impl Lost {
+    /// In words, for the board's status and the log.
+    pub fn words(&self) -> String {
+        match self {
+            Lost::Empty => "the journal is empty".to_owned(),
+            Lost::Header { message, aside } => format!(
+                "the journal's header is lost ({message}); the file is kept as {}",
+                aside.display()
+            ),
+        }
+    }
+}
+
+/// What a replay of the records read may feed the tracker ([`replay_plan`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayPlan {
+    /// Which records to replay, in order: `proven[i]` for `records[i]`.
+    pub proven: Vec<bool>,
+    /// The first damaged record that no [`Record::Held`] follows: the records after it
+    /// are not replayed, and the board must be held for the arbiter now.
+    pub unheld: Option<Skipped>,
+}
+
+/// Which records a replay may feed the tracker. The tracker's inputs depend on each other
+/// (a placement is a change from the one before), so after a damaged record nothing
+/// that follows is proven: replaying it could rule on a game that was not played (the
+/// placement of a lost lift read as a piece added). Those records are skipped up to the
+/// next [`Record::Held`] (written when the daemon held the board for the arbiter, after
+/// which the inputs are complete again).
+pub fn replay_plan(records: &[Record], skipped: &[Skipped]) -> ReplayPlan {
+    let mut proven = Vec::with_capacity(records.len());
+    let mut holes = skipped.iter().peekable();
+    let mut unheld: Option<&Skipped> = None;
+    for (i, rec) in records.iter().enumerate() {
+        while let Some(hole) = holes.next_if(|h| h.before <= i) {
+            unheld = unheld.or(Some(hole));
+        }
+        if matches!(rec, Record::Held { .. }) {
+            unheld = None;
+        }
+        proven.push(unheld.is_none());
+    }
+    // A damaged record after the last good one.
+    if let Some(hole) = holes.next() {
+        unheld = unheld.or(Some(hole));
+    }
+    ReplayPlan {
+        proven,
+        unheld: unheld.cloned(),
+    }
 }
 
 /// An open journal, appending.
@@ -241,8 +329,11 @@ pub struct Opened {
     pub records: Vec<Record>,
     /// Set when a torn last record was dropped (what it was).
     pub repaired: Option<String>,
-    /// Damaged records skipped before the end (the records after them are kept).
+    /// Damaged records skipped before the end (the records after them are kept, and
+    /// not replayed: [`replay_plan`]).
     pub skipped: Vec<Skipped>,
+    /// The file held no journal to resume (empty, or its header lost).
+    pub lost: Option<Lost>,
 }
 
 impl Journal {
@@ -264,18 +355,41 @@ impl Journal {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io_err)?;
         }
+        let existed = path.exists();
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)
             .map_err(io_err)?;
-        let (header, records, keep, repaired, skipped) = read(path, &file)?;
         let len = file.metadata().map_err(io_err)?.len();
-        if keep < len {
-            file.set_len(keep).map_err(io_err)?;
+        let mut read = read(path, &file)?;
+        let mut lost = (existed && len == 0).then_some(Lost::Empty);
+        if let Some(message) = read.header_lost.take() {
+            // Kept for the arbiter under another name; a new journal begins.
+            let mut aside = path.as_os_str().to_owned();
+            aside.push(format!(".damaged-{now_unix_ms}"));
+            let aside = PathBuf::from(aside);
+            std::fs::rename(path, &aside).map_err(io_err)?;
+            file = OpenOptions::new()
+                .read(true)
+                .append(true)
+                .create(true)
+                .open(path)
+                .map_err(io_err)?;
+            read = Read::default();
+            lost = Some(Lost::Header { message, aside });
+        } else if read.good < len {
+            file.set_len(read.good).map_err(io_err)?;
             file.sync_data().map_err(io_err)?;
         }
+        let Read {
+            header,
+            records,
+            repaired,
+            skipped,
+            ..
+        } = read;
         let header = match header {
             Some(h) => {
                 if h.board != board || h.round != round {
@@ -327,6 +441,7 @@ impl Journal {
             records,
             repaired,
             skipped,
+            lost,
         })
     }
 
@@ -945,32 +1060,30 @@ impl Syncer {
     }
 }
 
-type Read = (
-    Option<Header>,
-    Vec<Record>,
-    u64,
-    Option<String>,
-    Vec<Skipped>,
-);
+/// What [`read`] found in a journal file.
+#[derive(Default)]
+struct Read {
+    header: Option<Header>,
+    records: Vec<Record>,
+    /// How many bytes from the start are good (the rest is a torn tail, cut off).
+    good: u64,
+    /// What was dropped from a torn tail.
+    repaired: Option<String>,
+    skipped: Vec<Skipped>,
+    /// The first line is no header, and more follows (why it is none).
+    header_lost: Option<String>,
+}
 
 /// Reads a journal: its header, its records, how many bytes are good, what was dropped
 /// from a torn tail, and the damaged records skipped before it.
 fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
-    let corrupt = |line: usize, message: String| JournalError::Corrupt {
-        path: path.to_owned(),
-        line,
-        message,
-    };
     let io_err = |source| JournalError::Io {
         path: path.to_owned(),
         source,
     };
     let mut reader = BufReader::with_capacity(1 << 20, file);
     reader.seek(SeekFrom::Start(0)).map_err(io_err)?;
-    let mut header: Option<Header> = None;
-    let mut records = Vec::new();
-    let mut skipped = Vec::new();
-    let mut good: u64 = 0;
+    let mut read = Read::default();
     let mut offset: u64 = 0;
     let mut buf = Vec::new();
     let mut number = 0;
@@ -978,7 +1091,7 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf).map_err(io_err)?;
         if n == 0 {
-            return Ok((header, records, good, None, skipped));
+            return Ok(read);
         }
         let start = offset;
         offset += n as u64;
@@ -994,25 +1107,32 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
         };
         if !complete {
             // A torn last line, cut off by a crash while being written: drop it.
-            return Ok((header, records, good, Some(shown()), skipped));
+            read.repaired = Some(shown());
+            return Ok(read);
         }
-        let parsed: Result<(), String> = match (&header, crate::fsutil::unframe(raw)) {
+        let parsed: Result<(), String> = match (&read.header, crate::fsutil::unframe(raw)) {
             (_, Err(e)) => Err(e),
             (None, Ok(object)) => {
                 let text = object.as_deref().unwrap_or(raw);
-                serde_json::from_slice::<Header>(text)
-                    .map_err(|e| format!("not a journal header: {e}"))
-                    .and_then(|h| {
-                        if (1..=VERSION).contains(&h.journal) {
-                            header = Some(h);
-                            Ok(())
-                        } else {
-                            Err(format!(
-                                "journal version {} (this daemon reads versions 1 to {VERSION})",
+                match serde_json::from_slice::<Header>(text) {
+                    Ok(h) if (1..=VERSION).contains(&h.journal) => {
+                        read.header = Some(h);
+                        Ok(())
+                    }
+                    // A journal of another daemon's version is no damage: refuse it.
+                    Ok(h) => {
+                        return Err(JournalError::Corrupt {
+                            path: path.to_owned(),
+                            line: number,
+                            message: format!(
+                                "journal version {} (this daemon reads versions 1 to \
+                                 {VERSION})",
                                 h.journal
-                            ))
-                        }
-                    })
+                            ),
+                        })
+                    }
+                    Err(e) => Err(format!("not a journal header: {e}")),
+                }
             }
             (Some(h), Ok(None)) if h.journal >= 2 => {
                 Err("no crc32 field: a torn or merged line".to_owned())
@@ -1020,27 +1140,32 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
             (Some(_), Ok(object)) => {
                 let text = object.as_deref().unwrap_or(raw);
                 serde_json::from_slice::<Record>(text)
-                    .map(|r| records.push(r))
+                    .map(|r| read.records.push(r))
                     .map_err(|e| format!("not a journal record: {e}"))
             }
         };
         match parsed {
-            Ok(()) => good = offset,
+            Ok(()) => read.good = offset,
             Err(message) => {
                 let at_end = reader.fill_buf().map(|b| b.is_empty()).unwrap_or(false);
                 if at_end {
                     // Garbage as the last line (a power cut can leave zeros): drop it.
-                    return Ok((header, records, good, Some(shown()), skipped));
+                    read.repaired = Some(shown());
+                    return Ok(read);
                 }
-                if header.is_none() {
-                    // Without its header nothing says whose records these are.
-                    return Err(corrupt(number, message));
+                if read.header.is_none() {
+                    // Without its header nothing says what the records' times count
+                    // from: the caller sets the file aside.
+                    read.header_lost = Some(format!("line {number}: {message}"));
+                    return Ok(read);
                 }
-                // Damage before the end: skip exactly this record, keep the others.
-                skipped.push(Skipped {
+                // Damage before the end: skip exactly this record, keep the others (and
+                // say where it lay: what follows it is not proven, `replay_plan`).
+                read.skipped.push(Skipped {
                     offset: start,
                     line: number,
                     message,
+                    before: read.records.len(),
                 });
             }
         }
@@ -1048,7 +1173,7 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use dgt_protocol::BoardEvent;
 
@@ -1177,6 +1302,145 @@ mod tests {
         drop(o);
         let e = Journal::open(&path, "2", 2, "r", 0, SYNC, &syncer).unwrap_err();
         assert!(e.to_string().contains("belongs to board 1 round 2"), "{e}");
+    }
+
+    /// Tears line `i` (0-based) of the file at `path` in half and runs it into the next
+    /// (a write cut short, the next record written after it on the same line).
+    pub(crate) fn tear_into_next(path: &Path, i: usize) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let torn = lines[i][..lines[i].len() / 2].to_owned();
+        lines[i + 1] = format!("{torn}{}", lines[i + 1]);
+        lines.remove(i);
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    }
+
+    fn hole(before: usize) -> Skipped {
+        Skipped {
+            offset: 0,
+            line: before + 2,
+            message: "no crc32 field".into(),
+            before,
+        }
+    }
+
+    fn held(t_ms: u64) -> Record {
+        Record::Held {
+            t_ms,
+            why: "journal damaged".into(),
+            seq: 9,
+            known: touch_tracker::KnownGame::default(),
+        }
+    }
+
+    #[test]
+    fn nothing_after_a_damaged_record_is_replayed_until_the_board_was_held() {
+        let records = vec![event(1), event(2), event(4), held(5), event(6)];
+        // Record 3 lost between 2 and 4: 4 is not proven; the board held at 5 (an
+        // earlier restart) is where the inputs are complete again.
+        let plan = replay_plan(&records, &[hole(2)]);
+        assert_eq!(plan.proven, [true, true, false, true, true]);
+        assert_eq!(plan.unheld, None);
+        // Not held yet: the board must be held now.
+        let plan = replay_plan(&records[..3], &[hole(2)]);
+        assert_eq!(plan.proven, [true, true, false]);
+        assert_eq!(plan.unheld, Some(hole(2)));
+        // Damaged again after it was held: the first damage not held decides.
+        let plan = replay_plan(&records, &[hole(2), hole(4)]);
+        assert_eq!(plan.proven, [true, true, false, true, false]);
+        assert_eq!(plan.unheld, Some(hole(4)));
+        let plan = replay_plan(&records[..3], &[hole(1), hole(2)]);
+        assert_eq!(plan.proven, [true, false, false]);
+        assert_eq!(plan.unheld, Some(hole(1)));
+        // After the last good record: what it was and what it decided is lost too.
+        let plan = replay_plan(&records[..2], &[hole(2)]);
+        assert_eq!(plan.proven, [true, true]);
+        assert_eq!(plan.unheld, Some(hole(2)));
+        // Undamaged: everything.
+        let plan = replay_plan(&records, &[]);
+        assert!(plan.proven.iter().all(|p| *p) && plan.unheld.is_none());
+    }
+
+    #[test]
+    fn a_record_torn_into_the_next_is_a_hole_that_the_replay_stops_at() {
+        let syncer = syncer();
+        let path = temp("hole.jsonl");
+        let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        for t in 1..=40 {
+            o.journal.append(&event(t), Durability::Soon).unwrap();
+        }
+        drop(o);
+        // Record 24 (line 25) torn and run into record 25.
+        tear_into_next(&path, 24);
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(
+            o.records.len(),
+            38,
+            "records 24 and 25 are one damaged line"
+        );
+        assert_eq!(o.skipped.len(), 1);
+        assert_eq!((o.skipped[0].line, o.skipped[0].before), (25, 23));
+        let plan = replay_plan(&o.records, &o.skipped);
+        assert_eq!(plan.proven.iter().filter(|p| **p).count(), 23);
+        assert_eq!(plan.unheld.as_ref(), Some(&o.skipped[0]));
+        assert!(o.lost.is_none());
+    }
+
+    #[test]
+    fn a_journal_without_its_header_is_set_aside_and_begun_again() {
+        let syncer = syncer();
+        let path = temp("headless.jsonl");
+        for damage in ["lost", "flipped"] {
+            let mut o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+            for t in 1..=3 {
+                o.journal.append(&event(t), Durability::Soon).unwrap();
+            }
+            drop(o);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let damaged = match damage {
+                "lost" => text.split_once('\n').unwrap().1.to_owned(),
+                _ => text.replacen("\"board\":\"1\"", "\"board\":\"7\"", 1),
+            };
+            std::fs::write(&path, &damaged).unwrap();
+            let o = Journal::open(&path, "1", 2, "r", 77, SYNC, &syncer).unwrap();
+            let Some(Lost::Header { message, aside }) = &o.lost else {
+                panic!("{damage}: {:?}", o.lost)
+            };
+            assert!(message.starts_with("line 1: "), "{message}");
+            assert!(o.records.is_empty(), "{damage}: nothing replayed");
+            assert_eq!(o.header.epoch_unix_ms, 77, "a new journal");
+            assert_eq!(
+                std::fs::read_to_string(aside).unwrap(),
+                damaged,
+                "kept aside"
+            );
+            assert!(o.lost.as_ref().unwrap().words().contains("header is lost"));
+            drop(o);
+            let o = Journal::open(&path, "1", 2, "r", 99, SYNC, &syncer).unwrap();
+            assert_eq!((o.lost, o.header.epoch_unix_ms), (None, 77), "{damage}");
+            std::fs::remove_file(&path).unwrap();
+        }
+        // A journal of a version this daemon does not read is refused, not set aside.
+        let header = r#"{"journal":99,"board":"1","round":2,"epoch_unix_ms":5}"#;
+        std::fs::write(&path, format!("{header}\n{header}\n")).unwrap();
+        let e = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap_err();
+        assert!(e.to_string().contains("journal version 99"), "{e}");
+    }
+
+    #[test]
+    fn an_empty_journal_says_so() {
+        let syncer = syncer();
+        let path = temp("empty.jsonl");
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.lost, None, "a journal that was not there is new");
+        drop(o);
+        std::fs::write(&path, "").unwrap();
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.lost, Some(Lost::Empty));
+        assert!(o.records.is_empty());
+        drop(o);
+        let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
+        assert_eq!(o.lost, None);
     }
 
     #[test]

@@ -29,7 +29,8 @@ use crate::hub::{Hub, HubEvent};
 use crate::journal::{Durability, Journal, JournalError, Record, Syncer};
 use crate::paths::Paths;
 use crate::public::Public;
-use crate::sinks::{self, jsonl::JsonlSink, livechess::LiveChessSink, pgn::PgnSink, Sink};
+use crate::sinks::jsonl::{JsonlSink, Published};
+use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
 
 /// What can stop the daemon from starting.
 #[derive(Debug, thiserror::Error)]
@@ -181,7 +182,10 @@ impl Daemon {
             Syncer::start(URGENT_SYNC_THREADS, SYNC_THREADS).map_err(DaemonError::Syncer)?;
         let mut resumed = Vec::with_capacity(config.boards.len());
         for b in config.boards.iter().filter(|_| !opts.remote_boards) {
-            resumed.push(BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer).await?);
+            let published = jsonl.published(&b.name());
+            resumed.push(
+                BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer, published).await?,
+            );
         }
 
         let (stop_sinks, stop_rx) = watch::channel(false);
@@ -482,6 +486,47 @@ fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
 const URGENT_SYNC_THREADS: usize = 2;
 const SYNC_THREADS: usize = 4;
 
+/// Why a resumed board must be held for the arbiter, if it must: its journal proves less
+/// of the game than was played (a damaged record no [`Record::Held`] follows, a lost
+/// header), or holds nothing of a game whose events were published.
+fn why_held(
+    opened: &crate::journal::Opened,
+    plan: &crate::journal::ReplayPlan,
+    published: Published,
+) -> Option<String> {
+    let path = opened.journal.path().display();
+    let cause = if let Some(hole) = &plan.unheld {
+        let after = plan.proven.iter().filter(|p| !**p).count();
+        format!(
+            "journal {path} damaged at line {} (byte {}: {}): the {after} record(s) after it \
+             are not replayed",
+            hole.line, hole.offset, hole.message
+        )
+    } else if let Some(lost @ crate::journal::Lost::Header { .. }) = &opened.lost {
+        format!("journal {path}: {}", lost.words())
+    } else if opened.records.is_empty() && published.seq > 0 {
+        let state = opened
+            .lost
+            .as_ref()
+            .map_or("the journal was not there".to_owned(), |l| l.words());
+        format!("journal {path}: {state}")
+    } else {
+        return None;
+    };
+    Some(if published.seq > 0 {
+        format!(
+            "{cause}; events.jsonl holds this board's events up to seq {} (moves up to ply \
+             {}, illegal moves: White {}, Black {})",
+            published.seq,
+            published.known.ply,
+            published.known.illegal_white,
+            published.known.illegal_black
+        )
+    } else {
+        cause
+    })
+}
+
 /// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
 fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
@@ -526,6 +571,9 @@ struct BoardTask {
 impl BoardTask {
     /// Opens the board's journal and replays it: the tracker is rebuilt and the events it
     /// emitted are published again (marked as replayed, with their original `seq`).
+    /// `published`: what events.jsonl already holds of the board. When the journal proves
+    /// less than that (a damaged record, its header lost, empty), the board is held out
+    /// of sync for the arbiter ([`Record::Held`]) instead of replayed into another game.
     async fn resume(
         config: &Config,
         b: &BoardConfig,
@@ -533,6 +581,7 @@ impl BoardTask {
         hub: &Arc<Hub>,
         now_unix: u64,
         syncer: &Syncer,
+        published: Published,
     ) -> Result<BoardTask, DaemonError> {
         let round = config.event.round;
         let tracker_config = config.tracker_config(b);
@@ -566,13 +615,16 @@ impl BoardTask {
             tracing::warn!(
                 board = b.number,
                 "journal {}, byte {}, line {}: skipped a damaged record ({}); the records \
-                 before and after it are kept",
+                 before it are replayed, those after it only from where the board was held \
+                 for the arbiter",
                 opened.journal.path().display(),
                 skip.offset,
                 skip.line,
                 skip.message
             );
         }
+        let plan = crate::journal::replay_plan(&opened.records, &opened.skipped);
+        let hold = why_held(&opened, &plan, published);
         let (answers_tx, answers) = mpsc::channel(16);
         let (inbox_tx, inbox) = mpsc::channel(8);
         let mut task = BoardTask {
@@ -601,9 +653,13 @@ impl BoardTask {
         let mut out = Vec::new();
         let mut last_t = 0;
         let mut last_disconnected = true;
-        for rec in &opened.records {
+        for (rec, proven) in opened.records.iter().zip(&plan.proven) {
+            // Times count on after every record in the file, replayed or not.
             if let Some(t) = rec.t_ms() {
                 last_t = last_t.max(t);
+            }
+            if !proven {
+                continue;
             }
             if let Record::Event(e) = rec {
                 last_disconnected = matches!(e.event, BoardEvent::Disconnected { .. });
@@ -611,12 +667,19 @@ impl BoardTask {
             if let Record::Analysis { id, .. } = rec {
                 unanswered.remove(id);
             }
+            if let Record::Held { seq, .. } = rec {
+                // The events before it keep their numbers; those of the inputs lost come
+                // back from events.jsonl; it numbers on after them.
+                task.replayed += out.len() as u64;
+                task.publish(std::mem::take(&mut out), true);
+                task.republish(&paths.events(), *seq);
+            }
             task.apply(rec, &mut out);
             while let Some(req) = task.tracker.poll_analysis() {
                 unanswered.insert(req.id, req);
             }
         }
-        task.replayed = out.len() as u64;
+        task.replayed += out.len() as u64;
         task.publish(out, true);
         let since_epoch = now_unix.saturating_sub(task.epoch_unix_ms);
         task.offset = if opened.records.is_empty() {
@@ -624,6 +687,11 @@ impl BoardTask {
         } else {
             since_epoch.max(last_t + 1)
         };
+        if let Some(why) = hold {
+            // First: what follows is numbered after the events already published.
+            task.republish(&paths.events(), published.seq);
+            task.hold(why, published).await;
+        }
         if !opened.records.is_empty() {
             tracing::info!(
                 board = b.number,
@@ -654,6 +722,62 @@ impl BoardTask {
         Ok(task)
     }
 
+    /// Holds the board out of sync for the arbiter (`why`), numbering its next events
+    /// after those `published` ([`Record::Held`], journaled so that every later restart
+    /// holds it at the same point).
+    async fn hold(&mut self, why: String, published: Published) {
+        tracing::warn!(
+            board = self.number,
+            ply = self.tracker.position().plies(),
+            "{why}: the board is held out of sync until the arbiter accepts its position"
+        );
+        let held = Record::Held {
+            t_ms: self.offset,
+            why,
+            seq: self.seq.max(published.seq),
+            known: published.known,
+        };
+        self.input(held, Durability::Now).await;
+    }
+
+    /// Publishes again the board's events that `events` (events.jsonl) holds numbered
+    /// after the last one published here and up to `upto`, as replayed, with their own
+    /// numbers: the events of inputs the journal lost. The live game had them, so its
+    /// moves and rulings stay in the game record (PGN, broadcast) and are never
+    /// recomputed.
+    fn republish(&mut self, events: &std::path::Path, upto: u64) {
+        if upto <= self.seq {
+            return;
+        }
+        let board = self.tracker.config().board.clone();
+        match crate::sinks::jsonl::board_events(events, self.round, &board, self.seq, upto) {
+            Ok(found) => {
+                tracing::info!(
+                    board = self.number,
+                    "{} event(s) of inputs the journal lost taken from {}",
+                    found.len(),
+                    events.display()
+                );
+                self.replayed += found.len() as u64;
+                self.hub
+                    .publish(found.into_iter().map(|(seq, event)| HubEvent {
+                        seq,
+                        board: self.number,
+                        round: self.round,
+                        wall_ms: self.epoch_unix_ms + event.t_ms,
+                        replayed: true,
+                        event,
+                    }));
+            }
+            Err(e) => tracing::warn!(
+                board = self.number,
+                "cannot read {} for the events of inputs the journal lost: {e}",
+                events.display()
+            ),
+        }
+        self.seq = upto;
+    }
+
     /// Feeds one input to the tracker.
     fn apply(&mut self, rec: &Record, out: &mut Vec<ArbiterEvent>) {
         if let Some(t) = rec.t_ms() {
@@ -670,6 +794,16 @@ impl BoardTask {
                 }
             }
             Record::Arbiter { t_ms, input } => self.tracker.arbiter(*t_ms, input, out),
+            Record::Held {
+                t_ms,
+                why,
+                seq,
+                known,
+            } => {
+                // Never a second version of an event already out: number on after them.
+                self.seq = self.seq.max(*seq);
+                self.tracker.hold_for_arbiter(*t_ms, why, *known, out);
+            }
         }
     }
 
@@ -1228,6 +1362,95 @@ mod tests {
         feed_timers(task, u64::MAX).await;
     }
 
+    /// Board 4 resumed from its journal at `now_unix`, events.jsonl holding `published`.
+    async fn resumed(
+        config: &Config,
+        paths: &Paths,
+        hub: &Arc<Hub>,
+        now_unix: u64,
+        syncer: &Syncer,
+        published: Published,
+    ) -> BoardTask {
+        BoardTask::resume(
+            config,
+            &config.boards[0],
+            paths,
+            hub,
+            now_unix,
+            syncer,
+            published,
+        )
+        .await
+        .unwrap()
+    }
+
+    /// A restart of board 4 that sees `published` in events.jsonl: its events.
+    async fn restart(
+        config: &Config,
+        paths: &Paths,
+        syncer: &Syncer,
+        published: Published,
+    ) -> Vec<Arc<HubEvent>> {
+        let hub = Arc::new(Hub::new([4]));
+        let task = resumed(config, paths, &hub, 900_000, syncer, published).await;
+        drop(task);
+        hub.events_since(0)
+    }
+
+    #[tokio::test]
+    async fn a_journal_damaged_in_the_middle_holds_the_board_at_the_same_point_at_every_restart() {
+        let dir = std::env::temp_dir().join(format!("arbiter-runtime-hole-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let paths = Paths::new(&dir);
+        let syncer = Syncer::start(1, 1).unwrap();
+        let hub = Arc::new(Hub::new([4]));
+        let mut task = resumed(&config, &paths, &hub, 1_000, &syncer, Published::default()).await;
+        play(&mut task, &inputs()).await;
+        drop(task);
+        let live = hub.events_since(0);
+        let published = Published {
+            seq: live.len() as u64,
+            known: touch_tracker::KnownGame {
+                ply: 8,
+                ..Default::default()
+            },
+        };
+        // A record in the middle torn and run into the next.
+        let path = paths.journal(1, 4);
+        let middle = std::fs::read_to_string(&path).unwrap().lines().count() / 2;
+        crate::journal::tests::tear_into_next(&path, middle);
+
+        let first = restart(&config, &paths, &syncer, published).await;
+        let replayed: Vec<_> = first.iter().take_while(|e| e.replayed).collect();
+        assert!(
+            replayed.len() < live.len(),
+            "the replay stops at the damage"
+        );
+        for (a, b) in live.iter().zip(&replayed) {
+            assert_eq!((a.seq, &a.event), (b.seq, &b.event), "the proven prefix");
+        }
+        let held = &first[replayed.len()];
+        assert_eq!(held.seq, published.seq + 1, "numbered after events.jsonl");
+        let json = held.event.to_json();
+        assert!(
+            json.contains("out_of_sync") && json.contains("damaged at line"),
+            "{json}"
+        );
+        // Every later restart replays to the same point, holds there with the same
+        // numbers, and holds no second time.
+        let published = Published {
+            seq: first.last().unwrap().seq,
+            ..published
+        };
+        let second = restart(&config, &paths, &syncer, published).await;
+        assert_eq!(second.len(), first.len());
+        for (a, b) in first.iter().zip(&second) {
+            assert_eq!((a.seq, &a.event), (b.seq, &b.event));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[tokio::test]
     async fn a_resumed_board_regenerates_the_same_events_with_the_same_seq() {
         let dir = std::env::temp_dir().join(format!("arbiter-runtime-{}", std::process::id()));
@@ -1238,9 +1461,7 @@ mod tests {
         let syncer = Syncer::start(1, 1).unwrap();
 
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
-            .await
-            .unwrap();
+        let mut task = resumed(&config, &paths, &hub, 1_000, &syncer, Published::default()).await;
         assert_eq!(task.replayed, 0);
         play(&mut task, &inputs).await;
         drop(task);
@@ -1259,9 +1480,15 @@ mod tests {
 
         // A restart: the same events, marked as replayed, then the restart is noted.
         let hub2 = Arc::new(Hub::new([4]));
-        let task = BoardTask::resume(&config, &config.boards[0], &paths, &hub2, 900_000, &syncer)
-            .await
-            .unwrap();
+        let task = resumed(
+            &config,
+            &paths,
+            &hub2,
+            900_000,
+            &syncer,
+            Published::default(),
+        )
+        .await;
         let again = hub2.events_since(0);
         assert_eq!(task.replayed as usize, live.len());
         for (a, b) in live.iter().zip(&again) {
@@ -1291,9 +1518,7 @@ mod tests {
         let paths = Paths::new(&dir);
         let syncer = Syncer::start(1, 1).unwrap();
         let hub = Arc::new(Hub::new([4]));
-        let mut task = BoardTask::resume(&config, &config.boards[0], &paths, &hub, 1_000, &syncer)
-            .await
-            .unwrap();
+        let mut task = resumed(&config, &paths, &hub, 1_000, &syncer, Published::default()).await;
         play(&mut task, &inputs()).await;
         let physical = hub.physical(4).expect("the physical view is kept");
         assert_eq!(physical.placement, *task.tracker.placement());

@@ -27,8 +27,8 @@ use async_nats::jetstream::{self, consumer, kv};
 use futures_util::StreamExt;
 use hall_network::envelope::{BoardState, Envelope, Manifest};
 use hall_network::{
-    Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId, Merge, Names, Received,
-    StreamPosition,
+    own_message, worth_logging, Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId,
+    Lag, Merge, Names, Received, StreamPosition,
 };
 use tokio::task::JoinHandle;
 
@@ -277,7 +277,16 @@ pub async fn start(path: &Path) -> Result<Central, CentralError> {
             f.round,
         )));
     }
-    tasks.push(tokio::spawn(follow_states(js, f.names.clone(), owner, hub)));
+    let reported = Arc::new(Mutex::new(BTreeMap::new()));
+    tasks.push(tokio::spawn(follow_states(
+        js,
+        f.names.clone(),
+        owner.clone(),
+        Arc::clone(&hub),
+        Arc::clone(&reported),
+        f.round,
+    )));
+    tasks.push(tokio::spawn(watch_lag(owner, merge, reported, hub)));
     Ok(Central { daemon, tasks })
 }
 
@@ -310,7 +319,8 @@ fn apply(merge: &Mutex<Merge>, hub: &Hub, e: Envelope, replayed: bool) -> bool {
 }
 
 /// Reads what the central kept of a hall; a line cut short by a crash is cut off (its
-/// batch was not acknowledged, so the server delivers it again). Returns the file to
+/// batch was not acknowledged, so the server delivers it again); a damaged line (its
+/// crc32 wrong) is skipped and the stream read again from the start. Returns the file to
 /// append to, how many events it held, and the position in the hall's stream after them.
 fn reload(
     path: &Path,
@@ -328,14 +338,36 @@ fn reload(
         Err(e) => return Err(journal(e)),
     };
     let whole = text.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+    let lines: Vec<&[u8]> = text[..whole]
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    // Lines are framed (a crc32 field, as the journals' are) since this file had them; an
+    // unframed line is an older file's, unless the file has framed ones: then it is a
+    // damaged one.
+    let framed = lines
+        .iter()
+        .any(|l| matches!(arbiter_daemon::fsutil::unframe(l), Ok(Some(_))));
     let mut had = 0;
     let mut kept = 0;
     let mut unsequenced = false;
-    for line in text[..whole]
-        .split(|&c| c == b'\n')
-        .filter(|l| !l.is_empty())
-    {
-        match Received::parse(line) {
+    let mut damaged = false;
+    for line in lines {
+        let object = match arbiter_daemon::fsutil::unframe(line) {
+            Ok(Some(object)) => object,
+            Ok(None) if !framed => line.to_vec(),
+            Ok(None) => {
+                damaged = true;
+                tracing::warn!("central: {}: a line without its crc32 among framed ones (torn or merged); skipped, the hall's stream is read again from the start", path.display());
+                continue;
+            }
+            Err(e) => {
+                damaged = true;
+                tracing::warn!("central: {}: a damaged line ({e}); skipped, the hall's stream is read again from the start", path.display());
+                continue;
+            }
+        };
+        match Received::parse(&object) {
             Ok(r) => {
                 kept = kept.max(r.stream_seq);
                 unsequenced |= r.stream_seq == 0;
@@ -344,7 +376,10 @@ fn reload(
                     had += 1;
                 }
             }
-            Err(e) => tracing::warn!("central: {}: skipping a damaged line: {e}", path.display()),
+            Err(e) => {
+                damaged = true;
+                tracing::warn!("central: {}: skipping a damaged line: {e}; the hall's stream is read again from the start", path.display());
+            }
         }
     }
     let file = std::fs::OpenOptions::new()
@@ -355,9 +390,20 @@ fn reload(
     if whole < text.len() {
         file.set_len(whole as u64).map_err(journal)?;
     }
-    // A line without its sequence (an older file): read the stream from the start.
-    let position = StreamPosition::after(if unsequenced { 0 } else { kept });
+    // A line without its sequence (an older file), or a damaged one (its event is in
+    // the stream, below what the file kept): read the stream from the start; the merge
+    // drops what the central has by seq.
+    let position = StreamPosition::after(if unsequenced || damaged { 0 } else { kept });
     Ok((file, had, position))
+}
+
+/// The line of the central's file for the message `payload` at `stream_seq`, with its
+/// newline, framed as the journals' lines are (`fsutil::frame`: a last field `crc32`),
+/// so that [`reload`] tells a damaged line from a sound one.
+fn framed_line(stream_seq: u64, payload: &[u8]) -> Vec<u8> {
+    let mut line = Received::line(stream_seq, payload);
+    arbiter_daemon::fsutil::frame(&mut line);
+    line
 }
 
 /// How long events may wait for a missing one of their board before the central reads
@@ -386,6 +432,8 @@ async fn follow(
     // read again for that gap already.
     let mut gap_since: Option<std::time::Instant> = None;
     let mut reread_for_gap = false;
+    // Messages of the stream that the hall did not publish, since the central started.
+    let mut foreign = 0u64;
     loop {
         let consumer = async {
             let mut stream = js
@@ -491,18 +539,29 @@ async fn follow(
                 taken.keep(stream_seq);
                 last_taken = Some(m);
                 let board = Names::board_of_subject(m.subject.as_str());
-                match Envelope::parse(&m.payload, board) {
-                    Ok(e) if e.hall == hall && e.round == round => {
+                let msg_id = m
+                    .headers
+                    .as_ref()
+                    .and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID))
+                    .map(|v| v.as_str());
+                match own_message(&hall, board, &m.payload, msg_id) {
+                    Ok(e) if e.round == round => {
                         let is_new = merge.lock().unwrap_or_else(|p| p.into_inner()).is_new(&e);
                         if is_new {
-                            lines.extend_from_slice(&Received::line(stream_seq, &m.payload));
-                            lines.push(b'\n');
+                            lines.extend(framed_line(stream_seq, &m.payload));
                             envelopes.push(e);
                         }
                     }
                     Ok(_) => {}
-                    Err(e) => {
-                        tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds a message that is not ours: {e}")
+                    Err(why) => {
+                        foreign += 1;
+                        if worth_logging(foreign) {
+                            tracing::warn!(hall = %hall, board, stream_seq, "central: hall {hall}'s stream message {stream_seq} on {} was not published by hall {hall}: {why}; skipped", m.subject);
+                        }
+                        hub.set_warning(
+                            &format!("foreign-{hall}"),
+                            Some(format!("Hall {hall}'s stream holds {foreign} messages hall {hall} did not publish (last: stream message {stream_seq} on {}: {why}). They are skipped; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", m.subject)),
+                        );
                     }
                 }
             }
@@ -557,12 +616,15 @@ async fn follow(
     }
 }
 
-/// Follows the boards' states in the event's bucket (position, clocks).
+/// Follows the boards' states in the event's bucket (position, clocks), and keeps each
+/// board's last seq as its hall reports it (`reported`, for [`watch_lag`]).
 async fn follow_states(
     js: jetstream::Context,
     names: Names,
     owner: BTreeMap<u32, HallId>,
     hub: Arc<Hub>,
+    reported: Arc<Mutex<BTreeMap<u32, u64>>>,
+    round: u32,
 ) {
     loop {
         let watch = async {
@@ -591,11 +653,84 @@ async fn follow_states(
             if owner.get(&state.board) != Some(&state.hall) {
                 continue;
             }
+            // A state of another round (a hall not moved on yet) says nothing of this one's.
+            if state.round == round {
+                reported
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(state.board, state.seq);
+            }
             if let Some(s) = state.snapshot {
                 hub.set_snapshot(state.board, s);
             }
         }
         tokio::time::sleep(RETRY_AFTER).await;
+    }
+}
+
+/// How often the central compares what the halls report with what it has.
+const LAG_EVERY: Duration = Duration::from_secs(2);
+/// How long a board may stay behind its hall before the central says so: the hall puts
+/// its states every half second and its events at once, so a moment behind is normal.
+const LAG_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Warns, per hall, when the central stays behind the events its boards report (their
+/// states in the bucket name each board's last seq): the events are not in the hall's
+/// stream, or the central cannot take them. Cleared when it catches up.
+async fn watch_lag(
+    owner: BTreeMap<u32, HallId>,
+    merge: Arc<Mutex<Merge>>,
+    reported: Arc<Mutex<BTreeMap<u32, u64>>>,
+    hub: Arc<Hub>,
+) {
+    let started = std::time::Instant::now();
+    let mut lag = Lag::new();
+    let halls: std::collections::BTreeSet<&HallId> = owner.values().collect();
+    let mut tick = tokio::time::interval(LAG_EVERY);
+    let mut said: std::collections::BTreeSet<HallId> = Default::default();
+    loop {
+        tick.tick().await;
+        let boards: Vec<(u32, u64, u64)> = {
+            let reported = reported.lock().unwrap_or_else(|p| p.into_inner());
+            let merge = merge.lock().unwrap_or_else(|p| p.into_inner());
+            reported
+                .iter()
+                .map(|(&b, &hall_seq)| (b, hall_seq, merge.last(b)))
+                .collect()
+        };
+        let now_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let behind = lag.check(now_ms, LAG_PATIENCE.as_millis() as u64, boards);
+        for &hall in &halls {
+            let of_hall: Vec<_> = behind
+                .iter()
+                .filter(|b| owner.get(&b.board) == Some(hall))
+                .collect();
+            let key = format!("behind-{hall}");
+            if of_hall.is_empty() {
+                if said.remove(hall) {
+                    tracing::info!(hall = %hall, "central: caught up with hall {hall}");
+                }
+                hub.set_warning(&key, None);
+                continue;
+            }
+            let list = of_hall
+                .iter()
+                .map(|b| {
+                    format!(
+                        "board {} at event {} here, {} in the hall",
+                        b.board, b.central_seq, b.hall_seq
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            if said.insert(hall.clone()) {
+                tracing::warn!(hall = %hall, boards = of_hall.len(), "central: behind hall {hall}: {list}");
+            }
+            hub.set_warning(
+                &key,
+                Some(format!("The central is behind hall {hall} for more than {} s: {list}. The hall's events do not reach its stream (see the hall's dashboard and log), or the central cannot take them.", LAG_PATIENCE.as_secs())),
+            );
+        }
     }
 }
 
@@ -647,5 +782,88 @@ impl Forward for Forwarder {
                 Err(e) => Err(format!("hall {hall} answered something else: {e}")),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_daemon::fsutil;
+    use touch_tracker::{ArbiterEvent, EventKind};
+
+    fn envelope(seq: u64) -> Envelope {
+        Envelope {
+            v: hall_network::envelope::VERSION,
+            hall: HallId::new("A").unwrap(),
+            board: 1,
+            round: 2,
+            seq,
+            wall_ms: 1_780_000_000_000 + seq,
+            event: ArbiterEvent {
+                t_ms: seq * 1000,
+                board: "1".into(),
+                kind: EventKind::NewGame {
+                    fen: "8/8/8/8/8/8/8/K6k w - - 0 1".into(),
+                },
+            },
+        }
+    }
+
+    fn merge_of_hall_a() -> Mutex<Merge> {
+        let manifest = Manifest {
+            v: 1,
+            hall: HallId::new("A").unwrap(),
+            round: 2,
+            boards: vec![1],
+            board_tables: String::new(),
+        };
+        Mutex::new(Merge::new(2, [&manifest]).unwrap())
+    }
+
+    #[test]
+    fn a_damaged_line_of_the_central_file_is_detected_and_the_stream_read_again() {
+        let dir = std::env::temp_dir().join(format!("central-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("A.jsonl");
+        let mut text = Vec::new();
+        for seq in 1..=3 {
+            text.extend(framed_line(seq * 10, &envelope(seq).to_json()));
+        }
+        // One digit of the second line's wall clock changed on the disk: still JSON,
+        // still an envelope, not what was received.
+        let at = text
+            .windows(13)
+            .position(|w| w == b"1780000000002")
+            .unwrap();
+        text[at + 12] = b'7';
+        std::fs::write(&path, &text).unwrap();
+        let merge = merge_of_hall_a();
+        let hub = Hub::new([1]);
+        let (_file, had, position) = reload(&path, &merge, &hub, 2).unwrap();
+        assert_eq!(had, 2, "the damaged line is not taken");
+        assert_eq!(
+            merge.lock().unwrap().last(1),
+            1,
+            "event 3 waits for event 2"
+        );
+        assert_eq!(
+            position,
+            StreamPosition::after(0),
+            "the hall's stream is read again from the start for the damaged event"
+        );
+        // An older file, without framing, is still read.
+        let mut old = Received::line(10, &envelope(1).to_json());
+        old.push(b'\n');
+        std::fs::write(&path, &old).unwrap();
+        let merge = merge_of_hall_a();
+        let (_file, had, position) = reload(&path, &merge, &hub, 2).unwrap();
+        assert_eq!((had, position), (1, StreamPosition::after(10)));
+        // What the central writes now is framed.
+        assert!(
+            fsutil::unframe(framed_line(10, &envelope(1).to_json()).trim_ascii_end())
+                .unwrap()
+                .is_some()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -11,10 +11,15 @@ use arbiter_daemon::config::Config;
 use arbiter_daemon::dashboard::alerts::Action;
 use arbiter_daemon::dashboard::Dashboard;
 use arbiter_daemon::hub::Hub;
+use async_nats::jetstream::context::PublishErrorKind;
+use async_nats::jetstream::message::StreamMessage;
 use async_nats::jetstream::{self, kv, stream};
 use futures_util::StreamExt;
 use hall_network::envelope::{self, BoardState, Envelope, Manifest};
-use hall_network::{ActionReply, ActionRequest, Backlog, EventKey, HallId, Names};
+use hall_network::{
+    own_message, worth_logging, ActionReply, ActionRequest, Backlog, Chain, EventKey, Expect,
+    Foreign, HallId, Names,
+};
 use tokio::task::JoinHandle;
 
 /// How many publishes wait for their acks at once.
@@ -28,6 +33,8 @@ pub const DUPLICATE_WINDOW: Duration = Duration::from_secs(120);
 
 /// The hub's warning key while the server cannot be reached.
 const WARNING: &str = "network";
+/// The hub's warning key once messages the hall did not publish were seen in its stream.
+const FOREIGN_WARNING: &str = "network-foreign";
 
 /// The hall's place in the event.
 #[derive(Debug, Clone)]
@@ -103,6 +110,10 @@ pub fn spawn(
 pub enum LinkError {
     #[error("{0}")]
     Nats(String),
+    /// The stream's last message is not the one the publish named: a message the hall
+    /// did not publish came between, or a publish was a duplicate.
+    #[error("wrong last sequence (10071) or message id (10070)")]
+    WrongLastSequence,
 }
 
 fn nats(e: impl std::fmt::Display) -> LinkError {
@@ -117,7 +128,8 @@ async fn set_up(
     link: &HallLink,
     manifest: &Manifest,
     backlog: &mut Backlog,
-) -> Result<(kv::Store, u64), LinkError> {
+    foreign: &mut ForeignSeen,
+) -> Result<(kv::Store, Chain), LinkError> {
     let mut stream = js
         .get_or_create_stream(stream::Config {
             name: link.names.stream(&link.hall),
@@ -136,23 +148,176 @@ async fn set_up(
         )
         .await
         .map_err(nats)?;
+    // Read before the boards' last messages: a message another client slips in after
+    // this is refused with "wrong last sequence" and read then ([`resync`]).
+    let state = stream.info().await.map_err(nats)?.state.clone();
     for &b in &link.boards {
-        let subject = link.names.board_events(&link.hall, b);
-        let seq = match stream.get_last_raw_message_by_subject(&subject).await {
-            Ok(m) => match Envelope::parse(&m.payload, Some(b)) {
-                Ok(e) if e.round == link.round => e.seq,
-                // An earlier round's events (or a foreign message): none of this round.
-                _ => 0,
-            },
-            Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => 0,
-            Err(e) => return Err(nats(e)),
-        };
+        let seq = stored_of_board(&stream, link, b, state.first_sequence, foreign).await?;
         backlog.stored(b, seq);
     }
-    // Read after the boards' last messages: only this hall writes to its stream, so
-    // nothing can come between.
+    Ok((store, Chain::from_stream(state.last_sequence)))
+}
+
+/// The last seq of this round's events of board `board` that the stream holds: its last
+/// message's, or, when that is not the hall's own (a message another client published
+/// on the board's subject), the highest of the hall's own messages on the subject.
+async fn stored_of_board(
+    stream: &stream::Stream,
+    link: &HallLink,
+    board: u32,
+    first_sequence: u64,
+    foreign: &mut ForeignSeen,
+) -> Result<u64, LinkError> {
+    let subject = link.names.board_events(&link.hall, board);
+    let last = match stream.get_last_raw_message_by_subject(&subject).await {
+        Ok(m) => m,
+        Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => return Ok(0),
+        Err(e) => return Err(nats(e)),
+    };
+    let own = |m: &StreamMessage| {
+        own_message(&link.hall, Some(board), &m.payload, msg_id_of(&m.headers)).map(|e| {
+            if e.round == link.round {
+                e.seq
+            } else {
+                0
+            }
+        })
+    };
+    let why = match own(&last) {
+        Ok(seq) => return Ok(seq),
+        Err(why) => why,
+    };
+    foreign.report(link, last.sequence, &last.subject, &why);
+    // The hall's own messages of the board are 1..n of the round with no gap (the
+    // chain): the highest one below the foreign message is the cursor.
+    let mut highest = 0;
+    let mut next = first_sequence.max(1);
+    let mut read = 0;
+    while next < last.sequence && read < SCAN_AT_MOST {
+        let m = match stream
+            .get_first_raw_message_by_subject(&subject, next)
+            .await
+        {
+            Ok(m) => m,
+            Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => break,
+            Err(e) => return Err(nats(e)),
+        };
+        if m.sequence >= last.sequence {
+            break;
+        }
+        match own(&m) {
+            Ok(seq) => highest = highest.max(seq),
+            Err(why) => foreign.report(link, m.sequence, &m.subject, &why),
+        }
+        next = m.sequence + 1;
+        read += 1;
+    }
+    if read == SCAN_AT_MOST {
+        // Sending the whole board again is safe: the server drops copies within its
+        // duplicate window, the central the rest by seq.
+        tracing::warn!(board, "network: board {board}'s subject holds more than {SCAN_AT_MOST} messages before a foreign one; sending the board's events again from the first");
+        return Ok(0);
+    }
+    Ok(highest)
+}
+
+/// How many messages of one board's subject the hall reads to find its own last one.
+const SCAN_AT_MOST: u64 = 20_000;
+
+/// The `Nats-Msg-Id` header of a stored message.
+fn msg_id_of(headers: &async_nats::HeaderMap) -> Option<&str> {
+    headers
+        .get(async_nats::header::NATS_MESSAGE_ID)
+        .map(|v| v.as_str())
+}
+
+/// How many foreign messages' stream sequences the hall keeps, not to report one twice.
+const REPORTED_AT_MOST: usize = 10_000;
+
+/// The messages on the hall's subjects that the hall did not publish, as far as seen.
+#[derive(Debug, Default)]
+struct ForeignSeen {
+    /// The stream sequences reported (each once, though set-up reads them again).
+    reported: std::collections::BTreeSet<u64>,
+    /// Those not read one by one (a flood).
+    unread: u64,
+    last: Option<String>,
+}
+
+impl ForeignSeen {
+    /// Logs a message on the hall's subjects that the hall did not publish, once.
+    fn report(&mut self, link: &HallLink, stream_seq: u64, subject: &str, why: &Foreign) {
+        // The set stays bounded under a flood: past it, messages are counted only.
+        if self.reported.len() >= REPORTED_AT_MOST {
+            self.unread += 1;
+        } else if !self.reported.insert(stream_seq) {
+            return;
+        }
+        self.last = Some(format!("stream message {stream_seq} on {subject}: {why}"));
+        if !worth_logging(self.count()) {
+            return;
+        }
+        let board = Names::board_of_subject(subject);
+        tracing::warn!(
+            hall = %link.hall,
+            board,
+            stream_seq,
+            "network: stream message {stream_seq} on {subject} was not published by hall {}: {why}; skipped, the hall's events go on (only the hall's user should publish on its subjects: docs/deployment.md)",
+            link.hall
+        );
+    }
+
+    fn count(&self) -> u64 {
+        self.reported.len() as u64 + self.unread
+    }
+
+    /// The hall's dashboard warning (the first time and when more came).
+    fn warn(&self, hub: &Hub, link: &HallLink) {
+        let Some(last) = &self.last else { return };
+        let count = self.count();
+        hub.set_warning(
+            FOREIGN_WARNING,
+            Some(format!("Hall {}'s stream holds {count} messages this hall did not publish (last: {last}). They are skipped and the events go on being sent; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", link.hall)),
+        );
+    }
+}
+
+/// After a "wrong last sequence" refusal: re-reads the stream's last sequence, reads the
+/// messages the hall did not expect (its own whose acks were lost move the backlog on;
+/// the others are reported) and moves the chain to the stream's last sequence.
+async fn resync(
+    js: &jetstream::Context,
+    link: &HallLink,
+    backlog: &mut Backlog,
+    chain: &mut Chain,
+    foreign: &mut ForeignSeen,
+) -> Result<(), LinkError> {
+    let mut stream = js
+        .get_stream(link.names.stream(&link.hall))
+        .await
+        .map_err(nats)?;
     let last = stream.info().await.map_err(nats)?.state.last_sequence;
-    Ok((store, last))
+    let (to_read, unread) = chain.unexpected(last);
+    foreign.unread += unread;
+    if unread > 0 {
+        tracing::warn!(hall = %link.hall, "network: {unread} messages the hall did not publish came before stream message {}; not read one by one", to_read.start);
+    }
+    for seq in to_read {
+        let m = match stream.get_raw_message(seq).await {
+            Ok(m) => m,
+            // Deleted since.
+            Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => continue,
+            Err(e) => return Err(nats(e)),
+        };
+        let board = Names::board_of_subject(&m.subject);
+        match own_message(&link.hall, board, &m.payload, msg_id_of(&m.headers)) {
+            // A publish of ours whose ack was lost: stored all the same.
+            Ok(e) if e.round == link.round => backlog.acked(e.board, e.seq),
+            Ok(_) => {}
+            Err(why) => foreign.report(link, m.sequence, &m.subject, &why),
+        }
+    }
+    Ok(())
 }
 
 /// The event's KV bucket, made when missing. Not with `create_key_value`: that first
@@ -184,8 +349,11 @@ async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest,
     let mut changed = hub.changed();
     let mut states: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let mut warned = false;
+    let mut foreign = ForeignSeen::default();
     loop {
-        let (store, mut chain) = match set_up(&js, &link, &manifest, &mut backlog).await {
+        let set = set_up(&js, &link, &manifest, &mut backlog, &mut foreign).await;
+        foreign.warn(&hub, &link);
+        let (store, mut chain) = match set {
             Ok(set) => set,
             Err(e) => {
                 if !warned {
@@ -210,17 +378,26 @@ async fn publish(client: async_nats::Client, link: HallLink, manifest: Manifest,
         let mut tick = tokio::time::interval(STATES_EVERY);
         let mut states_due = true;
         let failure = loop {
-            match send_backlog(&js, &link, &hub, &mut backlog, &mut from, &mut chain).await {
-                Ok(()) => {}
-                Err(e) => break e,
-            }
-            // The states (clocks change every second) at their own pace; the events at
-            // once.
+            // The states (clocks change every second) at their own pace, first: the
+            // central compares them with the events it has to see a hall it is behind.
             if states_due {
                 if let Err(e) = put_states(&store, &link, &hub, &mut states).await {
                     break e;
                 }
                 states_due = false;
+            }
+            match send_backlog(&js, &link, &hub, &mut backlog, &mut from, &mut chain).await {
+                Ok(()) => {}
+                Err(LinkError::WrongLastSequence) => {
+                    match resync(&js, &link, &mut backlog, &mut chain, &mut foreign).await {
+                        Ok(()) => {
+                            foreign.warn(&hub, &link);
+                            continue;
+                        }
+                        Err(e) => break e,
+                    }
+                }
+                Err(e) => break e,
             }
             tokio::select! {
                 r = changed.changed() => if r.is_err() { return },
@@ -247,22 +424,24 @@ fn waiting(hub: &Hub, backlog: &Backlog) -> usize {
 
 /// Publishes every event of the log not known stored, in log order, a window at a time.
 ///
-/// Each publish names the stream sequence it must follow (`Nats-Expected-Last-Sequence`,
-/// `chain`: the stream's last sequence at set-up, plus one per publish since), so the
+/// Each publish names what it must follow ([`Chain`]: a window's first publish the
+/// stream's last sequence known, the others the message id of the one before), so the
 /// server stores a window's events only as an unbroken run: when one is lost on the way
 /// (the connection dropped under it and the client sent the next ones on the new
 /// connection), every later one is refused instead of stored past a hole. That keeps
 /// the stream, per board, the events 1..n with no gap, so the last message of a board's
 /// subject is a sound cursor at the next set-up ([`Backlog::stored`]); without the chain,
 /// a lost event below a stored one would never be sent again and the central would wait
-/// for it for good.
+/// for it for good. A message another client publishes on the hall's subjects moves the
+/// stream under the chain: the refusal that follows ([`LinkError::WrongLastSequence`])
+/// is healed by [`resync`], never waited out.
 async fn send_backlog(
     js: &jetstream::Context,
     link: &HallLink,
     hub: &Hub,
     backlog: &mut Backlog,
     from: &mut usize,
-    chain: &mut u64,
+    chain: &mut Chain,
 ) -> Result<(), LinkError> {
     loop {
         let events = hub.events_since(*from);
@@ -286,17 +465,32 @@ async fn send_backlog(
             };
             let msg = jetstream::message::PublishMessage::build()
                 .payload(env.to_json().into())
-                .message_id(env.msg_id())
-                .expected_last_sequence(*chain);
-            *chain += 1;
+                .message_id(env.msg_id());
+            let msg = match chain.publish(env.msg_id()) {
+                Expect::Sequence(last) => msg.expected_last_sequence(last),
+                Expect::MessageId(previous) => msg.expected_last_message_id(previous),
+            };
             let ack = js
                 .send_publish(link.names.board_events(&link.hall, e.board), msg)
                 .await
                 .map_err(nats)?;
             acks.push((e.board, e.seq, ack));
         }
+        chain.end_window();
         for (board, seq, ack) in acks {
-            ack.await.map_err(nats)?;
+            match ack.await {
+                Ok(a) if a.duplicate => {}
+                Ok(a) => chain.stored(a.sequence),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        PublishErrorKind::WrongLastSequence | PublishErrorKind::WrongLastMessageId
+                    ) =>
+                {
+                    return Err(LinkError::WrongLastSequence)
+                }
+                Err(e) => return Err(nats(e)),
+            }
             backlog.acked(board, seq);
         }
         // Skip the stored prefix next time.

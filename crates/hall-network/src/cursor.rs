@@ -6,9 +6,10 @@
 //!
 //! [`Backlog`] keeps, per board, the highest seq the server has acknowledged (a
 //! JetStream publish ack means stored). On (re)connecting the hall tells it what the
-//! stream already holds ([`Backlog::stored`], from the stream's last message per board:
-//! a sound cursor because the hall chains its publishes, each naming the stream
-//! sequence it must follow, so the server never stores one past a lost one),
+//! stream already holds ([`Backlog::stored`], from the stream's last message per board
+//! that is the hall's own, [`crate::own_message`]: a sound cursor because the hall
+//! chains its publishes, each naming what it must follow ([`crate::Chain`]), so the
+//! server never stores one past a lost one),
 //! then sends every event above that, in log order ([`Backlog::to_send`]); acks move the
 //! cursor ([`Backlog::acked`]). A failed publish is never skipped: the next pass resends
 //! from the first unacknowledged event, with the same message id, so a copy the server

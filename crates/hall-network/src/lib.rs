@@ -6,6 +6,9 @@
 //! - [`envelope`]: one arbiter event as it travels (hall, board, round, seq, the event
 //!   record of formats.md §2) and its deterministic JetStream message id
 //!   (`Nats-Msg-Id`), so that a republish after a reconnect or a restart is deduplicated.
+//! - [`foreign`]: messages on a hall's subjects that the hall did not publish: how the
+//!   hall and the central tell them apart, skip them and heal the publish chain; a hall
+//!   the central is behind.
 //! - [`cursor`]: the hall's backlog: what the server has acknowledged per board, what to
 //!   send (again) from the round's log, in order.
 //! - [`merge`]: the central's merge of every hall's stream: per board in seq order, each
@@ -20,6 +23,7 @@ pub mod action;
 pub mod config;
 pub mod cursor;
 pub mod envelope;
+pub mod foreign;
 pub mod merge;
 pub mod names;
 pub mod position;
@@ -28,6 +32,7 @@ pub use action::{ActionReply, ActionRequest};
 pub use config::{Credentials, NetworkConfig, NetworkConfigError};
 pub use cursor::Backlog;
 pub use envelope::{Envelope, EnvelopeError, Manifest, Received};
+pub use foreign::{own_message, worth_logging, Behind, Chain, Expect, Foreign, Lag};
 pub use merge::{Accepted, Merge, MergeError};
 pub use names::{EventKey, HallId, NameError, Names};
 pub use position::{Delivery, StreamPosition};

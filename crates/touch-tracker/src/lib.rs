@@ -42,4 +42,4 @@ pub use events::{
     TouchAction, Touched,
 };
 pub use sync::SyncTracker;
-pub use tracker::{AcceptError, AcceptedPosition, GameState, Snapshot, Tracker};
+pub use tracker::{AcceptError, AcceptedPosition, GameState, KnownGame, Snapshot, Tracker};

@@ -75,6 +75,17 @@ impl SyncTracker {
         r
     }
 
+    /// See [`Tracker::hold_for_arbiter`].
+    pub fn hold_for_arbiter(
+        &mut self,
+        t_ms: u64,
+        why: &str,
+        known: crate::KnownGame,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.tracker.hold_for_arbiter(t_ms, why, known, out);
+    }
+
     fn answer_all(&mut self, out: &mut Vec<ArbiterEvent>) {
         while let Some(req) = self.tracker.poll_analysis() {
             let answer = self.analyst.answer(&req);

@@ -11,7 +11,7 @@ use dgt_protocol::{
 use touch_tracker::recover::{self, Exhausted};
 use touch_tracker::{
     events::{BoardStatusEvent, RecoveryUncertainEvent},
-    ArbiterEvent, BoardStatus, EventKind, SyncTracker, TrackerConfig,
+    ArbiterEvent, BoardStatus, EventKind, KnownGame, SyncTracker, TrackerConfig,
 };
 
 /// The demo's eight games (the daemon's `demo/games.pgn`, in this repository).
@@ -709,6 +709,63 @@ fn the_arbiter_accepts_an_out_of_sync_board_and_play_goes_on() {
         })
         .collect();
     assert_eq!(after, moves[22..28]);
+}
+
+/// Inputs of the game lost (the daemon's journal damaged in the middle): the tracker
+/// knows the game only up to the damage, and the board goes on from a position it never
+/// saw. Nothing it shows is matched against the known game (a move recognised there, or
+/// an illegal move ruled, would be a guess) until the arbiter accepts the position.
+#[test]
+fn a_board_held_for_the_arbiter_records_and_rules_nothing_until_it_is_accepted() {
+    let moves = &games()[0];
+    let mut b = Bench::new(Position::start());
+    b.play_pressed(&moves[..2]);
+    b.settle();
+    let mut out = Vec::new();
+    b.t += 100;
+    let known = KnownGame {
+        ply: 6,
+        illegal_white: 1,
+        illegal_black: 0,
+    };
+    b.tracker
+        .hold_for_arbiter(b.t, "journal damaged at line 9", known, &mut out);
+    b.out.extend(out);
+    let held = b.statuses(BoardStatus::OutOfSync);
+    assert_eq!(held.len(), 1);
+    let detail = held[0].detail.clone().unwrap_or_default();
+    for words in ["journal damaged at line 9", "ply 2", "at least ply 6"] {
+        assert!(detail.contains(words), "{detail}");
+    }
+    // The players go on, each move pressed: the first would be a legal move on the known
+    // game, the others are moves of a game the tracker does not know in full.
+    for m in &moves[2..8] {
+        let mover = b.pos.side_to_move();
+        b.play(&m.uci());
+        b.press(mover);
+        b.settle();
+    }
+    b.no_ruling();
+    assert_eq!(b.recorded(), moves[..2], "nothing recorded while held");
+    assert!(b.statuses(BoardStatus::InSync).is_empty());
+    assert_eq!(
+        b.tracker.tracker().snapshot().illegal_white,
+        1,
+        "the illegal move published stands"
+    );
+    // The arbiter accepts: the game numbers on from no lower than it is known to have got.
+    let side = b.pos.side_to_move();
+    let pos = b.tracker.tracker().accepted_position(side).unwrap();
+    assert!(pos.plies() >= 6, "{}", pos.fen());
+    let mut out = Vec::new();
+    b.t += 100;
+    b.tracker.accept_board(b.t, side, &mut out).unwrap();
+    b.out.extend(out);
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 1);
+    b.play_pressed(&moves[8..12]);
+    b.settle();
+    b.no_ruling();
+    assert_eq!(b.recorded()[2..], moves[8..12], "recorded once accepted");
 }
 
 #[test]

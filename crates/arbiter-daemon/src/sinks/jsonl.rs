@@ -41,8 +41,8 @@ pub struct JsonlSink {
     stdout: bool,
     /// Index into the hub's log of the next event to look at.
     next: usize,
-    /// Per board, the highest `seq` of this round already in the file.
-    written: HashMap<String, u64>,
+    /// Per board, what of this round is already in the file.
+    written: HashMap<String, Published>,
     /// Lines the disk has not taken yet.
     backlog: Backlog,
     /// The last write failed (said once until one succeeds).
@@ -54,6 +54,40 @@ struct Seen {
     board: String,
     round: Option<u32>,
     seq: Option<u64>,
+    kind: Option<String>,
+    ply: Option<u32>,
+    color: Option<String>,
+    count: Option<u32>,
+}
+
+/// What of a board's events of this round the file holds already.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Published {
+    /// The highest `seq`: a restart never writes an event numbered up to it again.
+    pub seq: u64,
+    /// What they say of the game (the highest ply of a `move`, the illegal moves'
+    /// counts), for a board whose journal proves less.
+    pub known: touch_tracker::KnownGame,
+}
+
+impl Published {
+    /// Takes in one event of the board.
+    fn add(&mut self, seen: &Seen, seq: u64) {
+        self.seq = self.seq.max(seq);
+        let known = &mut self.known;
+        match (seen.kind.as_deref(), seen.color.as_deref()) {
+            (Some("move"), _) => known.ply = known.ply.max(seen.ply.unwrap_or(0)),
+            (Some("illegal_move"), Some("white")) => {
+                known.illegal_white = known.illegal_white.max(seen.count.unwrap_or(1));
+            }
+            (Some("illegal_move"), Some("black")) => {
+                known.illegal_black = known.illegal_black.max(seen.count.unwrap_or(1));
+            }
+            // The board's next game: its plies and illegal moves count from nothing.
+            (Some("new_game"), _) => *known = touch_tracker::KnownGame::default(),
+            _ => {}
+        }
+    }
 }
 
 impl JsonlSink {
@@ -67,7 +101,7 @@ impl JsonlSink {
             .append(true)
             .create(true)
             .open(path)?;
-        let mut written: HashMap<String, u64> = HashMap::new();
+        let mut written: HashMap<String, Published> = HashMap::new();
         let mut reader = BufReader::with_capacity(1 << 20, &file);
         let mut buf = Vec::new();
         let mut offset = 0u64;
@@ -101,8 +135,10 @@ impl JsonlSink {
             };
             if let (Some(r), Some(seq)) = (seen.round, seen.seq) {
                 if r == round {
-                    let w = written.entry(seen.board).or_default();
-                    *w = (*w).max(seq);
+                    written
+                        .entry(seen.board.clone())
+                        .or_default()
+                        .add(&seen, seq);
                 }
             }
         }
@@ -146,6 +182,43 @@ impl JsonlSink {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// What the file holds of `board`'s events of this round (read at opening).
+    pub fn published(&self, board: &str) -> Published {
+        self.written.get(board).copied().unwrap_or_default()
+    }
+}
+
+/// `board`'s events of `round` that the file at `path` holds numbered after `after` and
+/// up to `upto`, in file order, with their `seq`: the events of a board whose journal
+/// lost their inputs, which the live game had (a damaged line is left out, as at opening).
+pub fn board_events(
+    path: &Path,
+    round: u32,
+    board: &str,
+    after: u64,
+    upto: u64,
+) -> io::Result<Vec<(u64, touch_tracker::ArbiterEvent)>> {
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let mut found = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let seq = unframe(raw)
+            .ok()
+            .and_then(|_| serde_json::from_slice::<Seen>(raw).ok())
+            .filter(|s| s.board == board && s.round == Some(round))
+            .and_then(|s| s.seq)
+            .filter(|seq| *seq > after && *seq <= upto);
+        if let (Some(seq), Ok(event)) = (seq, serde_json::from_slice(raw)) {
+            found.push((seq, event));
+        }
+    }
+    Ok(found)
 }
 
 impl Sink for JsonlSink {
@@ -160,7 +233,7 @@ impl Sink for JsonlSink {
         let dropped_before = self.backlog.dropped();
         for e in events {
             let board = e.event.board.as_str();
-            if e.round == self.round && self.written.get(board).is_some_and(|w| e.seq <= *w) {
+            if e.round == self.round && self.written.get(board).is_some_and(|w| e.seq <= w.seq) {
                 continue;
             }
             let json = e.to_json();
@@ -217,6 +290,42 @@ impl Sink for JsonlSink {
 mod tests {
     use super::*;
     use crate::sinks::pgn::tests::hub;
+
+    #[test]
+    fn what_the_file_holds_of_a_board_is_read_at_opening() {
+        let dir = std::env::temp_dir().join(format!("arbiter-jsonl-pub-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("events.jsonl");
+        let lines = [
+            r#"{"board":"1","kind":"move","ply":1,"seq":1,"round":3}"#,
+            r#"{"board":"1","kind":"illegal_move","color":"black","count":1,"ply":2,"seq":2,"round":3}"#,
+            r#"{"board":"1","kind":"move","ply":2,"seq":3,"round":3}"#,
+            r#"{"t_ms":5,"board":"1","kind":"board_status","status":"connected","seq":4,"round":3}"#,
+            r#"{"board":"1","kind":"move","ply":9,"seq":9,"round":2}"#,
+            r#"{"board":"2","kind":"move","ply":5,"seq":6,"round":3}"#,
+            r#"{"board":"2","kind":"illegal_move","color":"white","count":1,"seq":7,"round":3}"#,
+            r#"{"board":"2","kind":"new_game","seq":8,"round":3}"#,
+            r#"{"board":"2","kind":"move","ply":1,"seq":9,"round":3}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let sink = JsonlSink::open(&path, 3, false).unwrap();
+        let one = sink.published("1");
+        assert_eq!((one.seq, one.known.ply), (4, 2), "round 3 only");
+        assert_eq!((one.known.illegal_white, one.known.illegal_black), (0, 1));
+        let two = sink.published("2");
+        assert_eq!(
+            (two.seq, two.known.ply, two.known.illegal_white),
+            (9, 1, 0),
+            "a new game"
+        );
+        assert_eq!(sink.published("3"), Published::default());
+        // The events themselves, by their numbers (round 3, board 1, after 3 up to 9).
+        let found = board_events(&path, 3, "1", 3, 9).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0, found[0].1.kind_name()), (4, "board_status"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn events_already_in_the_file_are_not_written_again() {

@@ -8,6 +8,11 @@
 //! arbiter's, else the one the clock's presses since the last known position prove (see
 //! `proof.rs`), else the fewest the board's squares need, said to be unknown
 //! (`ply_unknown` on the event).
+//!
+//! A board can also be held out of sync by the daemon ([`Tracker::hold_for_arbiter`]):
+//! when part of its inputs is lost (a journal damaged in the middle, its header lost),
+//! the game the tracker knows is not the game played, and only the arbiter can say which
+//! position the board's placement is.
 
 use chess_rules::{
     CastleSide, CastlingRights, Color, File, Game, Piece, Placement, Position, Rank, Role, Square,
@@ -50,7 +55,71 @@ pub struct AcceptedPosition {
     pub ply_unknown: bool,
 }
 
+/// What is known of a game whose inputs are partly lost, from the events already
+/// published (a board held by [`Tracker::hold_for_arbiter`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KnownGame {
+    /// The highest ply of a move published: an accepted position numbers its plies from
+    /// no lower.
+    pub ply: u32,
+    /// Completed illegal moves published, per player: they stand (art. 7.5.5 counts per
+    /// game, a second one loses).
+    #[serde(default)]
+    pub illegal_white: u32,
+    #[serde(default)]
+    pub illegal_black: u32,
+}
+
+/// A board held out of sync for the arbiter, and what is known of its game.
+#[derive(Debug, Clone)]
+pub(super) struct Held {
+    known: KnownGame,
+}
+
 impl Tracker {
+    /// Part of this board's inputs is lost (`why`: the daemon's journal damaged, its
+    /// header lost), and `known` is what the events already published say of the game:
+    /// the board goes out of sync with the last position the remaining inputs prove, and
+    /// stays so, recognising no move and ruling nothing, until the arbiter accepts the
+    /// position it shows ([`Tracker::accept_board`]) (or, the game being over, a new game
+    /// is set up). Replaying what followed the loss could rule on a game that was not
+    /// played (an illegal move for a placement whose record is lost); the illegal moves
+    /// published stand.
+    pub fn hold_for_arbiter(
+        &mut self,
+        t: u64,
+        why: &str,
+        known: KnownGame,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.held = Some(Held { known });
+        self.counts[0] = self.counts[0].max(known.illegal_white);
+        self.counts[1] = self.counts[1].max(known.illegal_black);
+        self.desynced = true;
+        self.gap_open = true;
+        self.last_gap_ms = Some(t);
+        self.clear_pending();
+        self.pending_recovery = None;
+        self.recovery_forced = false;
+        self.rebuilt_doubt = None;
+        self.gap_dump = None;
+        if matches!(self.phase, Phase::Restoring(_)) {
+            // The ruling stands (it was published); its restoration is not known.
+            self.phase = Phase::Playing;
+        }
+        let base = self.game.position();
+        let detail = format!(
+            "{why}; last position the journal proves: ply {} ({} to move, {}); the game \
+             reached at least ply {}; the arbiter confirms the position the board \
+             shows (accept it); no move, ruling or penalty on this board until then",
+            base.plies(),
+            base.side_to_move(),
+            base.fen(),
+            known.ply,
+        );
+        self.status(out, t, BoardStatus::OutOfSync, Some(detail));
+    }
+
     /// The position [`Tracker::accept_board`] would adopt, or why it cannot.
     pub fn accepted_position(&self, side: Color) -> Result<Position, AcceptError> {
         self.accepted_position_at(side, None).map(|a| a.position)
@@ -73,8 +142,12 @@ impl Tracker {
         let castling = rights_still_possible(base, &self.placement);
         // White to move stands on an even ply, Black on an odd one.
         let parity = u32::from(side == Color::Black);
-        // At least the plies the squares need, of the parity the side to move gives.
+        // At least the plies the squares need (and the game is known to have reached),
+        // of the parity the side to move gives.
         let mut least = base.plies() + recover::min_plies(base, &self.placement).max(1) as u32;
+        if let Some(held) = &self.held {
+            least = least.max(held.known.ply);
+        }
         if least % 2 != parity {
             least += 1;
         }
@@ -159,6 +232,7 @@ impl Tracker {
         self.turn_start_ms = t;
         self.gap_open = false;
         self.desynced = false;
+        self.held = None;
         self.rebuilt_doubt = None;
         self.gap_dump = None;
         self.evidence = proof::GapEvidence::default();

@@ -38,7 +38,7 @@ mod proof;
 mod record;
 mod rulings;
 
-pub use accept::{AcceptError, AcceptedPosition};
+pub use accept::{AcceptError, AcceptedPosition, KnownGame};
 
 use rulings::loss_unless_no_mate;
 
@@ -304,6 +304,9 @@ pub struct Tracker {
     /// What the clock says about a gap's length, and the lines last shown to the arbiter
     /// (see `proof.rs`).
     evidence: proof::GapEvidence,
+    /// The daemon lost inputs of this game (see [`Tracker::hold_for_arbiter`]): out of
+    /// sync, nothing recognised or ruled, until the arbiter accepts the position.
+    held: Option<accept::Held>,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -394,6 +397,7 @@ impl Tracker {
             rebuilt_doubt: None,
             gap_dump: None,
             evidence: proof::GapEvidence::default(),
+            held: None,
             cfg,
         }
     }
@@ -909,6 +913,11 @@ impl Tracker {
             }
             Phase::Restoring(_) => {
                 self.restoring(t, out);
+                return;
+            }
+            Phase::Playing if self.held.is_some() => {
+                // Held for the arbiter: the game known here is not the whole game, so
+                // what the board shows is matched against nothing (no move, no result).
                 return;
             }
             Phase::Playing => {}
@@ -1493,6 +1502,7 @@ impl Tracker {
         self.history.clear();
         self.clear_pending();
         self.desynced = false;
+        self.held = None;
         self.rebuilt_doubt = None;
         self.gap_dump = None;
         self.evidence = proof::GapEvidence::default();

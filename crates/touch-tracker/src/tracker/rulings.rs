@@ -27,7 +27,8 @@ impl Tracker {
         let Some(p) = self.pending_press.take() else {
             return;
         };
-        if !matches!(self.phase, Phase::Playing) {
+        if !matches!(self.phase, Phase::Playing) || self.held.is_some() {
+            // Held for the arbiter (`Tracker::hold_for_arbiter`): no search, no ruling.
             return;
         }
         if self.desynced {
