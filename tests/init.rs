@@ -77,7 +77,13 @@ fn init_writes_one_board_per_board_found_by_its_stable_name() {
     let ptys: Vec<String> = served
         .iter()
         .chain([&modem])
-        .map(|h| h.path().unwrap().display().to_string())
+        // The ptys themselves (`path` is the link where there is one), as `probe` finds
+        // them among the system's ports: init must name them by their links.
+        .map(|h| {
+            let pty = std::fs::canonicalize(h.path().unwrap()).unwrap();
+            assert!(pty.starts_with("/dev/pts"), "{}", pty.display());
+            pty.display().to_string()
+        })
         .collect();
     let mut args = vec!["init", "--out", out.to_str().unwrap()];
     for pty in &ptys {
