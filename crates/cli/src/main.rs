@@ -1,11 +1,13 @@
 //! `dgt-arbiter`: the command-line entry point. Each subcommand lives in its own module.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod central;
 mod decode;
 mod demo;
 mod emulate;
+mod generate;
+mod init;
 mod probe;
 mod replay;
 mod results;
@@ -31,6 +33,8 @@ enum Command {
     /// Find the serial ports that answer as DGT boards; list serial number, version,
     /// battery and clock model.
     Probe(probe::ProbeArgs),
+    /// Probe the boards and write a starting config with one [[board]] per board found.
+    Init(init::InitArgs),
     /// Run the arbiter on the boards of a config file (see config/*.toml).
     Run(run::RunArgs),
     /// The central of a several-PC event: every hall's boards on one dashboard, one
@@ -48,6 +52,9 @@ enum Command {
     /// Make a self-signed certificate and key for HTTPS (`[http] tls_cert`, `tls_key`)
     /// and print the fingerprint the arbiters check on their phones.
     TlsSelfsigned(tls::TlsArgs),
+    /// Write the man pages and shell completions (for the Debian package).
+    #[command(hide = true)]
+    Generate(generate::GenerateArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -90,6 +97,8 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Round(args) => round::run(args),
         Command::Results(args) => results::run(args),
         Command::TlsSelfsigned(args) => tls::run(args),
+        Command::Init(args) => init::run(args),
+        Command::Generate(args) => generate::run(args, Cli::command()),
     }
 }
 

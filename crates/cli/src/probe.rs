@@ -32,25 +32,7 @@ pub struct ProbeArgs {
 }
 
 pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
-    let mut opts = ProbeOptions {
-        timeout: Duration::from_millis(args.timeout_ms),
-        ..ProbeOptions::default()
-    };
-    // The identification must give up before the probe does, to say why.
-    opts.link.ident_timeout_ms = opts.link.ident_timeout_ms.min(args.timeout_ms * 2 / 3);
-    let named = !args.ports.is_empty() || !args.globs.is_empty();
-    let mut ports = args.ports.clone();
-    for pattern in &args.globs {
-        ports.extend(glob(pattern));
-    }
-    if named && ports.is_empty() {
-        anyhow::bail!("no port matches {:?}", args.globs);
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let reports = runtime.block_on(probe_ports(&ports, &opts));
+    let (reports, named) = probe(&args.ports, &args.globs, args.timeout_ms)?;
     if reports.is_empty() {
         anyhow::bail!(
             "no candidate port: nothing in /dev/dgt/ and no USB or Bluetooth serial port; \
@@ -71,6 +53,35 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<()> {
         anyhow::bail!("no DGT board found among {} port(s)", reports.len());
     }
     Ok(())
+}
+
+/// Probes `ports` and the ports matching `globs`, or the default candidates when none is
+/// named (also for `init`); says whether ports were named. No report: no candidate port.
+pub fn probe(
+    ports: &[PathBuf],
+    globs: &[String],
+    timeout_ms: u64,
+) -> anyhow::Result<(Vec<ProbeReport>, bool)> {
+    let mut opts = ProbeOptions {
+        timeout: Duration::from_millis(timeout_ms),
+        ..ProbeOptions::default()
+    };
+    // The identification must give up before the probe does, to say why.
+    opts.link.ident_timeout_ms = opts.link.ident_timeout_ms.min(timeout_ms * 2 / 3);
+    let named = !ports.is_empty() || !globs.is_empty();
+    let mut ports = ports.to_vec();
+    for pattern in globs {
+        ports.extend(glob(pattern));
+    }
+    if named && ports.is_empty() {
+        anyhow::bail!("no port matches {globs:?}");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let reports = runtime.block_on(probe_ports(&ports, &opts));
+    Ok((reports, named))
 }
 
 fn print_table(reports: &[ProbeReport], show_others: bool) {
