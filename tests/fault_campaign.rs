@@ -47,7 +47,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
-use chess_rules::{read_pgn, Move, Position};
+use chess_rules::{read_pgn, Position};
 use common::*;
 use dgt_protocol::capture::TimeControl;
 use dgt_sim::hands::{generate, Faults, GameInput, HandOptions, HandRng, Script};
@@ -138,6 +138,9 @@ struct GameReport {
     false_rulings: usize,
     /// Times the board went out of sync (the arbiter asked).
     out_of_sync: usize,
+    /// Plies of gaps several orders explain: not recorded, the game followed on from the
+    /// position they all lead to (the arbiter picks the order).
+    asked: usize,
 }
 
 /// The rulings of an illegal move among a board's events.
@@ -360,8 +363,13 @@ fn events_problem(script: &Script, events: &[&Value]) -> Option<String> {
         return Some(p.clone());
     }
     let want: Vec<String> = script.plies.iter().map(|p| p.mv.uci()).collect();
-    let mut got: Vec<String> = by_ply.into_values().collect();
+    // Plies are counted from 1 in the events; a ply the events do not hold is "".
+    let last = by_ply.keys().next_back().copied().unwrap_or(0) as usize;
+    let mut got: Vec<String> = (1..=last.max(want.len()) as u64)
+        .map(|p| by_ply.get(&p).cloned().unwrap_or_default())
+        .collect();
     accept_flagged(&mut got, &want, events);
+    accept_asked(&mut got, &want, events);
     (got != want).then(|| {
         let at = got.iter().zip(&want).take_while(|(a, b)| a == b).count();
         format!(
@@ -373,6 +381,41 @@ fn events_problem(script: &Script, events: &[&Value]) -> Option<String> {
             want.get(at)
         )
     })
+}
+
+/// Where the daemon followed the game on from the position every line found after a gap
+/// leads to (`position_accepted` with `candidates`, issue 36: several orders of the same
+/// moves, none recorded, the arbiter picks), and the line played is among those lines,
+/// the plies of the gap are not lost by mistake: `got` takes the played line there.
+/// Returns the plies so accepted (not in the record until the arbiter picks).
+fn accept_asked(got: &mut [String], want: &[String], events: &[&Value]) -> usize {
+    let mut asked = 0;
+    for e in events.iter().filter(|e| {
+        e["kind"] == "position_accepted"
+            && e["candidates"].as_array().is_some_and(|c| !c.is_empty())
+    }) {
+        let (Some(from), Some(to)) = (e["last_known_ply"].as_u64(), e["ply"].as_u64()) else {
+            continue;
+        };
+        let (from, to) = (from as usize, to as usize);
+        if to > want.len() || to > got.len() {
+            continue;
+        }
+        let played = e["candidates"].as_array().into_iter().flatten().any(|c| {
+            let line: Vec<&str> = c["uci"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            line == want[from..to]
+        });
+        if played && got[from..to].iter().all(String::is_empty) {
+            got[from..to].clone_from_slice(&want[from..to]);
+            asked += to - from;
+        }
+    }
+    asked
 }
 
 /// Where the daemon told the arbiter that rebuilt moves are uncertain
@@ -430,14 +473,34 @@ fn accept_flagged(got: &mut [String], want: &[String], events: &[&Value]) -> usi
 }
 
 /// The PGN file's moves, parsed back.
-fn pgn_moves(path: &Path) -> Vec<Move> {
+/// The moves of a board's PGN by ply (index 0 is ply 1), "" where it holds none: a game
+/// the daemon followed on from a position after a gap (`position_accepted`) is a game of
+/// its own in the file, from a FEN, and its moves go in at their plies.
+fn pgn_plies(path: &Path) -> Vec<String> {
     let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let games = read_pgn(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert_eq!(games.len(), 1, "{}", path.display());
-    let game = games[0]
-        .replay()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    game.moves().to_vec()
+    assert!(!games.is_empty(), "{}", path.display());
+    let mut got: Vec<String> = Vec::new();
+    for g in &games {
+        let game = g
+            .replay()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let from = game.start().plies() as usize;
+        for (i, m) in game.moves().iter().enumerate() {
+            let at = from + i;
+            if got.len() <= at {
+                got.resize(at + 1, String::new());
+            }
+            assert!(
+                got[at].is_empty(),
+                "{}: ply {} twice",
+                path.display(),
+                at + 1
+            );
+            got[at] = m.uci();
+        }
+    }
+    got
 }
 
 /// Plays one batch of games under one daemon with its faults and kills; checks and
@@ -525,8 +588,10 @@ fn run_batch(c: &Campaign, first: usize, count: usize) -> Vec<GameReport> {
         assert_eq!(rulings(&b), 0, "board {}: a false ruling", i + 1);
         let want: Vec<String> = s.plies.iter().map(|p| p.mv.uci()).collect();
         let pgn = out.join(format!("pgn/round-2/board-{}.pgn", i + 1));
-        let mut recorded: Vec<String> = pgn_moves(&pgn).into_iter().map(Move::uci).collect();
+        let mut recorded = pgn_plies(&pgn);
+        recorded.resize(recorded.len().max(want.len()), String::new());
         let flagged = accept_flagged(&mut recorded, &want, &b);
+        let asked = accept_asked(&mut recorded, &want, &b);
         assert_eq!(recorded, want, "the PGN of board {}", i + 1);
         let (pulls, noise_7bit, noise_bit7, clock_unplugs) = count_faults(&s.actions);
         let moves = b.iter().filter(|e| e["kind"] == "move");
@@ -555,6 +620,7 @@ fn run_batch(c: &Campaign, first: usize, count: usize) -> Vec<GameReport> {
                 .iter()
                 .filter(|e| e["kind"] == "board_status" && e["status"] == "out_of_sync")
                 .count(),
+            asked,
         });
     }
     eprintln!(
@@ -634,15 +700,16 @@ fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
             g.false_rulings,
             g.out_of_sync,
             g.replaced,
-            match g.flagged {
-                0 => "yes".to_owned(),
-                n => format!("yes but {n} plies of flagged lines"),
+            match (g.flagged, g.asked) {
+                (0, 0) => "yes".to_owned(),
+                (0, a) => format!("yes but {a} plies of unknown order left to the arbiter"),
+                (n, _) => format!("yes but {n} plies of flagged lines"),
             }
         ));
     }
     let sum = |f: fn(&GameReport) -> usize| r.iter().map(f).sum::<usize>();
     s.push_str(&format!(
-        "| **total** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} of {} exact, {} with {} plies of flagged lines |\n",
+        "| **total** | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} of {} exact, {} with {} plies of flagged lines, {} with {} plies of unknown order left to the arbiter |\n",
         sum(|g| g.plies),
         sum(|g| g.pulls),
         sum(|g| g.noise_7bit),
@@ -655,10 +722,12 @@ fn table(c: &Campaign, r: &[GameReport], took: Duration) -> String {
         sum(|g| g.false_rulings),
         sum(|g| g.out_of_sync),
         sum(|g| g.replaced),
-        r.iter().filter(|g| g.flagged == 0).count(),
+        r.iter().filter(|g| g.flagged == 0 && g.asked == 0).count(),
         r.len(),
         r.iter().filter(|g| g.flagged > 0).count(),
         sum(|g| g.flagged),
+        r.iter().filter(|g| g.asked > 0).count(),
+        sum(|g| g.asked),
     ));
     s
 }
@@ -856,12 +925,21 @@ fn run_gaps(kind: GapKind, gaps: &[usize], seed: u64) -> Vec<GapReport> {
             .zip(&want)
             .filter(|(g, w)| !g.is_empty() && g != w)
             .count();
-        // The plies before the gap were seen: they are recorded as played.
+        // The plies before the gap were seen: they are recorded as played. The last of
+        // them may be lost with the gap (never recorded otherwise): a kill comes 100 ms of
+        // the hall's time after its press, on a loaded machine before the daemon saw it.
         assert_eq!(
-            got[..GAP_FROM],
-            want[..GAP_FROM],
+            got[..GAP_FROM - 1],
+            want[..GAP_FROM - 1],
             "board {}: the plies before the gap",
             i + 1
+        );
+        assert!(
+            got[GAP_FROM - 1].is_empty() || got[GAP_FROM - 1] == want[GAP_FROM - 1],
+            "board {}: ply {GAP_FROM} recorded as {:?}, played {:?}",
+            i + 1,
+            got[GAP_FROM - 1],
+            want[GAP_FROM - 1]
         );
         let sync = b.iter().rfind(|e| {
             e["kind"] == "board_status"

@@ -184,18 +184,34 @@ impl BoardGames {
             EventKind::PositionAccepted(a) => {
                 let cur = self.current_mut();
                 let number = cur.number;
+                // Issue 36: the daemon's own (every line found leads to this position, in
+                // an order not known) or the arbiter's.
+                let by = if a.candidates.is_empty() {
+                    "the arbiter accepted the board as the position".to_owned()
+                } else {
+                    format!(
+                        "every line found leads to the same position, in an order not known \
+                         ({}): the arbiter picks it",
+                        words::candidate_lines(&a.candidates)
+                    )
+                };
                 if !cur.is_closed() {
                     cur.unfinished = Some(format!(
-                        "the board went out of sync after ply {}; the arbiter accepted the \
-                         board as the position and the game goes on in game {}",
+                        "the board went out of sync after ply {}; {by}; the game goes on in \
+                         game {}",
                         a.last_known_ply,
                         number + 1
                     ));
                 }
                 let mut next = GameRecord::new(number + 1, &a.fen);
+                let whose = if a.candidates.is_empty() {
+                    "the position the arbiter accepted"
+                } else {
+                    "the position every line found leads to"
+                };
                 next.intro.push(format!(
-                    "game {number} goes on from the position the arbiter accepted after the \
-                     board went out of sync ({} to move; the moves after ply {} were not seen)",
+                    "game {number} goes on from {whose} after the board went out of sync ({} \
+                     to move; the moves after ply {} were not seen)",
                     words::side(a.side_to_move),
                     a.last_known_ply
                 ));

@@ -271,9 +271,17 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
             format!("{}{}: {}", prefix(u.ply), side(u.color), u.explanation)
         }
         EventKind::PositionAccepted(a) => format!(
-            "board {}: the arbiter accepted the board as the position, {} to move ({}); the \
-             moves after ply {} were not seen{}",
+            "board {}: {}, {} to move ({}); the moves after ply {} were not seen{}",
             e.board,
+            if a.candidates.is_empty() {
+                "the arbiter accepted the board as the position".to_owned()
+            } else {
+                format!(
+                    "followed from the position every line found leads to, the order of \
+                     its moves not known ({}: the arbiter picks it for the record)",
+                    candidate_lines(&a.candidates)
+                )
+            },
             side(a.side_to_move),
             a.fen,
             a.last_known_ply,
@@ -304,22 +312,26 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
                 )
             } else {
                 // Issue 36: lines fit, none is proven; the arbiter picks or types.
-                let lines: Vec<String> = b
-                    .candidates
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| format!("{}) {}", i + 1, c.san))
-                    .collect();
                 format!(
                     "board {}: the moves made unseen are not known for sure; lines that fit: \
                      {}; check them against the scoresheets{detail}",
                     e.board,
-                    lines.join("; ")
+                    candidate_lines(&b.candidates)
                 )
             }
         }
         _ => return None,
     })
+}
+
+/// Lines found after a gap, numbered for the arbiter: `1) 4. O-O Bc5 5. d3; 2) ...`.
+pub fn candidate_lines(candidates: &[touch_tracker::GapCandidate]) -> String {
+    let lines: Vec<String> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{}) {}", i + 1, c.san))
+        .collect();
+    lines.join("; ")
 }
 
 /// The PGN comment for an event (the ruling without the board prefix), if it is one.

@@ -410,6 +410,12 @@ pub struct PositionAcceptedEvent {
     /// `ply` is only the fewest possible, so move numbers from here may be too low.
     #[serde(default, skip_serializing_if = "is_false")]
     pub ply_unknown: bool,
+    /// Not the arbiter's acceptance but the daemon's own: every line found after the gap
+    /// leads to this position (moves that could come in either order), so the game is
+    /// followed from it and none of them is recorded; these are the lines, for the
+    /// arbiter to pick for the record. Empty when the arbiter accepted the board.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<GapCandidate>,
 }
 
 /// `kind: displaced` (formats.md §2, art. 7.4).

@@ -610,6 +610,19 @@ mod tests {
                 last_known_ply: 10,
                 ply: 13,
                 ply_unknown: true,
+                candidates: Vec::new(),
+            }),
+            EventKind::PositionAccepted(PositionAcceptedEvent {
+                fen: chess_rules::START_FEN.into(),
+                side_to_move: Color::White,
+                last_known_ply: 2,
+                ply: 4,
+                ply_unknown: false,
+                candidates: vec![GapCandidate {
+                    ply: 3,
+                    uci: vec!["g1f3".parse().unwrap(), "b8c6".parse().unwrap()],
+                    san: "2. Nf3 Nc6".into(),
+                }],
             }),
             EventKind::ArbiterDecision(ArbiterDecisionEvent {
                 decision: Decision::TimeAdded,

@@ -10,7 +10,7 @@ use dgt_protocol::{
 };
 use touch_tracker::recover::{self, Exhausted};
 use touch_tracker::{
-    events::{BoardStatusEvent, RecoveryUncertainEvent},
+    events::{BoardStatusEvent, MoveEvent, PositionAcceptedEvent, RecoveryUncertainEvent},
     ArbiterEvent, BoardStatus, EventKind, KnownGame, SyncTracker, TrackerConfig,
 };
 
@@ -341,6 +341,16 @@ impl Bench {
             .collect()
     }
 
+    fn moves(&self) -> Vec<&MoveEvent> {
+        self.out
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Move(m) => Some(m),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn kinds(&self, kind: &str) -> usize {
         self.out.iter().filter(|e| e.kind_name() == kind).count()
     }
@@ -528,20 +538,48 @@ fn gap_then_press(game: usize, start: usize, gap: usize) -> (Bench, Vec<Move>) {
 }
 
 /// The lines the last `out_of_sync` offered, checked to be several, to start after
-/// `from_ply` and to have `plies` plies each; nothing but the `from_ply` plies before the
-/// gap recorded, nothing ruled, nothing flagged, the board not back in sync.
+/// `from_ply` and to have `plies` plies each; nothing of the gap recorded, nothing ruled,
+/// nothing flagged. The board is back in sync only when followed on from the position
+/// the lines lead to (their length proven: a `position_accepted` with those lines, at
+/// their last ply); see [`followed_on`].
 fn candidates_offered(b: &Bench, from_ply: u32, plies: usize) -> Vec<Vec<Move>> {
     b.no_ruling();
-    assert_eq!(b.kinds("move"), from_ply as usize, "{:#?}", b.out);
+    let gap = (from_ply + 1)..=(from_ply + plies as u32);
+    let in_gap: Vec<&MoveEvent> = b
+        .moves()
+        .into_iter()
+        .filter(|m| gap.contains(&m.ply))
+        .collect();
+    assert!(in_gap.is_empty(), "the gap recorded: {in_gap:#?}");
     assert_eq!(b.kinds("recovery_uncertain"), 0);
-    assert_eq!(b.statuses(BoardStatus::InSync).len(), 0, "{:#?}", b.out);
     let asked = b.statuses(BoardStatus::OutOfSync);
     let last = asked.last().expect("out of sync");
     assert!(last.candidates.len() > 1, "{last:#?}");
     for c in &last.candidates {
         assert_eq!((c.ply, c.uci.len()), (from_ply + 1, plies), "{c:#?}");
     }
+    let in_sync = b.statuses(BoardStatus::InSync).len();
+    match followed_on(b) {
+        Some(a) => {
+            assert_eq!(in_sync, 1, "{:#?}", b.out);
+            assert_eq!(
+                (a.last_known_ply, a.ply),
+                (from_ply, from_ply + plies as u32)
+            );
+            assert_eq!(a.candidates, last.candidates);
+        }
+        None => assert_eq!(in_sync, 0, "{:#?}", b.out),
+    }
     last.candidates.iter().map(|c| c.uci.clone()).collect()
+}
+
+/// The `position_accepted` the tracker made itself (every line found leads to the
+/// position the board shows: followed on, none recorded), if it did.
+fn followed_on(b: &Bench) -> Option<&PositionAcceptedEvent> {
+    b.out.iter().find_map(|e| match &e.kind {
+        EventKind::PositionAccepted(a) if !a.candidates.is_empty() => Some(a),
+        _ => None,
+    })
 }
 
 #[test]
@@ -851,7 +889,10 @@ fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares
     // played the board cannot tell: the arbiter is asked, nothing recorded (issue 36).
     let lines = candidates_offered(&b, 6, 7);
     assert!(lines.contains(&moves[6..13].to_vec()), "{lines:?}");
-    // Play goes on, seen and pressed: no ruling, nothing recorded until the arbiter acts.
+    // The clock counts the seven presses: the position is known, the order is not. Play
+    // goes on, seen and pressed, and is recorded at its plies; the gap waits for the
+    // arbiter.
+    assert!(followed_on(&b).is_some(), "{:#?}", b.out);
     for m in &moves[13..16] {
         let mover = b.pos.side_to_move();
         b.play(&m.uci());
@@ -859,7 +900,12 @@ fn a_gap_one_search_cannot_reach_from_the_board_now_is_found_through_the_squares
         b.settle();
     }
     b.no_ruling();
-    assert_eq!(b.kinds("move"), 6);
+    let recorded: Vec<(u32, Move)> = b.moves().iter().map(|m| (m.ply, m.uci)).collect();
+    let want: Vec<(u32, Move)> = (0..6)
+        .chain(13..16)
+        .map(|i| (i as u32 + 1, moves[i]))
+        .collect();
+    assert_eq!(recorded, want);
 }
 
 #[test]

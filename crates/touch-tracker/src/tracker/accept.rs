@@ -18,8 +18,8 @@ use chess_rules::{
     CastleSide, CastlingRights, Color, File, Game, Piece, Placement, Position, Rank, Role, Square,
 };
 
-use super::{proof, Phase, Tracker};
-use crate::events::{ArbiterEvent, BoardStatus, EventKind, PositionAcceptedEvent};
+use super::{deep, proof, Phase, Tracker};
+use crate::events::{ArbiterEvent, BoardStatus, EventKind, GapCandidate, PositionAcceptedEvent};
 use crate::recover;
 
 /// Why the board's placement cannot be accepted as the position.
@@ -216,6 +216,58 @@ impl Tracker {
             position: pos,
             ply_unknown,
         } = self.accepted_position_at(side, ply)?;
+        let detail = format!("the arbiter accepted the board as the position, {side} to move");
+        self.adopt_position(t, pos, ply_unknown, Vec::new(), detail, out);
+        Ok(())
+    }
+
+    /// Every line found after a gap leads to the position the board shows (moves that
+    /// could come in either order; the length short or counted by the clock): the
+    /// position is known though the record is not. The game is followed from it, as if
+    /// the arbiter had accepted it at the line's ply, so that a cable's blip does not cost
+    /// the rest of the game; nothing of the gap is recorded (the lines are the
+    /// candidates the arbiter was just shown, to pick for the record). What the line
+    /// may have got wrong that a ruling depends on (castling, en passant) is kept as
+    /// doubt, as for a line recorded (see `deep.rs`).
+    pub(super) fn follow_unordered(
+        &mut self,
+        t: u64,
+        base: &Position,
+        found: &recover::LostMoves,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> bool {
+        let Some(after) = found
+            .line
+            .iter()
+            .try_fold(*base, |pos, &m| pos.play(m).ok())
+        else {
+            return false;
+        };
+        let doubt = deep::RebuiltDoubt::of_line(base, &after, &self.placement);
+        let candidates = proof::candidates(base, found);
+        let detail = format!(
+            "every line found leads to the position the board shows ({} plies after ply \
+             {}): the game is followed from it; the order of those moves is not known, so \
+             none is recorded: the arbiter picks it for the record",
+            found.line.len(),
+            base.plies()
+        );
+        self.adopt_position(t, after, false, candidates, detail, out);
+        self.rebuilt_doubt = Some(doubt);
+        true
+    }
+
+    /// The game goes on from `pos`: the position the arbiter accepted, or the one every
+    /// line found leads to (`candidates`, see [`Tracker::follow_unordered`]).
+    fn adopt_position(
+        &mut self,
+        t: u64,
+        pos: Position,
+        ply_unknown: bool,
+        candidates: Vec<GapCandidate>,
+        in_sync_detail: String,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
         let last_known_ply = self.game.position().plies();
         self.game = Game::new(pos);
         self.generation += 1;
@@ -242,21 +294,14 @@ impl Tracker {
             t,
             EventKind::PositionAccepted(PositionAcceptedEvent {
                 fen: pos.fen(),
-                side_to_move: side,
+                side_to_move: pos.side_to_move(),
                 last_known_ply,
                 ply: pos.plies(),
                 ply_unknown,
+                candidates,
             }),
         );
-        self.status(
-            out,
-            t,
-            BoardStatus::InSync,
-            Some(format!(
-                "the arbiter accepted the board as the position, {side} to move"
-            )),
-        );
-        Ok(())
+        self.status(out, t, BoardStatus::InSync, Some(in_sync_detail));
     }
 }
 

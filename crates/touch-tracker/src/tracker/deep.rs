@@ -139,6 +139,14 @@ impl Tracker {
         let unseen = found.line.len();
         if let Err(why) = proof::judge(&found, unseen, presses) {
             self.ask_arbiter(t, &base, &found, &why, out);
+            // Several orders of the same moves, of a proven length: the record waits for
+            // the arbiter, the game is followed from the position they all lead to.
+            if why == Unproven::Several
+                && proof::length_proven(unseen, unseen, presses).is_ok()
+                && self.follow_unordered(t, &base, &found, out)
+            {
+                return DeepSearch::Adopted;
+            }
             return DeepSearch::Asked;
         }
         self.pending_recovery = None;

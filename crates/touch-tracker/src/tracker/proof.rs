@@ -130,7 +130,17 @@ pub(super) fn judge(
     if !found.others.is_empty() {
         return Err(Unproven::Several);
     }
-    let plies = found.line.len() as u32;
+    length_proven(found.line.len(), unseen, presses)
+}
+
+/// Whether a line of `plies` is of a proven length: short (each stretch of at most
+/// [`recover::MAX_PLIES`] unseen), or counted by the clock's presses (see [`judge`]).
+pub(super) fn length_proven(
+    plies: usize,
+    unseen: usize,
+    presses: Option<(u32, u32)>,
+) -> Result<(), Unproven> {
+    let plies = plies as u32;
     if unseen <= recover::MAX_PLIES {
         return Ok(());
     }
