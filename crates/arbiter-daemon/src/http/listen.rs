@@ -5,8 +5,14 @@
 //!   from the moment a connection waits for a request);
 //! - a TLS handshake must finish within [`HANDSHAKE_TIMEOUT`];
 //! - at most [`Caps::total`] connections at once, and [`Caps::per_client`] from one
-//!   address; past a cap the new connection is closed at once and a warning says so (at
-//!   most one line per [`CAP_LOG_EVERY`], with the count).
+//!   address. Past a cap the oldest *idle* connection (no request in flight: kept alive
+//!   between requests, or still to send its first) makes room: of the same address when
+//!   that address is at its share, else of the address holding the most. So a client that
+//!   opens idle connections as fast as they close (issue 36: 0 of 59 `/healthz`
+//!   answered) only ever closes its own, and the arbiter's request, which comes with its
+//!   request at once, always gets in. Only when every connection has a request in flight
+//!   (a stream such as `/events` streams) is the new one closed at once, and a warning
+//!   says so (at most one line per [`CAP_LOG_EVERY`], with the count).
 //!
 //! The total cap comes from the open-file limit less what the boards, journals and file
 //! writers need and a reserve ([`Caps::from_fd_limit`]): a flood of connections can never
@@ -19,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use http_body_util::BodyExt;
 use tokio::net::TcpListener;
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::access::ConnInfo;
@@ -58,69 +66,167 @@ impl Caps {
     }
 }
 
-/// Connections open now, in all and by client address.
+/// One open connection.
+#[derive(Debug)]
+struct Conn {
+    ip: IpAddr,
+    /// Requests being answered (their response bodies not yet sent to the end).
+    in_flight: usize,
+    /// When it last had no request in flight (its opening, at first).
+    idle_since: Instant,
+    /// Told when the connection is closed to make room.
+    close: Arc<Notify>,
+}
+
+/// Connections open now.
 #[derive(Debug, Default)]
 struct Counts {
-    total: usize,
-    by_ip: HashMap<IpAddr, usize>,
+    conns: HashMap<u64, Conn>,
+    next_id: u64,
     refused_since_log: u64,
     last_log: Option<Instant>,
+}
+
+impl Counts {
+    fn from_ip(&self, ip: IpAddr) -> usize {
+        self.conns.values().filter(|c| c.ip == ip).count()
+    }
+
+    /// The connection idle the longest among those `which` picks.
+    fn oldest_idle(&self, which: impl Fn(&Conn) -> bool) -> Option<u64> {
+        self.conns
+            .iter()
+            .filter(|(_, c)| c.in_flight == 0 && which(c))
+            .min_by_key(|(id, c)| (c.idle_since, **id))
+            .map(|(id, _)| *id)
+    }
+
+    /// The connection to close for a new one from `ip`, or why there is none.
+    fn room_for(&self, caps: Caps, ip: IpAddr) -> Result<Option<u64>, String> {
+        let from_ip = self.from_ip(ip);
+        if from_ip >= caps.per_client {
+            return self.oldest_idle(|c| c.ip == ip).map(Some).ok_or_else(|| {
+                format!(
+                    "{from_ip} connections open from {ip}, the most one address may have, \
+                     each with a request in flight"
+                )
+            });
+        }
+        if self.conns.len() < caps.total {
+            return Ok(None);
+        }
+        // The client holding the most gives way first; any idle one else.
+        let mut by_ip: HashMap<IpAddr, usize> = HashMap::new();
+        for c in self.conns.values() {
+            *by_ip.entry(c.ip).or_insert(0) += 1;
+        }
+        let heaviest = by_ip.into_iter().max_by_key(|(_, n)| *n).map(|(ip, _)| ip);
+        self.oldest_idle(|c| Some(c.ip) == heaviest)
+            .or_else(|| self.oldest_idle(|_| true))
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "{} connections open, the most this daemon takes, each with a request \
+                     in flight",
+                    self.conns.len()
+                )
+            })
+    }
 }
 
 /// Holds one connection's place; gives it back when dropped.
 struct Slot {
     counts: Arc<Mutex<Counts>>,
-    ip: IpAddr,
+    id: u64,
+    close: Arc<Notify>,
+}
+
+impl Slot {
+    /// A request came in: the connection is busy until the guard is dropped (with the
+    /// response's body, so that a stream is busy while it streams).
+    fn busy(&self) -> Busy {
+        let mut c = lock(&self.counts);
+        if let Some(conn) = c.conns.get_mut(&self.id) {
+            conn.in_flight += 1;
+        }
+        Busy {
+            counts: Arc::clone(&self.counts),
+            id: self.id,
+        }
+    }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        c.total = c.total.saturating_sub(1);
-        if let Some(n) = c.by_ip.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                c.by_ip.remove(&self.ip);
+        // Gone already when it was closed to make room.
+        lock(&self.counts).conns.remove(&self.id);
+    }
+}
+
+/// A request in flight on a connection.
+struct Busy {
+    counts: Arc<Mutex<Counts>>,
+    id: u64,
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut c = lock(&self.counts);
+        if let Some(conn) = c.conns.get_mut(&self.id) {
+            conn.in_flight = conn.in_flight.saturating_sub(1);
+            if conn.in_flight == 0 {
+                conn.idle_since = Instant::now();
             }
         }
     }
 }
 
+fn lock(counts: &Mutex<Counts>) -> std::sync::MutexGuard<'_, Counts> {
+    counts.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A place for a new connection from `ip`, closing the oldest idle one when a cap is
+/// reached ([`Counts::room_for`]); `None` (logged) when there is none to close.
 fn take_slot(counts: &Arc<Mutex<Counts>>, caps: Caps, ip: IpAddr) -> Option<Slot> {
-    let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-    let from_ip = c.by_ip.get(&ip).copied().unwrap_or(0);
-    let which = if c.total >= caps.total {
-        Some(format!(
-            "{} connections open, the most this daemon takes",
-            c.total
-        ))
-    } else if from_ip >= caps.per_client {
-        Some(format!(
-            "{from_ip} connections open from {ip}, the most one address may have"
-        ))
-    } else {
-        None
-    };
-    if let Some(why) = which {
-        c.refused_since_log += 1;
-        let due = c.last_log.is_none_or(|t| t.elapsed() >= CAP_LOG_EVERY);
-        if due {
-            tracing::warn!(
-                "HTTP: refusing new connections: {why} ({} refused since the last such line; \
-                 idle ones close after {} s)",
-                c.refused_since_log,
-                HEADER_READ_TIMEOUT.as_secs()
-            );
-            c.refused_since_log = 0;
-            c.last_log = Some(Instant::now());
+    let mut c = lock(counts);
+    match c.room_for(caps, ip) {
+        Ok(victim) => {
+            if let Some(conn) = victim.and_then(|id| c.conns.remove(&id)) {
+                tracing::debug!(peer = %conn.ip, "HTTP: closing an idle connection to make room");
+                conn.close.notify_one();
+            }
         }
-        return None;
+        Err(why) => {
+            c.refused_since_log += 1;
+            let due = c.last_log.is_none_or(|t| t.elapsed() >= CAP_LOG_EVERY);
+            if due {
+                tracing::warn!(
+                    "HTTP: refusing new connections: {why} ({} refused since the last such \
+                     line)",
+                    c.refused_since_log,
+                );
+                c.refused_since_log = 0;
+                c.last_log = Some(Instant::now());
+            }
+            return None;
+        }
     }
-    c.total += 1;
-    *c.by_ip.entry(ip).or_insert(0) += 1;
+    let id = c.next_id;
+    c.next_id += 1;
+    let close = Arc::new(Notify::new());
+    c.conns.insert(
+        id,
+        Conn {
+            ip,
+            in_flight: 0,
+            idle_since: Instant::now(),
+            close: Arc::clone(&close),
+        },
+    );
     Some(Slot {
         counts: Arc::clone(counts),
-        ip,
+        id,
+        close,
     })
 }
 
@@ -161,30 +267,54 @@ pub async fn serve(
         let router = router.clone();
         let acceptor = acceptor.clone();
         connections.spawn(async move {
-            let _slot = slot;
+            let slot = Arc::new(slot);
+            let close = Arc::clone(&slot.close);
             let _ = tcp.set_nodelay(true);
-            match acceptor {
-                None => serve_connection(tcp, router, info).await,
-                Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(tcp)).await {
-                    Ok(Ok(stream)) => serve_connection(stream, router, info).await,
-                    Ok(Err(e)) => tracing::debug!("HTTP: TLS handshake with {peer} failed: {e}"),
-                    Err(_) => tracing::debug!("HTTP: TLS handshake with {peer} timed out"),
-                },
+            let serve = async {
+                match acceptor {
+                    None => serve_connection(tcp, router, info, slot).await,
+                    Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(tcp)).await
+                    {
+                        Ok(Ok(stream)) => serve_connection(stream, router, info, slot).await,
+                        Ok(Err(e)) => {
+                            tracing::debug!("HTTP: TLS handshake with {peer} failed: {e}")
+                        }
+                        Err(_) => tracing::debug!("HTTP: TLS handshake with {peer} timed out"),
+                    },
+                }
+            };
+            // Closed to make room: it had no request in flight (take_slot), so dropping it
+            // loses no answer.
+            tokio::select! {
+                () = serve => {}
+                () = close.notified() => {}
             }
         });
     }
 }
 
-async fn serve_connection<S>(stream: S, router: Router, info: ConnInfo)
+async fn serve_connection<S>(stream: S, router: Router, info: ConnInfo, slot: Arc<Slot>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let service =
         hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
             request.extensions_mut().insert(info);
+            let busy = slot.busy();
             let mut router = router.clone();
             // Router is always ready; `call` without `poll_ready` is what axum::serve does.
-            tower_service::Service::call(&mut router, request)
+            let answer = tower_service::Service::call(&mut router, request);
+            async move {
+                let response = answer.await?;
+                // Busy until the body is sent to its end (or dropped): a stream is busy
+                // while it streams.
+                Ok::<_, std::convert::Infallible>(response.map(|body| {
+                    axum::body::Body::new(body.map_frame(move |frame| {
+                        let _busy = &busy;
+                        frame
+                    }))
+                }))
+            }
         });
     let result = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -235,11 +365,39 @@ mod tests {
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let s1 = take_slot(&counts, caps, a).unwrap();
-        let _s2 = take_slot(&counts, caps, a).unwrap();
-        assert!(take_slot(&counts, caps, a).is_none(), "per client");
-        let _s3 = take_slot(&counts, caps, b).unwrap();
-        assert!(take_slot(&counts, caps, b).is_none(), "in all");
+        let _b1 = s1.busy();
+        let s2 = take_slot(&counts, caps, a).unwrap();
+        let _b2 = s2.busy();
+        assert!(take_slot(&counts, caps, a).is_none(), "per client, all busy");
+        let s3 = take_slot(&counts, caps, b).unwrap();
+        let _b3 = s3.busy();
+        assert!(take_slot(&counts, caps, b).is_none(), "in all, all busy");
         drop(s1);
         assert!(take_slot(&counts, caps, a).is_some(), "given back");
+    }
+
+    #[test]
+    fn the_oldest_idle_connection_makes_room_first_of_the_client_that_has_most() {
+        let counts = Arc::new(Mutex::new(Counts::default()));
+        let caps = Caps {
+            total: 3,
+            per_client: 3,
+        };
+        let flood: IpAddr = "10.0.0.1".parse().unwrap();
+        let arbiter: IpAddr = "10.0.0.2".parse().unwrap();
+        let f1 = take_slot(&counts, caps, flood).unwrap();
+        let f2 = take_slot(&counts, caps, flood).unwrap();
+        let _f2_busy = f2.busy();
+        let f3 = take_slot(&counts, caps, flood).unwrap();
+        // The flood's fourth: its own oldest idle one (f1; f2 is busy) makes room.
+        let f4 = take_slot(&counts, caps, flood).unwrap();
+        assert!(lock(&counts).conns.get(&f1.id).is_none(), "f1 closed");
+        // The arbiter at the total cap: the flood (the most) gives way, oldest idle first.
+        let a1 = take_slot(&counts, caps, arbiter).unwrap();
+        let _a1_busy = a1.busy();
+        let c = lock(&counts);
+        assert!(c.conns.get(&f3.id).is_none(), "f3, the oldest idle, closed");
+        assert!(c.conns.contains_key(&f2.id) && c.conns.contains_key(&f4.id));
+        assert_eq!(c.conns.len(), 3);
     }
 }
