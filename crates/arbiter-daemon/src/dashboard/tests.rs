@@ -306,7 +306,9 @@ async fn actions_need_the_token_and_their_state_survives_a_restart() {
     let (s, _, v) = call(&f.router, big).await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
     assert!(
-        v["error"].as_str().is_some_and(|e| e.contains("over 1024 bytes")),
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("over 1024 bytes")),
         "answered as JSON like every other error: {v}"
     );
     let huge_token = "x".repeat(10_000);

@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use http_body_util::BodyExt;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
@@ -83,8 +83,27 @@ struct Conn {
 struct Counts {
     conns: HashMap<u64, Conn>,
     next_id: u64,
-    refused_since_log: u64,
+    refused: RateLog,
+    made_room: RateLog,
+}
+
+/// Counts something and says so at most once per [`CAP_LOG_EVERY`].
+#[derive(Debug, Default)]
+struct RateLog {
+    since_log: u64,
     last_log: Option<Instant>,
+}
+
+impl RateLog {
+    /// Counts one; the count since the last line when a line is due.
+    fn count(&mut self) -> Option<u64> {
+        self.since_log += 1;
+        if self.last_log.is_some_and(|t| t.elapsed() < CAP_LOG_EVERY) {
+            return None;
+        }
+        self.last_log = Some(Instant::now());
+        Some(std::mem::take(&mut self.since_log))
+    }
 }
 
 impl Counts {
@@ -192,21 +211,23 @@ fn take_slot(counts: &Arc<Mutex<Counts>>, caps: Caps, ip: IpAddr) -> Option<Slot
     match c.room_for(caps, ip) {
         Ok(victim) => {
             if let Some(conn) = victim.and_then(|id| c.conns.remove(&id)) {
-                tracing::debug!(peer = %conn.ip, "HTTP: closing an idle connection to make room");
                 conn.close.notify_one();
+                if let Some(n) = c.made_room.count() {
+                    tracing::warn!(
+                        peer = %conn.ip,
+                        "HTTP: at the connection cap: closed {n} idle connection(s) to make \
+                         room for new ones since the last such line (the oldest idle first, \
+                         of the client holding the most)"
+                    );
+                }
             }
         }
         Err(why) => {
-            c.refused_since_log += 1;
-            let due = c.last_log.is_none_or(|t| t.elapsed() >= CAP_LOG_EVERY);
-            if due {
+            if let Some(n) = c.refused.count() {
                 tracing::warn!(
-                    "HTTP: refusing new connections: {why} ({} refused since the last such \
-                     line)",
-                    c.refused_since_log,
+                    "HTTP: refusing new connections: {why} ({n} refused since the last such \
+                     line)"
                 );
-                c.refused_since_log = 0;
-                c.last_log = Some(Instant::now());
             }
             return None;
         }
@@ -273,8 +294,7 @@ pub async fn serve(
             let serve = async {
                 match acceptor {
                     None => serve_connection(tcp, router, info, slot).await,
-                    Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(tcp)).await
-                    {
+                    Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(tcp)).await {
                         Ok(Ok(stream)) => serve_connection(stream, router, info, slot).await,
                         Ok(Err(e)) => {
                             tracing::debug!("HTTP: TLS handshake with {peer} failed: {e}")
@@ -368,7 +388,10 @@ mod tests {
         let _b1 = s1.busy();
         let s2 = take_slot(&counts, caps, a).unwrap();
         let _b2 = s2.busy();
-        assert!(take_slot(&counts, caps, a).is_none(), "per client, all busy");
+        assert!(
+            take_slot(&counts, caps, a).is_none(),
+            "per client, all busy"
+        );
         let s3 = take_slot(&counts, caps, b).unwrap();
         let _b3 = s3.busy();
         assert!(take_slot(&counts, caps, b).is_none(), "in all, all busy");
