@@ -18,7 +18,6 @@
 //! writers need and a reserve ([`Caps::from_fd_limit`]): a flood of connections can never
 //! take the descriptor a PGN or journal write needs.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,10 +26,10 @@ use axum::Router;
 use http_body_util::BodyExt;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::access::ConnInfo;
+use super::room::{Room, Seat};
 
 /// Longest wait for a request's headers (and for the next request on an idle connection).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -66,27 +65,6 @@ impl Caps {
     }
 }
 
-/// One open connection.
-#[derive(Debug)]
-struct Conn {
-    ip: IpAddr,
-    /// Requests being answered (their response bodies not yet sent to the end).
-    in_flight: usize,
-    /// When it last had no request in flight (its opening, at first).
-    idle_since: Instant,
-    /// Told when the connection is closed to make room.
-    close: Arc<Notify>,
-}
-
-/// Connections open now.
-#[derive(Debug, Default)]
-struct Counts {
-    conns: HashMap<u64, Conn>,
-    next_id: u64,
-    refused: RateLog,
-    made_room: RateLog,
-}
-
 /// Counts something and says so at most once per [`CAP_LOG_EVERY`].
 #[derive(Debug, Default)]
 struct RateLog {
@@ -106,149 +84,40 @@ impl RateLog {
     }
 }
 
-impl Counts {
-    fn from_ip(&self, ip: IpAddr) -> usize {
-        self.conns.values().filter(|c| c.ip == ip).count()
-    }
-
-    /// The connection idle the longest among those `which` picks.
-    fn oldest_idle(&self, which: impl Fn(&Conn) -> bool) -> Option<u64> {
-        self.conns
-            .iter()
-            .filter(|(_, c)| c.in_flight == 0 && which(c))
-            .min_by_key(|(id, c)| (c.idle_since, **id))
-            .map(|(id, _)| *id)
-    }
-
-    /// The connection to close for a new one from `ip`, or why there is none.
-    fn room_for(&self, caps: Caps, ip: IpAddr) -> Result<Option<u64>, String> {
-        let from_ip = self.from_ip(ip);
-        if from_ip >= caps.per_client {
-            return self.oldest_idle(|c| c.ip == ip).map(Some).ok_or_else(|| {
-                format!(
-                    "{from_ip} connections open from {ip}, the most one address may have, \
-                     each with a request in flight"
-                )
-            });
-        }
-        if self.conns.len() < caps.total {
-            return Ok(None);
-        }
-        // The client holding the most gives way first; any idle one else.
-        let mut by_ip: HashMap<IpAddr, usize> = HashMap::new();
-        for c in self.conns.values() {
-            *by_ip.entry(c.ip).or_insert(0) += 1;
-        }
-        let heaviest = by_ip.into_iter().max_by_key(|(_, n)| *n).map(|(ip, _)| ip);
-        self.oldest_idle(|c| Some(c.ip) == heaviest)
-            .or_else(|| self.oldest_idle(|_| true))
-            .map(Some)
-            .ok_or_else(|| {
-                format!(
-                    "{} connections open, the most this daemon takes, each with a request \
-                     in flight",
-                    self.conns.len()
-                )
-            })
-    }
+/// The places of the listener, and what its caps did.
+struct Places {
+    room: Arc<Room>,
+    refused: Mutex<RateLog>,
+    made_room: Mutex<RateLog>,
 }
 
-/// Holds one connection's place; gives it back when dropped.
-struct Slot {
-    counts: Arc<Mutex<Counts>>,
-    id: u64,
-    close: Arc<Notify>,
-}
-
-impl Slot {
-    /// A request came in: the connection is busy until the guard is dropped (with the
-    /// response's body, so that a stream is busy while it streams).
-    fn busy(&self) -> Busy {
-        let mut c = lock(&self.counts);
-        if let Some(conn) = c.conns.get_mut(&self.id) {
-            conn.in_flight += 1;
-        }
-        Busy {
-            counts: Arc::clone(&self.counts),
-            id: self.id,
-        }
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        // Gone already when it was closed to make room.
-        lock(&self.counts).conns.remove(&self.id);
-    }
-}
-
-/// A request in flight on a connection.
-struct Busy {
-    counts: Arc<Mutex<Counts>>,
-    id: u64,
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        let mut c = lock(&self.counts);
-        if let Some(conn) = c.conns.get_mut(&self.id) {
-            conn.in_flight = conn.in_flight.saturating_sub(1);
-            if conn.in_flight == 0 {
-                conn.idle_since = Instant::now();
-            }
-        }
-    }
-}
-
-fn lock(counts: &Mutex<Counts>) -> std::sync::MutexGuard<'_, Counts> {
-    counts.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// A place for a new connection from `ip`, closing the oldest idle one when a cap is
-/// reached ([`Counts::room_for`]); `None` (logged) when there is none to close.
-fn take_slot(counts: &Arc<Mutex<Counts>>, caps: Caps, ip: IpAddr) -> Option<Slot> {
-    let mut c = lock(counts);
-    match c.room_for(caps, ip) {
-        Ok(victim) => {
-            if let Some(conn) = victim.and_then(|id| c.conns.remove(&id)) {
-                conn.close.notify_one();
-                if let Some(n) = c.made_room.count() {
+/// A place for a new connection from `ip` ([`Room::take`]), logged when a cap bites.
+fn take_slot(places: &Places, ip: IpAddr) -> Option<Seat> {
+    let count = |log: &Mutex<RateLog>| log.lock().unwrap_or_else(|p| p.into_inner()).count();
+    match places.room.take(ip) {
+        Ok(taken) => {
+            if let Some(from) = taken.made_room_from {
+                if let Some(n) = count(&places.made_room) {
                     tracing::warn!(
-                        peer = %conn.ip,
+                        peer = %from,
                         "HTTP: at the connection cap: closed {n} idle connection(s) to make \
                          room for new ones since the last such line (the oldest idle first, \
                          of the client holding the most)"
                     );
                 }
             }
+            Some(taken.seat)
         }
         Err(why) => {
-            if let Some(n) = c.refused.count() {
+            if let Some(n) = count(&places.refused) {
                 tracing::warn!(
                     "HTTP: refusing new connections: {why} ({n} refused since the last such \
                      line)"
                 );
             }
-            return None;
+            None
         }
     }
-    let id = c.next_id;
-    c.next_id += 1;
-    let close = Arc::new(Notify::new());
-    c.conns.insert(
-        id,
-        Conn {
-            ip,
-            in_flight: 0,
-            idle_since: Instant::now(),
-            close: Arc::clone(&close),
-        },
-    );
-    Some(Slot {
-        counts: Arc::clone(counts),
-        id,
-        close,
-    })
 }
 
 /// Serves `router` on `listener` (over TLS with `tls`) until the task is aborted;
@@ -259,7 +128,11 @@ pub async fn serve(
     caps: Caps,
     tls: Option<Arc<rustls::ServerConfig>>,
 ) {
-    let counts = Arc::new(Mutex::new(Counts::default()));
+    let places = Places {
+        room: Room::new(caps.total, caps.per_client),
+        refused: Mutex::default(),
+        made_room: Mutex::default(),
+    };
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     let mut connections = JoinSet::new();
     tracing::debug!(
@@ -279,7 +152,7 @@ pub async fn serve(
                 continue;
             }
         };
-        let Some(slot) = take_slot(&counts, caps, peer.ip()) else {
+        let Some(slot) = take_slot(&places, peer.ip()) else {
             drop(tcp);
             continue;
         };
@@ -289,7 +162,7 @@ pub async fn serve(
         let acceptor = acceptor.clone();
         connections.spawn(async move {
             let slot = Arc::new(slot);
-            let close = Arc::clone(&slot.close);
+            let closer = Arc::clone(&slot);
             let _ = tcp.set_nodelay(true);
             let serve = async {
                 match acceptor {
@@ -307,13 +180,13 @@ pub async fn serve(
             // loses no answer.
             tokio::select! {
                 () = serve => {}
-                () = close.notified() => {}
+                () = closer.taken_back() => {}
             }
         });
     }
 }
 
-async fn serve_connection<S>(stream: S, router: Router, info: ConnInfo, slot: Arc<Slot>)
+async fn serve_connection<S>(stream: S, router: Router, info: ConnInfo, slot: Arc<Seat>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -373,54 +246,5 @@ mod tests {
         assert_eq!(Caps::from_fd_limit(100, 90).total, 4, "a floor");
         assert_eq!(c.per_client, 128);
         assert_eq!(Caps::from_fd_limit(1 << 20, 300).total, Caps::MAX_TOTAL);
-    }
-
-    #[test]
-    fn slots_are_counted_by_address_and_given_back() {
-        let counts = Arc::new(Mutex::new(Counts::default()));
-        let caps = Caps {
-            total: 3,
-            per_client: 2,
-        };
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let s1 = take_slot(&counts, caps, a).unwrap();
-        let _b1 = s1.busy();
-        let s2 = take_slot(&counts, caps, a).unwrap();
-        let _b2 = s2.busy();
-        assert!(
-            take_slot(&counts, caps, a).is_none(),
-            "per client, all busy"
-        );
-        let s3 = take_slot(&counts, caps, b).unwrap();
-        let _b3 = s3.busy();
-        assert!(take_slot(&counts, caps, b).is_none(), "in all, all busy");
-        drop(s1);
-        assert!(take_slot(&counts, caps, a).is_some(), "given back");
-    }
-
-    #[test]
-    fn the_oldest_idle_connection_makes_room_first_of_the_client_that_has_most() {
-        let counts = Arc::new(Mutex::new(Counts::default()));
-        let caps = Caps {
-            total: 3,
-            per_client: 3,
-        };
-        let flood: IpAddr = "10.0.0.1".parse().unwrap();
-        let arbiter: IpAddr = "10.0.0.2".parse().unwrap();
-        let f1 = take_slot(&counts, caps, flood).unwrap();
-        let f2 = take_slot(&counts, caps, flood).unwrap();
-        let _f2_busy = f2.busy();
-        let f3 = take_slot(&counts, caps, flood).unwrap();
-        // The flood's fourth: its own oldest idle one (f1; f2 is busy) makes room.
-        let f4 = take_slot(&counts, caps, flood).unwrap();
-        assert!(lock(&counts).conns.get(&f1.id).is_none(), "f1 closed");
-        // The arbiter at the total cap: the flood (the most) gives way, oldest idle first.
-        let a1 = take_slot(&counts, caps, arbiter).unwrap();
-        let _a1_busy = a1.busy();
-        let c = lock(&counts);
-        assert!(c.conns.get(&f3.id).is_none(), "f3, the oldest idle, closed");
-        assert!(c.conns.contains_key(&f2.id) && c.conns.contains_key(&f4.id));
-        assert_eq!(c.conns.len(), 3);
     }
 }
