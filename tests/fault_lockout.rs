@@ -258,9 +258,17 @@ fn idle_livechess_websockets_refilled_never_keep_lichess_out() {
         "{} of 10 lichess clients not served during the flood: {failures:?}",
         failures.len()
     );
+    assert!(terminate(&mut daemon.0), "exit status 0 on SIGTERM");
+}
 
-    // A message over 16 KiB: a close frame saying so (1009), not a dropped connection.
-    let big = rt.block_on(async {
+/// A message over 16 KiB: a close frame saying so (1009), not a dropped connection.
+#[test]
+fn a_livechess_message_over_16_kib_gets_a_close_frame_1009() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("lockout-livechess-big");
+    let (_boards, mut daemon) = start_daemon(&dir, "\n[livechess_api]\nbind = \"127.0.0.1:0\"\n");
+    let url = api_url(&dir.join("out"));
+    let big = runtime().block_on(async {
         let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
         ws.send(Message::text("x".repeat(20 * 1024))).await.unwrap();
         tokio::time::timeout(Duration::from_secs(5), ws.next()).await
