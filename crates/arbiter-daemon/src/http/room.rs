@@ -61,7 +61,7 @@ impl Room {
     }
 
     /// Connections holding a place now.
-    pub fn len(&self) -> usize {
+    pub fn open(&self) -> usize {
         self.lock().places.len()
     }
 
@@ -98,7 +98,7 @@ impl Room {
 }
 
 impl Places {
-    fn from_ip(&self, ip: IpAddr) -> usize {
+    fn count_from(&self, ip: IpAddr) -> usize {
         self.places.values().filter(|c| c.ip == ip).count()
     }
 
@@ -114,7 +114,7 @@ impl Places {
     /// The place to take back for a new connection from `ip` (none while under the
     /// caps), or why there is none.
     fn room_for(&self, total: usize, per_client: usize, ip: IpAddr) -> Result<Option<u64>, String> {
-        let from_ip = self.from_ip(ip);
+        let from_ip = self.count_from(ip);
         if from_ip >= per_client {
             return self.oldest_idle(|c| c.ip == ip).map(Some).ok_or_else(|| {
                 format!(
@@ -242,6 +242,6 @@ mod tests {
         let _a1_busy = a1.busy();
         assert!(!has(&room, &f3), "f3, the oldest idle, taken back");
         assert!(has(&room, &f2) && has(&room, &f4.seat));
-        assert_eq!(room.len(), 3);
+        assert_eq!(room.open(), 3);
     }
 }
