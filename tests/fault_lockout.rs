@@ -281,3 +281,30 @@ fn a_livechess_message_over_16_kib_gets_a_close_frame_1009() {
     }
     assert!(terminate(&mut daemon.0), "exit status 0 on SIGTERM");
 }
+
+/// A WebSocket that sends nothing and subscribes to nothing is closed after 30 s, with
+/// a close frame saying why.
+#[test]
+fn an_idle_livechess_websocket_is_closed_after_30_s() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("lockout-livechess-idle");
+    let (_boards, mut daemon) = start_daemon(&dir, "\n[livechess_api]\nbind = \"127.0.0.1:0\"\n");
+    let url = api_url(&dir.join("out"));
+    let started = std::time::Instant::now();
+    let closed = runtime().block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(45), ws.next()).await
+    });
+    match closed {
+        Ok(Some(Ok(Message::Close(Some(frame))))) => {
+            assert_eq!(frame.code, CloseCode::Normal, "{frame:?}");
+            assert!(frame.reason.contains("idle"), "{frame:?}");
+        }
+        other => panic!("no close frame for an idle connection: {other:?}"),
+    }
+    assert!(
+        started.elapsed() >= Duration::from_secs(29),
+        "not before 30 s"
+    );
+    assert!(terminate(&mut daemon.0), "exit status 0 on SIGTERM");
+}
