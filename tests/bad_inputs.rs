@@ -976,11 +976,14 @@ fn a_connection_flood_under_a_low_descriptor_limit() {
     let text = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
     assert!(!text.contains("Too many open files"), "{text}");
     assert!(!text.contains("panicked"), "{text}");
+    // Idle connections past the cap make room for new ones (issue 36), so the flood's
+    // later connections close its earlier ones.
     assert!(
-        text.contains("refusing new connections"),
+        text.contains("refusing new connections") || text.contains("to make room"),
         "the cap is logged when it bites: {text}"
     );
-    let refusals = text.matches("refusing new connections").count();
+    let refusals =
+        text.matches("refusing new connections").count() + text.matches("to make room").count();
     assert!(
         refusals <= 10,
         "one line per 10 s, not one per connection: {refusals}"

@@ -91,3 +91,32 @@ fn threads_are_for_fast_replays_and_at_least_one() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--threads"));
 }
+
+/// A capture cut in the middle of its last line (the recorder crashed): a warning naming
+/// the file and the line, the events before it printed, exit code 0.
+#[test]
+fn a_torn_last_line_is_warned_about_and_the_records_before_it_replayed() {
+    let dir = std::env::temp_dir().join(format!("dgt-replay-torn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let whole = captures().swap_remove(0);
+    let mut bytes = std::fs::read(&whole).unwrap();
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    bytes.extend_from_slice(b"999999999 < 8e 00 0");
+    let torn = dir.join("torn.dgtcap");
+    std::fs::write(&torn, &bytes).unwrap();
+    let expected = replay(&["--fast"], &[whole]);
+    assert!(expected.status.success(), "{expected:?}");
+    let got = replay(&["--fast"], std::slice::from_ref(&torn));
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert!(got.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("torn.dgtcap") && stderr.contains(&format!("line {}", lines + 1)),
+        "{stderr}"
+    );
+    assert!(got.stdout == expected.stdout, "the events before it");
+    // A bad line in the middle is still an error.
+    bytes.splice(0..0, b"12x < 8e00053400\n".iter().copied());
+    std::fs::write(&torn, &bytes).unwrap();
+    assert!(!replay(&["--fast"], &[torn]).status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

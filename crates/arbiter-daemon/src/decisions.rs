@@ -55,8 +55,14 @@ pub async fn decide(
     board: u32,
     input: ArbiterInput,
 ) -> Result<Vec<ArbiterEvent>, DecisionError> {
-    if hub.board(board).is_none() {
+    let Some(view) = hub.board(board) else {
         return Err(DecisionError::NoBoard(board));
+    };
+    if input.decision == Decision::ResultConfirmed {
+        view.games
+            .results
+            .check_confirmation(input.result)
+            .map_err(|why| DecisionError::Refused { board, why })?;
     }
     let inbox = hub.inbox(board).ok_or(DecisionError::NotRunning(board))?;
     let (reply, answer) = oneshot::channel();
@@ -114,6 +120,41 @@ impl ResultState {
             _ => {}
         }
         *self != before
+    }
+
+    /// The results a `result_confirmed` may name: the board's and the arbiter's. To
+    /// confirm is to pick one of the two; any other result is set (`result_set`), so
+    /// that a slip of the hand never passes as a confirmation.
+    pub fn confirmable(&self) -> Vec<ArbiterResult> {
+        let mut list: Vec<ArbiterResult> = self.arbiter.into_iter().collect();
+        if let Some(b) = self.board.and_then(ArbiterResult::of_game) {
+            if !list.contains(&b) {
+                list.push(b);
+            }
+        }
+        list
+    }
+
+    /// Why a confirmation of `result` is refused, if it is.
+    pub fn check_confirmation(&self, result: Option<ArbiterResult>) -> Result<(), String> {
+        let confirmable = self.confirmable();
+        if result.is_some_and(|r| confirmable.contains(&r)) {
+            return Ok(());
+        }
+        let named = result.map_or_else(|| "no result".to_owned(), |r| r.to_string());
+        Err(if confirmable.is_empty() {
+            format!(
+                "cannot confirm {named}: neither the board nor the arbiter has given a result \
+                 (set one with result_set)"
+            )
+        } else {
+            let list: Vec<String> = confirmable.iter().map(|r| r.to_string()).collect();
+            format!(
+                "cannot confirm {named}: the results that can be confirmed are {} \
+                 (the board's and the arbiter's); set another with result_set",
+                list.join(" or ")
+            )
+        })
     }
 
     /// The board and the arbiter disagree and the arbiter has not confirmed either.
@@ -233,6 +274,46 @@ mod tests {
             undetermined: false,
             plies: 30,
         })
+    }
+
+    fn confirm(result: ArbiterResult) -> ArbiterInput {
+        serde_json::from_value(serde_json::json!({
+            "decision": "result_confirmed",
+            "result": result.to_string(),
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn only_the_boards_or_the_arbiters_result_can_be_confirmed() {
+        let hub = Hub::new([1]);
+        let refused = |e: Result<Vec<ArbiterEvent>, DecisionError>| match e {
+            Err(DecisionError::Refused { why, .. }) => why,
+            other => panic!("not refused: {other:?}"),
+        };
+        let why = refused(decide(&hub, 1, confirm(ArbiterResult::WhiteWins)).await);
+        assert!(why.contains("neither the board nor the arbiter"), "{why}");
+
+        hub.publish([crate::hub::HubEvent {
+            seq: 1,
+            board: 1,
+            round: 1,
+            wall_ms: 0,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: 1,
+                board: "1".into(),
+                kind: over(GameResult::BlackWins),
+            },
+        }]);
+        let why = refused(decide(&hub, 1, confirm(ArbiterResult::WhiteWins)).await);
+        assert!(why.contains("cannot confirm 1-0"), "{why}");
+        assert!(why.contains("are 0-1"), "names the board's result: {why}");
+        // The board's own result passes the check (no board task here to take it).
+        assert_eq!(
+            decide(&hub, 1, confirm(ArbiterResult::BlackWins)).await,
+            Err(DecisionError::NotRunning(1))
+        );
     }
 
     #[test]

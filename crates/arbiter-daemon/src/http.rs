@@ -21,6 +21,7 @@
 
 pub mod access;
 pub mod listen;
+pub mod room;
 pub mod tls;
 
 use std::convert::Infallible;

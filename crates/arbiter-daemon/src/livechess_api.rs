@@ -23,13 +23,14 @@
 //!
 //! [`Group::Broadcast`]: crate::http::access::Group::Broadcast
 
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -39,6 +40,8 @@ use livechess_api::view::HallBoard;
 use livechess_api::{BoardState, Clock, Eboard, EboardState, GameView, Hall, MoveView, Player};
 
 use crate::config::{BoardConfig, Config};
+use crate::http::access::ConnInfo;
+use crate::http::room::{Busy, Room, Seat};
 use crate::hub::{BoardView, Hub};
 use crate::public::Public;
 use crate::record::BoardGames;
@@ -52,6 +55,16 @@ pub const REST_ROUTE: &str = "/api/v1.0/{*path}";
 const MAX_MESSAGE: usize = 16 * 1024;
 /// WebSocket connections at once (each holds a task and a socket).
 const MAX_SESSIONS: usize = 64;
+/// WebSocket connections from one address at once: a hall's machines each run a page or
+/// two; past its share a client's own oldest idle connection makes room
+/// ([`crate::http::room`]).
+const PER_CLIENT_SESSIONS: usize = 32;
+/// A connection with no subscription that has sent nothing for this long is idle and
+/// closed (issue 36: 64 such connections held every place). lichess's `/dgt` page asks
+/// `eboards` at once, again every 5 s until answered, then subscribes: 30 s is far past
+/// any real client's silence before it subscribes. A subscribed connection is never
+/// idle: the feed is what it waits for.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a closing connection waits for the client's close frame.
 const CLOSE_ANSWER_WAIT: Duration = Duration::from_millis(500);
@@ -63,6 +76,8 @@ pub struct ApiState {
     pub config: Arc<Config>,
     pub public: Arc<Public>,
     sessions: Arc<AtomicUsize>,
+    /// The WebSocket places ([`MAX_SESSIONS`], [`PER_CLIENT_SESSIONS`]).
+    room: Arc<Room>,
     /// True once the daemon stops ([`Closer`]).
     closing: watch::Receiver<bool>,
 }
@@ -98,6 +113,7 @@ impl ApiState {
             config,
             public,
             sessions: Arc::clone(&sessions),
+            room: Room::new(MAX_SESSIONS, PER_CLIENT_SESSIONS),
             closing,
         };
         (
@@ -290,25 +306,47 @@ async fn rest(State(s): State<ApiState>, Path(path): Path<String>) -> Response {
     }
 }
 
-async fn websocket(State(s): State<ApiState>, ws: WebSocketUpgrade) -> Response {
-    if s.sessions.fetch_add(1, Ordering::SeqCst) >= MAX_SESSIONS {
-        s.sessions.fetch_sub(1, Ordering::SeqCst);
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("at most {MAX_SESSIONS} LiveChess API connections at once\n"),
-        )
-            .into_response();
-    }
+async fn websocket(
+    State(s): State<ApiState>,
+    conn: Option<Extension<ConnInfo>>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let ip = conn.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.peer.ip());
+    let seat = match s.room.take(ip) {
+        Ok(taken) => {
+            if let Some(from) = taken.made_room_from {
+                tracing::info!(peer = %from, "LiveChess API: closed an idle connection to make room");
+            }
+            taken.seat
+        }
+        Err(why) => {
+            tracing::warn!("LiveChess API: refused a connection: {why}");
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("LiveChess API: {why} (at most {MAX_SESSIONS} at once)\n"),
+            )
+                .into_response();
+        }
+    };
+    s.sessions.fetch_add(1, Ordering::SeqCst);
     ws.max_message_size(MAX_MESSAGE)
         .max_frame_size(MAX_MESSAGE)
         .on_upgrade(move |socket| async move {
-            session(socket, &s).await;
+            session(socket, &s, &seat).await;
             s.sessions.fetch_sub(1, Ordering::SeqCst);
         })
 }
 
-/// One connection: requests in, replies and feed messages out, until either side closes.
-async fn session(mut socket: WebSocket, s: &ApiState) {
+/// A frame or message over [`MAX_MESSAGE`] (tungstenite's capacity error).
+fn is_too_big(e: axum::Error) -> bool {
+    e.into_inner()
+        .downcast_ref::<tokio_tungstenite::tungstenite::Error>()
+        .is_some_and(|e| matches!(e, tokio_tungstenite::tungstenite::Error::Capacity(_)))
+}
+
+/// One connection: requests in, replies and feed messages out, until either side closes,
+/// the connection is idle for [`IDLE_TIMEOUT`] or its place is taken back.
+async fn session(mut socket: WebSocket, s: &ApiState, seat: &Seat) {
     let mut session = livechess_api::Session::new();
     let mut physical = s.hub.physical_changed();
     let mut public = s.public.changed();
@@ -318,6 +356,9 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
         go_away(&mut socket).await;
         return;
     }
+    // Busy (never taken back, never idle) while it has a subscription.
+    let mut subscribed: Option<Busy> = None;
+    let mut idle_at = tokio::time::Instant::now() + IDLE_TIMEOUT;
     loop {
         tokio::select! {
             r = closing.changed() => {
@@ -329,6 +370,15 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
                     return;
                 }
             }
+            () = seat.taken_back() => {
+                close_with(&mut socket, close_code::NORMAL, "idle: closed to make room for another connection").await;
+                return;
+            }
+            () = tokio::time::sleep_until(idle_at), if subscribed.is_none() => {
+                tracing::debug!("LiveChess API: closed an idle connection");
+                close_with(&mut socket, close_code::NORMAL, "idle: no request and no subscription for 30 s").await;
+                return;
+            }
             msg = socket.recv() => {
                 let text = match msg {
                     Some(Ok(Message::Text(t))) => t.as_str().to_owned(),
@@ -336,10 +386,17 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     Some(Ok(Message::Close(_))) | None => return,
                     Some(Err(e)) => {
-                        tracing::debug!("LiveChess API: connection lost: {e}");
+                        if is_too_big(e) {
+                            tracing::info!("LiveChess API: closed a connection: a message over {MAX_MESSAGE} bytes");
+                            close_with(&mut socket, close_code::SIZE, "message too big: at most 16 KiB").await;
+                        } else {
+                            tracing::debug!("LiveChess API: connection lost");
+                        }
                         return;
                     }
                 };
+                seat.touch();
+                idle_at = tokio::time::Instant::now() + IDLE_TIMEOUT;
                 let boards = boards_now(s);
                 let now = crate::wall::unix_ms_now();
                 for out in session.receive(&text, &boards, now) {
@@ -356,6 +413,10 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
                         }
                     }
                 }
+                let has_subscription = session.boards().next().is_some();
+                if has_subscription != subscribed.is_some() {
+                    subscribed = has_subscription.then(|| seat.busy());
+                }
             }
             r = physical.changed() => {
                 if r.is_err() || !feed(&mut socket, &mut session, s).await {
@@ -371,19 +432,24 @@ async fn session(mut socket: WebSocket, s: &ApiState) {
     }
 }
 
-/// Closes the connection because the daemon stops: a close frame, 1001 (going away),
-/// then the client's answer, [`CLOSE_ANSWER_WAIT`] at most.
+/// Closes the connection because the daemon stops: 1001 (going away).
 async fn go_away(socket: &mut WebSocket) {
+    close_with(socket, close_code::AWAY, "the daemon is stopping").await
+}
+
+/// Closes the connection: a close frame with `code` and `reason`, then the client's
+/// answer, [`CLOSE_ANSWER_WAIT`] at most.
+async fn close_with(socket: &mut WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
-        code: axum::extract::ws::close_code::AWAY,
-        reason: "the daemon is stopping".into(),
+        code,
+        reason: reason.into(),
     };
     if socket.send(Message::Close(Some(frame))).await.is_err() {
         return;
     }
     let _ = tokio::time::timeout(CLOSE_ANSWER_WAIT, async {
-        while let Some(Ok(m)) = socket.recv().await {
-            if matches!(m, Message::Close(_)) {
+        while let Some(r) = socket.recv().await {
+            if matches!(r, Ok(Message::Close(_))) {
                 break;
             }
         }

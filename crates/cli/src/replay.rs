@@ -5,10 +5,12 @@
 //! `--fast` the recorded pacing is kept; with it, dead-position questions are settled in
 //! batches (`touch_tracker::batched`), which gives the same events with far fewer
 //! searches, and the boards are shared among threads (the same events in the same
-//! order). The exit code is non-zero only for unreadable input.
+//! order). The exit code is non-zero only for unreadable input. A last line without its
+//! line end is a torn tail (the recording stopped mid-line: a crash, a power cut): a
+//! warning names the file and the line, and the records before it are replayed.
 
 use std::fs::File;
-use std::io::{BufReader, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Take, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -45,7 +47,7 @@ fn parse_supervision(s: &str) -> Result<Supervision, String> {
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
     let mut inputs = Vec::with_capacity(args.files.len());
     for path in &args.files {
-        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let file = without_torn_tail(path)?;
         let stem = path.file_stem().map_or_else(
             || path.display().to_string(),
             |s| s.to_string_lossy().into_owned(),
@@ -88,7 +90,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
 }
 
 /// The replay at the recorded pace: each event printed when its input's time comes.
-fn paced(mut replay: Replay<BufReader<File>>, out: &mut impl Write) -> anyhow::Result<()> {
+fn paced(mut replay: Replay<BufReader<Take<File>>>, out: &mut impl Write) -> anyhow::Result<()> {
     let started = Instant::now();
     let first = replay.next_time();
     let mut events = Vec::new();
@@ -121,6 +123,49 @@ fn paced(mut replay: Replay<BufReader<File>>, out: &mut impl Write) -> anyhow::R
     }
     out.flush().or_else(ignore_broken_pipe)?;
     Ok(())
+}
+
+/// The capture at `path` up to its last line end. A last line without one is a torn tail
+/// (the recorder wrote it when it stopped): warned about, with its line number, and left
+/// out, so that the records before it are replayed and the exit code says they were.
+fn without_torn_tail(path: &std::path::Path) -> anyhow::Result<Take<File>> {
+    let cannot = || format!("cannot read {}", path.display());
+    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let len = file.metadata().with_context(cannot)?.len();
+    // The last line end, looked for from the end a block at a time.
+    let mut kept = 0;
+    let mut end = len;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let part = &mut block[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start)).with_context(cannot)?;
+        file.read_exact(part).with_context(cannot)?;
+        if let Some(i) = part.iter().rposition(|&b| b == b'\n') {
+            kept = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    file.seek(SeekFrom::Start(0)).with_context(cannot)?;
+    if kept < len {
+        let mut head = (&mut file).take(kept);
+        let mut line = 1;
+        loop {
+            let n = head.read(&mut block).with_context(cannot)?;
+            if n == 0 {
+                break;
+            }
+            line += block[..n].iter().filter(|&&b| b == b'\n').count();
+        }
+        eprintln!(
+            "warning: {}: line {line} has no line end (the recording stopped in the middle \
+             of it); the records before it are replayed, that line is not",
+            path.display()
+        );
+        file.seek(SeekFrom::Start(0)).with_context(cannot)?;
+    }
+    Ok(file.take(kept))
 }
 
 /// The reader went away (`| head`): not an error of ours.

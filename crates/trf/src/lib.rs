@@ -144,6 +144,17 @@ impl ResultCode {
         }
     }
 
+    /// What a bye code means (TRF-16); `None` for a game's result or a blank.
+    pub fn bye_name(self) -> Option<&'static str> {
+        match self {
+            ResultCode::HalfPointBye => Some("half-point bye"),
+            ResultCode::FullPointBye => Some("full-point bye"),
+            ResultCode::PairingAllocatedBye => Some("pairing-allocated bye"),
+            ResultCode::ZeroPointBye => Some("zero-point bye"),
+            _ => None,
+        }
+    }
+
     /// Points in tenths under the default scoring (win 1, draw ½; the pairing-allocated
     /// and full-point byes score a win). Files with another scoring (`XXS`, 3-1-0) keep
     /// their own points column: see [`Trf::record_game`].
@@ -684,6 +695,20 @@ fn parse_player(line: usize, chars: &[char]) -> Result<Player, TrfError> {
                 line,
                 column: c,
                 message: format!("round {round}: player {start_rank} is paired with themself"),
+            });
+        }
+        // TRF-16 (FIDE C.04 Annex 2): H, F, U and Z are byes (Z the zero-point bye, a
+        // known absence) and are written with opponent 0000; with an opponent the line
+        // says both "played" and "not paired", and which one counts is a guess.
+        if let (Some(o), Some(bye)) = (opponent, result.bye_name()) {
+            return Err(TrfError {
+                line,
+                column: c + 7,
+                message: format!(
+                    "round {round}: result {:?} ({bye}) against opponent {o}; a bye has \
+                     opponent 0000, a game a result such as 1 0 = + -",
+                    result.as_char()
+                ),
             });
         }
         rounds.push(RoundEntry {

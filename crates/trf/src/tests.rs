@@ -294,6 +294,24 @@ fn points_with_another_scoring_are_left_alone() {
 }
 
 #[test]
+fn a_bye_code_with_an_opponent_is_refused_naming_the_line_and_the_code() {
+    // Z is the zero-point bye (TRF-16): without an opponent it is read as one.
+    let unpaired = six_players().replace("   0 - H", "   0 - Z");
+    let trf = Trf::parse(unpaired.as_bytes()).unwrap();
+    assert_eq!(
+        trf.player(5).unwrap().rounds[1].result,
+        ResultCode::ZeroPointBye,
+        "read as the zero-point bye"
+    );
+    // Against an opponent it says both a game and no game: refused.
+    let paired = six_players().replace("   6 w  ", "   6 w Z");
+    let e = Trf::parse(paired.as_bytes()).unwrap_err();
+    assert_eq!(e.line, 8, "{e}");
+    assert!(e.message.contains("'Z' (zero-point bye)"), "{e}");
+    assert!(e.message.contains("opponent 6"), "{e}");
+}
+
+#[test]
 fn a_result_for_a_pair_that_is_not_paired_is_refused() {
     let mut trf = Trf::parse(six_players().as_bytes()).unwrap();
     let e = trf.record_game(2, 1, 3, Outcome::Draw).unwrap_err();

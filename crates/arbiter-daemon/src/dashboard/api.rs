@@ -50,7 +50,23 @@ pub fn router(dash: Shared) -> Router {
         .route("/api/boards/{board}/decision", post(decision))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::map_response(json_when_too_large))
         .with_state(dash)
+}
+
+/// The body limit's refusal (axum's, in plain text) as JSON like every other error here.
+async fn json_when_too_large(response: Response) -> Response {
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if response.status() != StatusCode::PAYLOAD_TOO_LARGE || is_json {
+        return response;
+    }
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is over {MAX_BODY} bytes, the most this API takes"),
+    )
 }
 
 pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {

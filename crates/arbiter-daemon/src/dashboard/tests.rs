@@ -303,8 +303,14 @@ async fn actions_need_the_token_and_their_state_survives_a_restart() {
         .header(header::CONTENT_LENGTH, "100000")
         .body(Body::from(vec![b'x'; 100_000]))
         .unwrap();
-    let (s, _, _) = call(&f.router, big).await;
+    let (s, _, v) = call(&f.router, big).await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("over 1024 bytes")),
+        "answered as JSON like every other error: {v}"
+    );
     let huge_token = "x".repeat(10_000);
     let (s, _, _) = call(&f.router, post("/api/alerts/1-4/ack", Some(&huge_token))).await;
     assert_eq!(s, StatusCode::FORBIDDEN);

@@ -5,24 +5,31 @@
 //!   from the moment a connection waits for a request);
 //! - a TLS handshake must finish within [`HANDSHAKE_TIMEOUT`];
 //! - at most [`Caps::total`] connections at once, and [`Caps::per_client`] from one
-//!   address; past a cap the new connection is closed at once and a warning says so (at
-//!   most one line per [`CAP_LOG_EVERY`], with the count).
+//!   address. Past a cap the oldest *idle* connection (no request in flight: kept alive
+//!   between requests, or still to send its first) makes room: of the same address when
+//!   that address is at its share, else of the address holding the most. So a client that
+//!   opens idle connections as fast as they close (issue 36: 0 of 59 `/healthz`
+//!   answered) only ever closes its own, and the arbiter's request, which comes with its
+//!   request at once, always gets in. Only when every connection has a request in flight
+//!   (a stream such as `/events` streams) is the new one closed at once, and a warning
+//!   says so (at most one line per [`CAP_LOG_EVERY`], with the count).
 //!
 //! The total cap comes from the open-file limit less what the boards, journals and file
 //! writers need and a reserve ([`Caps::from_fd_limit`]): a flood of connections can never
 //! take the descriptor a PGN or journal write needs.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use http_body_util::BodyExt;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
 use super::access::ConnInfo;
+use super::room::{Room, Seat};
 
 /// Longest wait for a request's headers (and for the next request on an idle connection).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -58,70 +65,59 @@ impl Caps {
     }
 }
 
-/// Connections open now, in all and by client address.
+/// Counts something and says so at most once per [`CAP_LOG_EVERY`].
 #[derive(Debug, Default)]
-struct Counts {
-    total: usize,
-    by_ip: HashMap<IpAddr, usize>,
-    refused_since_log: u64,
+struct RateLog {
+    since_log: u64,
     last_log: Option<Instant>,
 }
 
-/// Holds one connection's place; gives it back when dropped.
-struct Slot {
-    counts: Arc<Mutex<Counts>>,
-    ip: IpAddr,
+impl RateLog {
+    /// Counts one; the count since the last line when a line is due.
+    fn count(&mut self) -> Option<u64> {
+        self.since_log += 1;
+        if self.last_log.is_some_and(|t| t.elapsed() < CAP_LOG_EVERY) {
+            return None;
+        }
+        self.last_log = Some(Instant::now());
+        Some(std::mem::take(&mut self.since_log))
+    }
 }
 
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        c.total = c.total.saturating_sub(1);
-        if let Some(n) = c.by_ip.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                c.by_ip.remove(&self.ip);
+/// The places of the listener, and what its caps did.
+struct Places {
+    room: Arc<Room>,
+    refused: Mutex<RateLog>,
+    made_room: Mutex<RateLog>,
+}
+
+/// A place for a new connection from `ip` ([`Room::take`]), logged when a cap bites.
+fn take_slot(places: &Places, ip: IpAddr) -> Option<Seat> {
+    let count = |log: &Mutex<RateLog>| log.lock().unwrap_or_else(|p| p.into_inner()).count();
+    match places.room.take(ip) {
+        Ok(taken) => {
+            if let Some(from) = taken.made_room_from {
+                if let Some(n) = count(&places.made_room) {
+                    tracing::warn!(
+                        peer = %from,
+                        "HTTP: at the connection cap: closed {n} idle connection(s) to make \
+                         room for new ones since the last such line (the oldest idle first, \
+                         of the client holding the most)"
+                    );
+                }
             }
+            Some(taken.seat)
+        }
+        Err(why) => {
+            if let Some(n) = count(&places.refused) {
+                tracing::warn!(
+                    "HTTP: refusing new connections: {why} ({n} refused since the last such \
+                     line)"
+                );
+            }
+            None
         }
     }
-}
-
-fn take_slot(counts: &Arc<Mutex<Counts>>, caps: Caps, ip: IpAddr) -> Option<Slot> {
-    let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-    let from_ip = c.by_ip.get(&ip).copied().unwrap_or(0);
-    let which = if c.total >= caps.total {
-        Some(format!(
-            "{} connections open, the most this daemon takes",
-            c.total
-        ))
-    } else if from_ip >= caps.per_client {
-        Some(format!(
-            "{from_ip} connections open from {ip}, the most one address may have"
-        ))
-    } else {
-        None
-    };
-    if let Some(why) = which {
-        c.refused_since_log += 1;
-        let due = c.last_log.is_none_or(|t| t.elapsed() >= CAP_LOG_EVERY);
-        if due {
-            tracing::warn!(
-                "HTTP: refusing new connections: {why} ({} refused since the last such line; \
-                 idle ones close after {} s)",
-                c.refused_since_log,
-                HEADER_READ_TIMEOUT.as_secs()
-            );
-            c.refused_since_log = 0;
-            c.last_log = Some(Instant::now());
-        }
-        return None;
-    }
-    c.total += 1;
-    *c.by_ip.entry(ip).or_insert(0) += 1;
-    Some(Slot {
-        counts: Arc::clone(counts),
-        ip,
-    })
 }
 
 /// Serves `router` on `listener` (over TLS with `tls`) until the task is aborted;
@@ -132,7 +128,11 @@ pub async fn serve(
     caps: Caps,
     tls: Option<Arc<rustls::ServerConfig>>,
 ) {
-    let counts = Arc::new(Mutex::new(Counts::default()));
+    let places = Places {
+        room: Room::new(caps.total, caps.per_client),
+        refused: Mutex::default(),
+        made_room: Mutex::default(),
+    };
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     let mut connections = JoinSet::new();
     tracing::debug!(
@@ -152,7 +152,7 @@ pub async fn serve(
                 continue;
             }
         };
-        let Some(slot) = take_slot(&counts, caps, peer.ip()) else {
+        let Some(slot) = take_slot(&places, peer.ip()) else {
             drop(tcp);
             continue;
         };
@@ -161,30 +161,53 @@ pub async fn serve(
         let router = router.clone();
         let acceptor = acceptor.clone();
         connections.spawn(async move {
-            let _slot = slot;
+            let slot = Arc::new(slot);
+            let closer = Arc::clone(&slot);
             let _ = tcp.set_nodelay(true);
-            match acceptor {
-                None => serve_connection(tcp, router, info).await,
-                Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(tcp)).await {
-                    Ok(Ok(stream)) => serve_connection(stream, router, info).await,
-                    Ok(Err(e)) => tracing::debug!("HTTP: TLS handshake with {peer} failed: {e}"),
-                    Err(_) => tracing::debug!("HTTP: TLS handshake with {peer} timed out"),
-                },
+            let serve = async {
+                match acceptor {
+                    None => serve_connection(tcp, router, info, slot).await,
+                    Some(a) => match tokio::time::timeout(HANDSHAKE_TIMEOUT, a.accept(tcp)).await {
+                        Ok(Ok(stream)) => serve_connection(stream, router, info, slot).await,
+                        Ok(Err(e)) => {
+                            tracing::debug!("HTTP: TLS handshake with {peer} failed: {e}")
+                        }
+                        Err(_) => tracing::debug!("HTTP: TLS handshake with {peer} timed out"),
+                    },
+                }
+            };
+            // Closed to make room: it had no request in flight (take_slot), so dropping it
+            // loses no answer.
+            tokio::select! {
+                () = serve => {}
+                () = closer.taken_back() => {}
             }
         });
     }
 }
 
-async fn serve_connection<S>(stream: S, router: Router, info: ConnInfo)
+async fn serve_connection<S>(stream: S, router: Router, info: ConnInfo, slot: Arc<Seat>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let service =
         hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
             request.extensions_mut().insert(info);
+            let busy = slot.busy();
             let mut router = router.clone();
             // Router is always ready; `call` without `poll_ready` is what axum::serve does.
-            tower_service::Service::call(&mut router, request)
+            let answer = tower_service::Service::call(&mut router, request);
+            async move {
+                let response = answer.await?;
+                // Busy until the body is sent to its end (or dropped): a stream is busy
+                // while it streams.
+                Ok::<_, std::convert::Infallible>(response.map(|body| {
+                    axum::body::Body::new(body.map_frame(move |frame| {
+                        let _busy = &busy;
+                        frame
+                    }))
+                }))
+            }
         });
     let result = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -223,23 +246,5 @@ mod tests {
         assert_eq!(Caps::from_fd_limit(100, 90).total, 4, "a floor");
         assert_eq!(c.per_client, 128);
         assert_eq!(Caps::from_fd_limit(1 << 20, 300).total, Caps::MAX_TOTAL);
-    }
-
-    #[test]
-    fn slots_are_counted_by_address_and_given_back() {
-        let counts = Arc::new(Mutex::new(Counts::default()));
-        let caps = Caps {
-            total: 3,
-            per_client: 2,
-        };
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let s1 = take_slot(&counts, caps, a).unwrap();
-        let _s2 = take_slot(&counts, caps, a).unwrap();
-        assert!(take_slot(&counts, caps, a).is_none(), "per client");
-        let _s3 = take_slot(&counts, caps, b).unwrap();
-        assert!(take_slot(&counts, caps, b).is_none(), "in all");
-        drop(s1);
-        assert!(take_slot(&counts, caps, a).is_some(), "given back");
     }
 }
