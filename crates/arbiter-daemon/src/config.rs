@@ -755,10 +755,7 @@ impl Validate<'_> {
             None => time_control.map_or(TimeCategory::Blitz, TimeCategory::of),
         };
         // A stand-in for a time control already reported as a mistake.
-        let time_control = time_control.unwrap_or(TimeControl {
-            base_secs: 180,
-            increment_secs: 2,
-        });
+        let time_control = time_control.unwrap_or(TimeControl::sudden_death(180, 2));
         let supervision = match &e.supervision {
             Some(s) => s.get_ref().parse::<Supervision>().unwrap_or_else(|_| {
                 self.note(self.err(
@@ -1229,15 +1226,12 @@ impl Validate<'_> {
         let tc: TimeControl = text
             .parse()
             .map_err(|e| self.err(s.span(), format!("event.time_control {e}")))?;
-        if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
-            return Err(self.err(
+        tc.check_bounds().map_err(|e| {
+            self.err(
                 s.span(),
-                format!(
-                    "event.time_control {text:?} is not a sane time control; expected a base \
-                     of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds"
-                ),
-            ));
-        }
+                format!("event.time_control {text:?} is not a sane time control: {e}"),
+            )
+        })?;
         Ok(tc)
     }
 

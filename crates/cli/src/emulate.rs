@@ -111,7 +111,7 @@ fn parse_serial(s: &str) -> Result<String, String> {
 /// The game's own `TimeControl` tag, when it is `BASE+INC`.
 fn tag_time_control(tag: Option<&str>) -> Option<TimeControl> {
     tag.and_then(|t| t.parse().ok())
-        .filter(|tc: &TimeControl| tc.base_secs > 0)
+        .filter(|tc: &TimeControl| tc.base_secs() > 0)
 }
 
 pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
@@ -143,10 +143,7 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
     let time_control = args
         .time_control
         .or_else(|| tag_time_control(pgn.tag("TimeControl")))
-        .unwrap_or(TimeControl {
-            base_secs: 300,
-            increment_secs: 3,
-        });
+        .unwrap_or(TimeControl::sudden_death(300, 3));
     let opts = HandOptions {
         seed: args.seed,
         time_control,

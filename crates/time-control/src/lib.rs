@@ -28,13 +28,32 @@ pub struct Period {
     pub increment_secs: u32,
 }
 
-/// A time control: one or more periods. Every period but the last has a move count; a last
-/// period with a move count repeats (`40/7200` is two hours for every 40 moves).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// The most periods a control may have: the DGT3000 shows and counts five (its period
+/// icons 1-5), and no FIDE control has more.
+pub const MAX_PERIODS: usize = 5;
+
+/// A time control: one to [`MAX_PERIODS`] periods. Every period but the last has a move
+/// count; a last period with a move count repeats (`40/7200` is two hours for every 40
+/// moves). `Copy`, like the `BASE+INC` pair it grew from: it travels in every board's
+/// configuration and capture header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TimeControl {
-    /// Never empty; only the last may be sudden death.
-    periods: Vec<Period>,
+    /// The first `len` are the periods (only the last may be sudden death); the rest are
+    /// [`UNUSED`], so that equality and hashing see the periods only.
+    slots: [Period; MAX_PERIODS],
+    len: u8,
 }
+
+/// The longest period the daemon takes (6 hours), in seconds.
+pub const MAX_PERIOD_SECS: u32 = 6 * 3600;
+/// The largest increment the daemon takes, in seconds.
+pub const MAX_INCREMENT_SECS: u32 = 600;
+
+const UNUSED: Period = Period {
+    moves: None,
+    secs: 0,
+    increment_secs: 0,
+};
 
 /// The FIDE category of a time control (Laws, Appendix A and B): it decides the default
 /// penalty of art. 7.5.5.
@@ -68,20 +87,25 @@ pub struct PeriodStart {
 
 impl TimeControl {
     /// One sudden-death period: `BASE+INC` in seconds.
-    pub fn sudden_death(base_secs: u32, increment_secs: u32) -> TimeControl {
-        TimeControl {
-            periods: vec![Period {
-                moves: None,
-                secs: base_secs,
-                increment_secs,
-            }],
-        }
+    pub const fn sudden_death(base_secs: u32, increment_secs: u32) -> TimeControl {
+        let mut slots = [UNUSED; MAX_PERIODS];
+        slots[0] = Period {
+            moves: None,
+            secs: base_secs,
+            increment_secs,
+        };
+        TimeControl { slots, len: 1 }
     }
 
     /// A control from its periods, or what is wrong with them.
-    pub fn from_periods(periods: Vec<Period>) -> Result<TimeControl, Problem> {
+    pub fn from_periods(periods: &[Period]) -> Result<TimeControl, Problem> {
         if periods.is_empty() {
             return Err(Problem::Empty);
+        }
+        if periods.len() > MAX_PERIODS {
+            return Err(Problem::TooManyPeriods {
+                periods: periods.len(),
+            });
         }
         let last = periods.len() - 1;
         if let Some(index) = periods[..last].iter().position(|p| p.moves.is_none()) {
@@ -90,36 +114,56 @@ impl TimeControl {
                 part: periods[index].to_string(),
             });
         }
-        Ok(TimeControl { periods })
+        let mut slots = [UNUSED; MAX_PERIODS];
+        slots[..periods.len()].copy_from_slice(periods);
+        Ok(TimeControl {
+            slots,
+            len: periods.len() as u8,
+        })
+    }
+
+    /// The bounds of a control the daemon follows: each period gives 1 second to 6 hours
+    /// (21,600 s) and adds 0 to 600 seconds a move. Outside them the text is a typing
+    /// mistake (minutes for seconds), not an event's control.
+    pub fn check_bounds(&self) -> Result<(), Problem> {
+        for (i, p) in self.periods().iter().enumerate() {
+            if p.secs == 0 || p.secs > MAX_PERIOD_SECS || p.increment_secs > MAX_INCREMENT_SECS {
+                return Err(Problem::OutOfBounds {
+                    period: i + 1,
+                    part: p.to_string(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The periods as written (a repeating last period once).
     pub fn periods(&self) -> &[Period] {
-        &self.periods
+        &self.slots[..usize::from(self.len)]
     }
 
     /// The time on each clock at the start, in seconds (the first period's).
     pub fn base_secs(&self) -> u32 {
-        self.periods[0].secs
+        self.periods()[0].secs
     }
 
     /// The first period's increment, in seconds (the only one of a `BASE+INC` control).
     pub fn first_increment_secs(&self) -> u32 {
-        self.periods[0].increment_secs
+        self.periods()[0].increment_secs
     }
 
     /// One period, sudden death: a `BASE+INC` control, whose clock never adds a period.
     pub fn is_sudden_death_only(&self) -> bool {
-        self.periods.len() == 1 && self.periods[0].moves.is_none()
+        self.periods().len() == 1 && self.periods()[0].moves.is_none()
     }
 
     /// Period `index` as played (0-based; past the written ones a repeating last period
     /// repeats), or `None` past a sudden-death end.
     pub fn period(&self, index: u32) -> Option<&Period> {
-        let last = self.periods.len() - 1;
+        let last = self.periods().len() - 1;
         match usize::try_from(index) {
-            Ok(i) if i <= last => Some(&self.periods[i]),
-            _ => Some(&self.periods[last]).filter(|p| p.moves.is_some()),
+            Ok(i) if i <= last => Some(&self.periods()[i]),
+            _ => Some(&self.periods()[last]).filter(|p| p.moves.is_some()),
         }
     }
 
@@ -128,12 +172,12 @@ impl TimeControl {
     pub fn period_of_move(&self, n: u32) -> (u32, Option<u32>) {
         let n = n.max(1);
         let mut end: u64 = 0;
-        for (i, p) in self.periods.iter().enumerate() {
+        for (i, p) in self.periods().iter().enumerate() {
             let Some(moves) = p.moves else {
                 return (i as u32, None);
             };
             let moves = u64::from(moves.get());
-            if u64::from(n) <= end + moves || i == self.periods.len() - 1 {
+            if u64::from(n) <= end + moves || i == self.periods().len() - 1 {
                 // The last written period repeats: which repetition holds move n.
                 let past = (u64::from(n) - 1).saturating_sub(end) / moves;
                 let ends = end + (past + 1) * moves;
@@ -146,7 +190,7 @@ impl TimeControl {
             end += moves;
         }
         // Not reached: the last period either is sudden death or repeats.
-        (self.periods.len() as u32 - 1, None)
+        (self.periods().len() as u32 - 1, None)
     }
 
     /// What the press that completes a player's move `n` (1-based) owes his clock.
@@ -250,7 +294,7 @@ impl fmt::Display for Period {
 impl fmt::Display for TimeControl {
     /// The PGN standard's form, periods joined by `:`; it reads back as the same control.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, p) in self.periods.iter().enumerate() {
+        for (i, p) in self.periods().iter().enumerate() {
             if i > 0 {
                 f.write_str(":")?;
             }

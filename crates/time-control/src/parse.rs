@@ -51,6 +51,16 @@ pub enum Problem {
     )]
     SuddenDeathNotLast { period: usize, part: String },
     #[error(
+        "period {period} ({part:?}) is out of bounds: a period gives 1 second to 6 hours \
+         (21600) and an increment of 0 to 600 seconds"
+    )]
+    OutOfBounds { period: usize, part: String },
+    #[error(
+        "{periods} periods: a time control has at most {max} (the DGT3000's)",
+        max = crate::MAX_PERIODS
+    )]
+    TooManyPeriods { periods: usize },
+    #[error(
         "{part:?} is a PGN form the daemon cannot follow ('?' unknown, '-' no control, \
          '*SECONDS' a sandclock)"
     )]
@@ -127,5 +137,5 @@ pub(crate) fn time_control(text: &str) -> Result<TimeControl, TimeControlError> 
         .map(|(i, part)| period(i + 1, part))
         .collect::<Result<Vec<_>, _>>()
         .map_err(err)?;
-    TimeControl::from_periods(periods).map_err(err)
+    TimeControl::from_periods(&periods).map_err(err)
 }

@@ -52,6 +52,10 @@ fn a_bad_time_control_names_the_part_that_is_wrong() {
         ("?", "a PGN form the daemon cannot follow"),
         ("*180", "a PGN form the daemon cannot follow"),
         ("99999999999+0", "the time \"99999999999\""),
+        (
+            "1/1:1/1:1/1:1/1:1/1:1",
+            "6 periods: a time control has at most 5",
+        ),
     ];
     for (text, says) in cases {
         let e = text.parse::<TimeControl>().unwrap_err().to_string();
@@ -60,6 +64,20 @@ fn a_bad_time_control_names_the_part_that_is_wrong() {
             e.contains("40/5400+30:1800+30"),
             "{text:?} shows the form: {e}"
         );
+    }
+}
+
+#[test]
+fn bounds_catch_minutes_typed_for_seconds() {
+    assert_eq!(tc("40/5400+30:1800+30").check_bounds(), Ok(()));
+    assert_eq!(tc("1+0").check_bounds(), Ok(()));
+    for (text, period) in [("0+0", 1), ("40/90:30000", 2), ("40/5400+601", 1)] {
+        let e = tc(text).check_bounds().unwrap_err();
+        assert!(
+            matches!(e, Problem::OutOfBounds { period: p, .. } if p == period),
+            "{text}: {e}"
+        );
+        assert!(e.to_string().contains("1 second to 6 hours"), "{e}");
     }
 }
 
@@ -169,7 +187,7 @@ proptest! {
         if let Some((s, i)) = sudden {
             ps.push(Period { moves: None, secs: s, increment_secs: i });
         }
-        let t = TimeControl::from_periods(ps).unwrap();
+        let t = TimeControl::from_periods(&ps).unwrap();
         prop_assert_eq!(tc(&t.to_string()), t.clone());
         let due = t.owed_at_move(n).next_period.is_some();
         let to_control = t.moves_to_control(n - 1);
