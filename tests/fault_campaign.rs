@@ -180,10 +180,7 @@ const FRAMES: [(u8, usize); 6] = [
 /// The campaign's time control: the demo's 60+1 leaves no room for thinks long enough
 /// for the pacing below in a whole game, so the games are played at 3+2 (the config the
 /// e2e helpers write is changed to match).
-const CAMPAIGN_TC: TimeControl = TimeControl {
-    base_secs: 180,
-    increment_secs: 2,
-};
+const CAMPAIGN_TC: TimeControl = TimeControl::sudden_death(180, 2);
 
 /// One of the demo's games (cut after `c.plies`), scripted with these faults at the
 /// campaign's pace: no think shorter than `c.min_think_ms` (virtual). The end-to-end tests'

@@ -755,10 +755,7 @@ impl Validate<'_> {
             None => time_control.map_or(TimeCategory::Blitz, TimeCategory::of),
         };
         // A stand-in for a time control already reported as a mistake.
-        let time_control = time_control.unwrap_or(TimeControl {
-            base_secs: 180,
-            increment_secs: 2,
-        });
+        let time_control = time_control.unwrap_or(TimeControl::sudden_death(180, 2));
         let supervision = match &e.supervision {
             Some(s) => s.get_ref().parse::<Supervision>().unwrap_or_else(|_| {
                 self.note(self.err(
@@ -970,6 +967,7 @@ impl Validate<'_> {
                 .and_then(|v| self.keep(self.in_range(v, "runtime.async_threads", 1, 64, "")))
                 .map_or(RuntimeConfig::default().async_threads, |n| n as usize),
         };
+        self.unattended_periods(time_control, &e.time_control, &boards);
         if !self.mistakes.borrow().is_empty() {
             return Err(self.stop());
         }
@@ -1229,16 +1227,46 @@ impl Validate<'_> {
         let tc: TimeControl = text
             .parse()
             .map_err(|e| self.err(s.span(), format!("event.time_control {e}")))?;
-        if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
-            return Err(self.err(
+        tc.check_bounds().map_err(|e| {
+            self.err(
                 s.span(),
-                format!(
-                    "event.time_control {text:?} is not a sane time control; expected a base \
-                     of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds"
-                ),
-            ));
-        }
+                format!("event.time_control {text:?} is not a sane time control: {e}"),
+            )
+        })?;
         Ok(tc)
+    }
+
+    /// An unattended board runs its clock itself after a ruling (SetNRun with the times it
+    /// computes), so the DGT3000's own count of presses no longer decides when a period's
+    /// time comes (arbiter-rules.md section 5). Adding each period at the due move is not
+    /// built yet: a control with periods on an unattended board is refused, never guessed.
+    fn unattended_periods(
+        &self,
+        time_control: TimeControl,
+        text: &Spanned<String>,
+        boards: &[BoardConfig],
+    ) {
+        if time_control.is_sudden_death_only() {
+            return;
+        }
+        let unattended: Vec<String> = boards
+            .iter()
+            .filter(|b| b.unattended)
+            .map(|b| b.number.to_string())
+            .collect();
+        if unattended.is_empty() {
+            return;
+        }
+        self.note(self.err(
+            text.span(),
+            format!(
+                "event.time_control {time_control} has periods, and board(s) {} run \
+                 unattended: the daemon sets an unattended board's clock itself after a \
+                 ruling, so the clock's own count of moves would not add the periods; \
+                 expected unattended = false on those boards, or a BASE+INC control",
+                unattended.join(", ")
+            ),
+        ));
     }
 
     /// Fills each board's players from round `round` of the TRF file `t` (relative to

@@ -349,7 +349,7 @@ fn view_of(hub: &Hub, board: u32) -> ClockView {
 
 /// Runs the unattended boards of the config (`None` if there are none) until aborted.
 pub fn spawn(hub: Arc<Hub>, config: &Config) -> Option<JoinHandle<()>> {
-    let increment_ms = u64::from(config.time_control.increment_secs) * 1000;
+    let increment_ms = u64::from(config.time_control.first_increment_secs()) * 1000;
     let hold = Duration::from_millis(config.timing.ruling_text_ms);
     let boards: Vec<u32> = config
         .boards

@@ -108,13 +108,20 @@ fn parse_serial(s: &str) -> Result<String, String> {
     }
 }
 
-/// The game's own `TimeControl` tag, when it is `BASE+INC`.
+/// The game's own `TimeControl` tag, when it is `BASE+INC`: the emulator's DGT3000 adds
+/// no periods yet, so a control with periods would run its clock out at move 40.
 fn tag_time_control(tag: Option<&str>) -> Option<TimeControl> {
     tag.and_then(|t| t.parse().ok())
-        .filter(|tc: &TimeControl| tc.base_secs > 0)
+        .filter(|tc: &TimeControl| tc.base_secs() > 0 && tc.is_sudden_death_only())
 }
 
 pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
+    if let Some(tc) = args.time_control.filter(|tc| !tc.is_sudden_death_only()) {
+        anyhow::bail!(
+            "--time-control {tc}: the emulated DGT3000 adds no periods yet; give BASE+INC \
+             in seconds (e.g. 5400+30)"
+        );
+    }
     if !(args.speed.is_finite() && args.speed > 0.0) {
         bail!("--speed must be a positive number, not {}", args.speed);
     }
@@ -143,10 +150,7 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
     let time_control = args
         .time_control
         .or_else(|| tag_time_control(pgn.tag("TimeControl")))
-        .unwrap_or(TimeControl {
-            base_secs: 300,
-            increment_secs: 3,
-        });
+        .unwrap_or(TimeControl::sudden_death(300, 3));
     let opts = HandOptions {
         seed: args.seed,
         time_control,

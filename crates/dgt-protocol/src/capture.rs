@@ -51,67 +51,9 @@ impl CaptureRecord {
     }
 }
 
-/// `BASE+INC` in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct TimeControl {
-    pub base_secs: u32,
-    pub increment_secs: u32,
-}
-
-impl fmt::Display for TimeControl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}+{}", self.base_secs, self.increment_secs)
-    }
-}
-
-/// A time control that is not `BASE+INC` in whole seconds, with the text and what is
-/// wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?}: expected BASE+INC in seconds, e.g. 180+2 ({problem})")]
-pub struct TimeControlError {
-    /// The text as given.
-    pub text: String,
-    pub problem: TimeControlProblem,
-}
-
-/// What is wrong with a time control's text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TimeControlProblem {
-    #[error("there is no '+' between the base and the increment")]
-    NoPlus,
-    #[error("the base {0:?} is not a whole number of seconds (0 to 4294967295)")]
-    BadBase(String),
-    #[error("the increment {0:?} is not a whole number of seconds (0 to 4294967295)")]
-    BadIncrement(String),
-}
-
-impl std::str::FromStr for TimeControl {
-    type Err = TimeControlError;
-    /// Parses `BASE+INC` (`180+2`); blanks around either number are allowed.
-    fn from_str(s: &str) -> Result<TimeControl, TimeControlError> {
-        let err = |problem| TimeControlError {
-            text: s.to_owned(),
-            problem,
-        };
-        let (base, inc) = s
-            .split_once('+')
-            .ok_or_else(|| err(TimeControlProblem::NoPlus))?;
-        let (base, inc) = (base.trim(), inc.trim());
-        // `u32::from_str` takes a leading '+', which would let "180++2" through.
-        let secs = |t: &str| {
-            t.bytes()
-                .all(|b| b.is_ascii_digit())
-                .then(|| t.parse::<u32>().ok())
-                .flatten()
-        };
-        Ok(TimeControl {
-            base_secs: secs(base)
-                .ok_or_else(|| err(TimeControlProblem::BadBase(base.to_owned())))?,
-            increment_secs: secs(inc)
-                .ok_or_else(|| err(TimeControlProblem::BadIncrement(inc.to_owned())))?,
-        })
-    }
-}
+/// A game's time control: `BASE+INC` in seconds or periods in the PGN form (the
+/// `time-control:` header; see the `time-control` crate).
+pub use time_control::{TimeControl, TimeControlError};
 
 /// The header lines of a capture (all optional).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -313,13 +255,13 @@ fn header_line(header: &mut CaptureHeader, line: usize, text: &str) -> Result<()
         "board" => header.board = Some(value.to_owned()),
         "start-fen" => header.start_fen = Some(value.to_owned()),
         "time-control" => {
-            let tc: TimeControl = value.parse().map_err(|_| bad("BASE+INC in seconds"))?;
+            let tc: TimeControl = value.parse().map_err(|_| {
+                bad("BASE+INC in seconds, or periods MOVES/SECONDS[+INC] joined by ':'")
+            })?;
             // The bounds of the daemon's config (event.time_control).
-            if tc.base_secs == 0 || tc.base_secs > 6 * 3600 || tc.increment_secs > 600 {
-                return Err(bad(
-                    "a base of 1 second to 6 hours (21600) and an increment of 0 to 600 seconds",
-                ));
-            }
+            tc.check_bounds().map_err(|_| {
+                bad("periods of 1 second to 6 hours (21600) and increments of 0 to 600 seconds")
+            })?;
             header.time_control = Some(tc);
         }
         "white-clock" => {
@@ -1170,10 +1112,7 @@ mod tests {
 
     #[test]
     fn time_control_parses_base_plus_increment() {
-        let tc = |b, i| TimeControl {
-            base_secs: b,
-            increment_secs: i,
-        };
+        let tc = |b, i| TimeControl::sudden_death(b, i);
         assert_eq!("180+2".parse(), Ok(tc(180, 2)));
         assert_eq!(" 5400 + 30 ".parse(), Ok(tc(5400, 30)));
         assert_eq!("0+0".parse(), Ok(tc(0, 0)));
@@ -1181,29 +1120,25 @@ mod tests {
     }
 
     #[test]
-    fn time_control_errors_say_what_is_wrong() {
-        let cases: [(&str, TimeControlProblem); 6] = [
-            ("3 min", TimeControlProblem::NoPlus),
-            ("", TimeControlProblem::NoPlus),
-            ("3+2x", TimeControlProblem::BadIncrement("2x".into())),
-            ("180++2", TimeControlProblem::BadIncrement("+2".into())),
-            ("+2", TimeControlProblem::BadBase(String::new())),
-            (
-                "99999999999+0",
-                TimeControlProblem::BadBase("99999999999".into()),
-            ),
-        ];
-        for (text, problem) in cases {
-            let err = text.parse::<TimeControl>().unwrap_err();
-            assert_eq!(err.problem, problem, "{text:?}");
-            assert_eq!(err.text, text);
+    fn a_time_control_header_takes_periods_and_names_what_is_wrong() {
+        let (h, _) = read("# dgtcap 1\n# time-control: 40/5400+30:1800+30\n0 > 45\n");
+        let tc = h.time_control.unwrap();
+        assert_eq!(tc.to_string(), "40/5400+30:1800+30");
+        assert_eq!(tc.periods().len(), 2);
+        for (bad, says) in [
+            ("3 min", "BASE+INC in seconds, or periods"),
+            ("40/5400+30:", "BASE+INC in seconds, or periods"),
+            ("40/30000:1800", "periods of 1 second to 6 hours"),
+            ("40/5400+900", "increments of 0 to 600 seconds"),
+        ] {
+            let text = format!("# dgtcap 1\n# time-control: {bad}\n0 > 45\n");
+            let e = match CaptureReader::new(text.as_bytes()) {
+                Ok(_) => panic!("{bad:?} was accepted"),
+                Err(e) => e.to_string(),
+            };
+            assert!(e.starts_with("line 2: header \"time-control\""), "{e}");
+            assert!(e.contains(says), "{bad:?}: {e}");
         }
-        let msg = "3+2x".parse::<TimeControl>().unwrap_err().to_string();
-        assert!(
-            msg.starts_with("\"3+2x\": expected BASE+INC in seconds, e.g. 180+2")
-                && msg.contains("increment \"2x\""),
-            "{msg}"
-        );
     }
 
     #[test]
@@ -1213,13 +1148,7 @@ mod tests {
                     # a comment\n1788 < 8e 00 05 24 01\n";
         let (h, recs) = read(text);
         assert_eq!(h.board.as_deref(), Some("7"));
-        assert_eq!(
-            h.time_control,
-            Some(TimeControl {
-                base_secs: 180,
-                increment_secs: 2
-            })
-        );
+        assert_eq!(h.time_control, Some(TimeControl::sudden_death(180, 2)));
         assert_eq!(h.white_clock, Some(ClockSide::Right));
         assert_eq!(h.extra, vec![("source".into(), "test".into())]);
         let recs: Vec<CaptureRecord> = recs.into_iter().map(|r| r.unwrap()).collect();

@@ -63,10 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let games = read_pgn(&test_data::read(SOURCE))?;
     let out_dir = test_data::repo_dir().join("dgt-captures/emulator");
     std::fs::create_dir_all(&out_dir)?;
-    let time_control = TimeControl {
-        base_secs: 300,
-        increment_secs: 3,
-    };
+    let time_control = TimeControl::sudden_death(300, 3);
     for rec in &RECORDINGS {
         let (index, pgn, game) = games
             .iter()

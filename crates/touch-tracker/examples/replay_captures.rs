@@ -33,10 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => 20,
     };
     std::fs::create_dir_all(&dir)?;
-    let time_control = TimeControl {
-        base_secs: 300,
-        increment_secs: 3,
-    };
+    let time_control = TimeControl::sudden_death(300, 3);
     let games = read_pgn(&test_data::read(SOURCE))?;
     let mut written = 0;
     for (index, pgn) in games.iter().enumerate().skip(FIRST) {

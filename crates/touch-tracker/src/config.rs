@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use chess_rules::IllegalCategory;
 
 /// The FIDE time-control category (arbiter-rules §2): a player's time for 60 moves
-/// (`BASE + 60 x INC`) of 10 minutes or less is blitz, under 60 minutes rapid, else
+/// (`BASE + 60 x INC`, summed over the periods 60 moves reach) of 10 minutes or less is
+/// blitz, under 60 minutes rapid, else
 /// standard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -24,15 +25,13 @@ pub enum TimeCategory {
 }
 
 impl TimeCategory {
-    /// The category of a time control.
+    /// The category of a time control: its time for 60 moves over the periods they reach
+    /// (the `time-control` crate decides it).
     pub fn of(tc: TimeControl) -> TimeCategory {
-        let for_60_moves = u64::from(tc.base_secs) + 60 * u64::from(tc.increment_secs);
-        if for_60_moves <= 600 {
-            TimeCategory::Blitz
-        } else if for_60_moves < 3600 {
-            TimeCategory::Rapid
-        } else {
-            TimeCategory::Standard
+        match tc.category() {
+            time_control::Category::Blitz => TimeCategory::Blitz,
+            time_control::Category::Rapid => TimeCategory::Rapid,
+            time_control::Category::Standard => TimeCategory::Standard,
         }
     }
 
@@ -168,7 +167,7 @@ impl TrackerConfig {
     /// The increment in ms, if the time control is known.
     pub fn increment_ms(&self) -> u64 {
         self.time_control
-            .map_or(0, |tc| u64::from(tc.increment_secs) * 1000)
+            .map_or(0, |tc| u64::from(tc.first_increment_secs()) * 1000)
     }
 
     /// The penalty for a first illegal move under a category.
@@ -189,12 +188,7 @@ mod tests {
 
     #[test]
     fn fide_categories() {
-        let tc = |b, i| {
-            TimeCategory::of(TimeControl {
-                base_secs: b,
-                increment_secs: i,
-            })
-        };
+        let tc = |b, i| TimeCategory::of(TimeControl::sudden_death(b, i));
         assert_eq!(tc(180, 2), TimeCategory::Blitz);
         assert_eq!(tc(300, 3), TimeCategory::Blitz);
         assert_eq!(tc(600, 0), TimeCategory::Blitz);

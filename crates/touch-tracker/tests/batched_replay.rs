@@ -75,10 +75,7 @@ fn capture_of(name: &str, script: &Script, time_control: TimeControl) -> Vec<u8>
 
 /// Captures of `pgn_text`'s games, one board each, with irregularities taken in turn.
 fn captures(pgn_text: &[u8], prefix: &str, limit: usize) -> Vec<(String, Vec<u8>)> {
-    let time_control = TimeControl {
-        base_secs: 180,
-        increment_secs: 2,
-    };
+    let time_control = TimeControl::sudden_death(180, 2);
     let irregular = [
         vec![],
         vec![Irregularity::FlagFall],

@@ -48,10 +48,7 @@ fn run_round(parity: usize, round: u64) {
         let (base, inc) = TIME_CONTROLS[i % TIME_CONTROLS.len()];
         let opts = HandOptions {
             seed: i as u64 + round * 1_000_003,
-            time_control: TimeControl {
-                base_secs: base,
-                increment_secs: inc,
-            },
+            time_control: TimeControl::sudden_death(base, inc),
             variations: Variations::all(),
             ..HandOptions::default()
         };

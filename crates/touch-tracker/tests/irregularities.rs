@@ -40,7 +40,7 @@ fn check_penalties(script: &Script, events: &[ArbiterEvent]) -> Result<usize, St
         TimeCategory::Standard => 120_000,
         _ => 60_000,
     };
-    let inc = u64::from(tc.increment_secs) * 1000;
+    let inc = u64::from(tc.first_increment_secs()) * 1000;
     let mut n = 0;
     for e in events {
         let EventKind::IllegalMove(i) = &e.kind else {
@@ -174,10 +174,7 @@ fn options(i: usize, irregularities: Vec<Irregularity>) -> HandOptions {
     let (base, inc) = TIME_CONTROLS[i % TIME_CONTROLS.len()];
     HandOptions {
         seed: 1000 + i as u64,
-        time_control: TimeControl {
-            base_secs: base,
-            increment_secs: inc,
-        },
+        time_control: TimeControl::sudden_death(base, inc),
         variations: Variations::all(),
         irregularities,
         ..HandOptions::default()

@@ -126,10 +126,7 @@ fn header_overrides_time_control_and_supervision() {
     }
     use touch_tracker::Supervision;
     let opts = ReplayOptions {
-        time_control: Some(dgt_protocol::capture::TimeControl {
-            base_secs: 5400,
-            increment_secs: 30,
-        }),
+        time_control: Some(dgt_protocol::capture::TimeControl::sudden_death(5400, 30)),
         supervision: Supervision::Partial,
         white_clock: None,
         dead_position_batch: 0,

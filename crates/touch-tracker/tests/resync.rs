@@ -107,10 +107,7 @@ impl Bench {
     /// A 3-minute game with `increment_secs` a move.
     fn with_increment(start: Position, increment_secs: u32) -> Bench {
         let mut cfg = TrackerConfig::new("t");
-        cfg.time_control = Some(TimeControl {
-            base_secs: 180,
-            increment_secs,
-        });
+        cfg.time_control = Some(TimeControl::sudden_death(180, increment_secs));
         cfg.start = start;
         let side = SideTime {
             time: Hms::from_secs(180).unwrap(),

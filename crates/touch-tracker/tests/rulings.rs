@@ -52,10 +52,10 @@ impl Bench {
             time: Hms::from_secs(s).unwrap(),
             ..SideTime::default()
         };
-        let base = cfg.time_control.map_or(300, |tc| tc.base_secs);
+        let base = cfg.time_control.map_or(300, |tc| tc.base_secs());
         let increment_ms = cfg
             .time_control
-            .map_or(0, |tc| u64::from(tc.increment_secs) * 1000);
+            .map_or(0, |tc| u64::from(tc.first_increment_secs()) * 1000);
         let board = *cfg.start.placement();
         let pos = cfg.start;
         let white_side = match orientation {
@@ -284,10 +284,7 @@ fn stands(events: &[ArbiterEvent]) -> touch_tracker::events::IllegalMoveStandsEv
 
 fn blitz() -> TrackerConfig {
     let mut cfg = TrackerConfig::new("t");
-    cfg.time_control = Some(TimeControl {
-        base_secs: 180,
-        increment_secs: 2,
-    });
+    cfg.time_control = Some(TimeControl::sudden_death(180, 2));
     cfg
 }
 

@@ -20,10 +20,7 @@ use serde_json::json;
 use crate::clock::{mono_ns, MonoClock};
 
 /// The round's time control: rapid, as in a big open.
-pub const TIME_CONTROL: TimeControl = TimeControl {
-    base_secs: 900,
-    increment_secs: 10,
-};
+pub const TIME_CONTROL: TimeControl = TimeControl::sudden_death(900, 10);
 
 /// Tournament pace: a ply every 30 s on a board (each player averages 30 s a move).
 pub const TOURNAMENT_PLY_MS: f64 = 30_000.0;

@@ -152,6 +152,50 @@ fn bad_time_control() {
 }
 
 #[test]
+fn a_time_control_with_periods_is_read_in_the_pgn_form() {
+    let c = parse(&with("\"180+2\"", "\"40/5400+30:1800+30\"")).unwrap();
+    assert_eq!(c.time_control.to_string(), "40/5400+30:1800+30");
+    // 5400 + 1800 + 60 x 30 s for 60 moves: standard play, 2 minutes a penalty.
+    assert_eq!(c.category, TimeCategory::Standard);
+    assert_eq!(c.penalty_ms, 120_000);
+    says(
+        &with("\"180+2\"", "\"40/5400+30:1800m\""),
+        6,
+        16,
+        &[
+            "period 2 (\"1800m\")",
+            "the time \"1800m\"",
+            "40/5400+30:1800+30",
+        ],
+    );
+    says(
+        &with("\"180+2\"", "\"40/5400:30000+30\""),
+        6,
+        16,
+        &["not a sane time control", "period 2", "6 hours"],
+    );
+}
+
+#[test]
+fn a_time_control_with_periods_on_an_unattended_board_is_refused() {
+    let text = with("\"180+2\"", "\"40/5400+30:1800+30\"")
+        .replace("number = 2\n", "number = 2\nunattended = true\n");
+    says(
+        &text,
+        6,
+        16,
+        &[
+            "has periods",
+            "board(s) 2 run unattended",
+            "unattended = false",
+        ],
+    );
+    // BASE+INC stays allowed unattended.
+    let text = GOOD.replace("number = 2\n", "number = 2\nunattended = true\n");
+    assert!(parse(&text).is_ok());
+}
+
+#[test]
 fn bad_category() {
     says(
         &with("supervision = \"partial\"", "category = \"bullet\""),

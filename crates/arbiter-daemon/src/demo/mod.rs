@@ -36,10 +36,7 @@ use crate::words;
 pub const GAMES: &str = include_str!("games.pgn");
 
 /// The demo's time control: fast enough that a flag can fall within a watchable game.
-pub const TIME_CONTROL: TimeControl = TimeControl {
-    base_secs: 60,
-    increment_secs: 1,
-};
+pub const TIME_CONTROL: TimeControl = TimeControl::sudden_death(60, 1);
 
 /// What the demo does.
 #[derive(Debug, Clone)]

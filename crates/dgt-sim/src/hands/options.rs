@@ -345,10 +345,7 @@ impl Default for HandOptions {
     fn default() -> HandOptions {
         HandOptions {
             seed: 0,
-            time_control: TimeControl {
-                base_secs: 300,
-                increment_secs: 3,
-            },
+            time_control: TimeControl::sudden_death(300, 3),
             think_scale: 1.0,
             min_think_ms: 400,
             start_delay_ms: 2000,

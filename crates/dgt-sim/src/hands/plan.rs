@@ -492,8 +492,8 @@ fn plan_thinks(positions: &[Position], n: usize, opts: &HandOptions) -> Vec<u64>
             continue;
         }
         let count = plies.len() as f64;
-        let available = f64::from(tc.base_secs) * 1000.0
-            + count * f64::from(tc.increment_secs) * 1000.0
+        let available = f64::from(tc.base_secs()) * 1000.0
+            + count * f64::from(tc.first_increment_secs()) * 1000.0
             - count * 2500.0;
         let budget = (available.max(0.0) * 0.55 * opts.think_scale.max(0.0)).max(0.0);
         let weights: Vec<f64> = plies

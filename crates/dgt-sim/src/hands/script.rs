@@ -187,9 +187,9 @@ pub(crate) fn clock_config(start: &Position, opts: &HandOptions) -> EmulatorConf
     let tc = opts.time_control;
     EmulatorConfig {
         start: *start.placement(),
-        white_time: std::time::Duration::from_secs(u64::from(tc.base_secs)),
-        black_time: std::time::Duration::from_secs(u64::from(tc.base_secs)),
-        increment: std::time::Duration::from_secs(u64::from(tc.increment_secs)),
+        white_time: std::time::Duration::from_secs(u64::from(tc.base_secs())),
+        black_time: std::time::Duration::from_secs(u64::from(tc.base_secs())),
+        increment: std::time::Duration::from_secs(u64::from(tc.first_increment_secs())),
         ..EmulatorConfig::default()
     }
 }

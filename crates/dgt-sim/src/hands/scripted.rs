@@ -41,14 +41,7 @@ impl ScriptedHands {
     /// A game from `start` at 5400+30 (no flag falls in a test), the clock started by the
     /// side not to move one second in.
     pub fn new(start: Position, seed: u64) -> ScriptedHands {
-        ScriptedHands::with_time_control(
-            start,
-            TimeControl {
-                base_secs: 5400,
-                increment_secs: 30,
-            },
-            seed,
-        )
+        ScriptedHands::with_time_control(start, TimeControl::sudden_death(5400, 30), seed)
     }
 
     pub fn with_time_control(

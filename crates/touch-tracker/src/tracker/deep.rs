@@ -198,7 +198,7 @@ impl Tracker {
         times: Option<ClockMs>,
     ) -> Option<(u32, u32)> {
         let mark = self.evidence.mark.filter(|m| m.ply == base.plies())?;
-        let increment_ms = u64::from(self.time_control?.increment_secs) * 1000;
+        let increment_ms = u64::from(self.time_control?.first_increment_secs()) * 1000;
         proof::presses_since(&mark, t, times?, increment_ms, self.cfg.time_scale)
     }
 

@@ -1235,10 +1235,7 @@ impl Tracker {
             // Unknown time control: the first reading stands for the base time.
             let secs = c.left.time.secs().max(c.right.time.secs());
             if secs > 0 {
-                self.time_control = Some(TimeControl {
-                    base_secs: secs,
-                    increment_secs: 0,
-                });
+                self.time_control = Some(TimeControl::sudden_death(secs, 0));
             }
         }
         let before_gap = match self.clock.last() {

@@ -256,7 +256,7 @@ impl Tracker {
 
     pub(super) fn cfg_increment_ms(&self) -> u64 {
         self.time_control
-            .map_or(0, |tc| u64::from(tc.increment_secs) * 1000)
+            .map_or(0, |tc| u64::from(tc.first_increment_secs()) * 1000)
     }
 
     pub(super) fn illegal(

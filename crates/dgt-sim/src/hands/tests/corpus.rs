@@ -25,10 +25,7 @@ fn every_game_of_the_corpus_with_every_variation() {
         let (base, inc) = TIME_CONTROLS[i % TIME_CONTROLS.len()];
         let opts = HandOptions {
             seed: i as u64,
-            time_control: TimeControl {
-                base_secs: base,
-                increment_secs: inc,
-            },
+            time_control: TimeControl::sudden_death(base, inc),
             variations: Variations::all(),
             ..HandOptions::default()
         };

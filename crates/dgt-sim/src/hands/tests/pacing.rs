@@ -36,10 +36,7 @@ fn think_times_spend_a_good_share_of_the_clock_without_running_out() {
     }
     let game = long_game();
     for (base, inc) in [(180, 2), (900, 10), (5400, 30)] {
-        let tc = TimeControl {
-            base_secs: base,
-            increment_secs: inc,
-        };
+        let tc = TimeControl::sudden_death(base, inc);
         let script = generate(
             &game,
             &HandOptions {
@@ -111,10 +108,7 @@ fn a_time_control_too_short_for_the_game_is_an_error_not_a_silent_flag() {
     let err = generate(
         &game,
         &HandOptions {
-            time_control: TimeControl {
-                base_secs: 20,
-                increment_secs: 0,
-            },
+            time_control: TimeControl::sudden_death(20, 0),
             ..HandOptions::default()
         },
     )
