@@ -129,6 +129,13 @@ impl ClockWatch {
 
     /// Takes a frame and says what changed.
     pub fn on_frame(&mut self, t: &ClockTime) -> ClockChange {
+        let change = self.change_to(t);
+        self.last = Some(*t);
+        change
+    }
+
+    /// What a frame would change, without taking it (a frame held for confirmation).
+    pub fn change_to(&self, t: &ClockTime) -> ClockChange {
         let mut change = ClockChange::default();
         if let Some(prev) = &self.last {
             if prev.running && t.running && prev.lever != t.lever {
@@ -138,13 +145,43 @@ impl ClockWatch {
                 change.started = Some(t.lever);
             }
         }
-        change.flag = [ClockSide::Left, ClockSide::Right].into_iter().find(|&s| {
-            let side = t.side(s);
-            side.flag_fallen || (side.flag_shown && side.time.secs() == 0)
-        });
-        self.last = Some(*t);
+        change.flag = flag_side(t);
         change
     }
+}
+
+/// The side whose flag a frame shows: its flag bit (fallen, or shown) with its time at
+/// 0:00. A DGT3000 blocks a fallen side at 0:00 (dgt-protocol.md §4.4, bit 4).
+pub(crate) fn flag_side(t: &ClockTime) -> Option<ClockSide> {
+    [ClockSide::Left, ClockSide::Right].into_iter().find(|&s| {
+        let side = t.side(s);
+        (side.flag_fallen || side.flag_shown) && side.time.secs() == 0
+    })
+}
+
+/// A frame that contradicts itself: a "flag fell" bit on a side whose time is not 0:00
+/// (§4.4: that bit means the clock is blocked at 0:00). Serial noise, not a clock.
+pub(crate) fn self_contradictory(t: &ClockTime) -> bool {
+    [t.left, t.right]
+        .iter()
+        .any(|side| side.flag_fallen && side.time.secs() != 0)
+}
+
+/// Whether `side`, running in frame `last`, could have run out `elapsed_ms` later: a
+/// display shows whole seconds rounded up, so "0:01" is at most 1000 ms. A flag that
+/// follows such a run-down is the clock's own evidence (a real flag comes so, in one
+/// frame, the clock then blocked and silent: the johan capture).
+pub(crate) fn could_run_out(last: &ClockTime, side: ClockSide, elapsed_ms: u64) -> bool {
+    last.running
+        && last.lever == side
+        && u64::from(last.side(side).time.secs()) * 1000 <= elapsed_ms + 1000
+}
+
+/// Whether `next` agrees with a `held` frame that showed a press or a flag: a real press
+/// leaves the lever where it went in every frame after, a real flag stays (§4.4, §7).
+pub(crate) fn confirms(held: &ClockTime, next: &ClockTime) -> bool {
+    let flag = flag_side(held);
+    next.lever == held.lever && (flag.is_none() || flag_side(next) == flag)
 }
 
 #[cfg(test)]

@@ -228,6 +228,9 @@ impl Bench {
         side.flag_fallen = true;
         self.clock.running = false;
         self.frame();
+        // A real flag stays in every frame after (one frame alone is not a flag fall).
+        self.t += 100;
+        self.frame();
     }
 
     /// The events since the last call.
@@ -353,7 +356,8 @@ fn a_press_before_the_scan_reports_the_move_waits_for_the_board() {
     b.lift("g1");
     b.press(Color::White);
     assert_eq!(b.tracker.tracker().state(), GameState::AwaitingBoard);
-    assert_eq!(b.tracker.tracker().poll_timeout(), Some(b.t + 400));
+    // The press waits for the board (its move) or the clock's next frame to confirm it.
+    assert_eq!(b.tracker.tracker().poll_timeout(), Some(b.t + 1500));
     b.place("f3", 'N');
     let ev = b.events();
     let m = moves(&ev);
