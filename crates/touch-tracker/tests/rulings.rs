@@ -1352,3 +1352,24 @@ fn a_real_press_without_a_move_is_ruled_at_the_press() {
     assert_eq!(e.t_ms, at + 400);
     assert_eq!(clock_noise(&b), 0);
 }
+
+#[test]
+fn an_80_ms_flicker_of_the_movers_pawn_is_no_touch() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.gap = 80;
+    b.lift("e2");
+    b.place("e2", 'P');
+    b.gap = 300;
+    b.wait(1000);
+    b.play("g1f3");
+    b.press(Color::White);
+    assert_eq!(b.kinds(), ["move"]);
+    // Black lifts his knight, puts it back, then plays a pawn: touch-move.
+    b.lift("b8");
+    b.wait(400);
+    b.place("b8", 'n');
+    b.play("e7e5");
+    b.press(Color::Black);
+    assert_eq!(b.kinds(), ["move", "touch_move"]);
+}
