@@ -2,6 +2,32 @@
 //! starting, flag falls, and which side of the clock is White's (configured, or inferred
 //! from the board's orientation, the side that runs when the game starts, and the press
 //! that completes White's first move).
+//!
+//! # What evidence each clock fact needs (issue 36)
+//!
+//! A BWTIME frame has no checksum (dgt-protocol.md §2, §4.4): one frame can be serial
+//! noise, and a ruling (a lost game, a minute to the opponent) is never made on one
+//! frame the next contradicts. The tracker (`Tracker::on_clock`) takes a frame as a fact
+//! only with this evidence:
+//!
+//! - **Flag** (FIDE 6.9): the flag bit (fallen or shown) on a side at 0:00 (§4.4: bit 4
+//!   means "blocked at 0:00"; a flag bit beside a time left is self-contradictory, noise).
+//!   Confirmed by the next frame showing the same flag (a real flag stays in every frame
+//!   after), or by the clock's own history (the side ran at 0:01 a second before, so it
+//!   could run out: a real flag arrives so in the captures, the clock then blocked and
+//!   silent), or by no contradicting frame within `CLOCK_CONFIRM_MS` (a blocked clock may
+//!   send nothing more; a running one sends a frame at least every second, §7).
+//! - **Press** (6.2, the lever flipping while the clock runs, §7): taken at once when the
+//!   board explains it (the presser's move is on it, or the mover made one and the
+//!   opponent presses for the reply). Otherwise held until the board shows the presser's
+//!   move (a press can reach us before the last scan), the next frame keeps the lever
+//!   where it went (a real press leaves it there), or `CLOCK_CONFIRM_MS` passes without a
+//!   frame. A next frame with the lever back is noise: no press, no `clock_without_move`.
+//! - **Start**, **running side**: read from a frame taken as above, never from a held one.
+//!
+//! A held frame is taken at its own time, so rulings keep the press's or the flag's time
+//! (replay and live agree); frames dropped as noise are logged and counted
+//! (`Tracker::clock_noise_frames`).
 
 use chess_rules::Color;
 use dgt_protocol::{ClockSide, ClockTime, Orientation};

@@ -677,7 +677,7 @@ impl Tracker {
         match &ev.event {
             BoardEvent::Field(u) => {
                 self.on_field(t, *u, out);
-                self.confirm_held_press_by_board(out);
+                self.confirm_held_press_by_board(t, out);
             }
             BoardEvent::Clock(c) => {
                 self.on_clock(t, c, out);
@@ -685,7 +685,7 @@ impl Tracker {
             }
             BoardEvent::Dump { board } => {
                 self.on_dump(t, board, out);
-                self.confirm_held_press_by_board(out);
+                self.confirm_held_press_by_board(t, out);
             }
             BoardEvent::Connected { .. } => self.status(out, t, BoardStatus::Connected, None),
             BoardEvent::Disconnected { reason } => {
@@ -1346,8 +1346,9 @@ impl Tracker {
     }
 
     /// A held press is confirmed once the board shows the presser's move (a press can
-    /// reach us before the last piece's place does); it keeps the press's time.
-    fn confirm_held_press_by_board(&mut self, out: &mut Vec<ArbiterEvent>) {
+    /// reach us before the last piece's place does). The move is recorded now, with the
+    /// clock's times at the press, as a press waiting for the board always was.
+    fn confirm_held_press_by_board(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
         let Some(held) = self.held_clock else {
             return;
         };
@@ -1358,7 +1359,7 @@ impl Tracker {
                 .is_some_and(|side| self.board_explains_press(side))
         {
             self.held_clock = None;
-            self.take_clock(held.t, &held.frame, out);
+            self.take_clock(t, &held.frame, out);
         }
     }
 
