@@ -1373,3 +1373,46 @@ fn an_80_ms_flicker_of_the_movers_pawn_is_no_touch() {
     b.press(Color::Black);
     assert_eq!(b.kinds(), ["move", "touch_move"]);
 }
+
+#[test]
+fn a_running_clock_silent_for_30_s_is_reported_once_and_cleared() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    b.events();
+    let heard = b.t;
+    // The board talks on (Black thinks, touches), the clock sends nothing.
+    b.wait(31_000);
+    b.lift("g8");
+    b.place("f6", 'n');
+    b.wait(20_000);
+    b.lift("f6");
+    b.place("g8", 'n');
+    let silent: Vec<_> = b
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EventKind::BoardStatus(s) if s.status == BoardStatus::ClockDisconnected => Some(e.t_ms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        silent,
+        [heard + 31_300],
+        "reported once, at the board's next input"
+    );
+    b.frame();
+    let back = b.events();
+    assert!(back.iter().any(|e| matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.status == BoardStatus::ClockConnected)));
+    assert!(back.iter().all(|e| e.kind_name() == "board_status"));
+    // A stopped clock sends nothing and is not silent.
+    b.clock.running = false;
+    b.frame();
+    b.wait(60_000);
+    b.lift("g8");
+    b.finish();
+    assert!(b.events().iter().all(|e| !matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.status == BoardStatus::ClockDisconnected)));
+}

@@ -106,6 +106,11 @@ struct HeldClock {
 /// flag blocks it) contradicts nothing, and the frame stands.
 const CLOCK_CONFIRM_MS: u64 = 1500;
 
+/// A running clock that sent no frame for this long while the board still talks is
+/// reported to the arbiter (a cable, a dead clock): no ruling can rest on its times.
+/// Noticed at the board's next input, so that replay and live agree with no timer.
+const CLOCK_SILENT_MS: u64 = 30_000;
+
 #[derive(Debug, Clone, Copy)]
 struct PendingPress {
     deadline: u64,
@@ -268,6 +273,11 @@ pub struct Tracker {
     clock_noise: u32,
     /// When the last clock frame taken as a fact came.
     clock_taken_at: u64,
+    /// When the last frame of a running clock came (none while it is stopped, absent or
+    /// the line down): a running DGT3000 sends one at least every second.
+    clock_heard_at: Option<u64>,
+    /// A silent clock was reported and has not sent a frame since.
+    clock_silent_reported: bool,
     /// The time control, configured or read off the first clock frame.
     time_control: Option<TimeControl>,
     touches: Vec<Touch>,
@@ -398,6 +408,8 @@ impl Tracker {
             held_clock: None,
             clock_noise: 0,
             clock_taken_at: 0,
+            clock_heard_at: None,
+            clock_silent_reported: false,
             time_control: cfg.time_control,
             touches: Vec::with_capacity(64),
             counts: [0, 0],
@@ -674,6 +686,9 @@ impl Tracker {
             }
             self.handle_timeout(d, out);
         }
+        if !matches!(ev.event, BoardEvent::Clock(_)) {
+            self.note_clock_silence(t, out);
+        }
         match &ev.event {
             BoardEvent::Field(u) => {
                 self.on_field(t, *u, out);
@@ -682,6 +697,7 @@ impl Tracker {
             BoardEvent::Clock(c) => {
                 self.on_clock(t, c, out);
                 self.note_clock_frame(t);
+                self.hear_clock(t, c, out);
             }
             BoardEvent::Dump { board } => {
                 self.on_dump(t, board, out);
@@ -696,6 +712,7 @@ impl Tracker {
                 }
                 self.clock.reset();
                 self.held_clock = None;
+                self.clock_heard_at = None;
                 self.last_gap_ms = Some(t);
                 self.gap_open = true;
                 self.line_down = true;
@@ -705,6 +722,7 @@ impl Tracker {
                 self.status(out, t, BoardStatus::ClockConnected, None);
             }
             BoardEvent::ClockDisconnected => {
+                self.clock_heard_at = None;
                 self.status(out, t, BoardStatus::ClockDisconnected, None);
             }
             BoardEvent::ClockAck(_) | BoardEvent::ClockButton(_) | BoardEvent::Battery(_) => {}
@@ -1295,6 +1313,30 @@ impl Tracker {
             return;
         }
         self.take_clock(t, c, out);
+    }
+
+    /// The board talks and a running clock has said nothing for `CLOCK_SILENT_MS`: said
+    /// once, as the clock's status (an alert for the arbiter; no ruling).
+    fn note_clock_silence(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(heard) = self.clock_heard_at else {
+            return;
+        };
+        if self.line_down || t < heard + CLOCK_SILENT_MS {
+            return;
+        }
+        self.clock_heard_at = None;
+        self.clock_silent_reported = true;
+        let detail = "no frame from the running clock for 30 s: check the clock (no ruling)";
+        self.status(out, t, BoardStatus::ClockDisconnected, Some(detail.into()));
+    }
+
+    /// A frame came: a silence reported is over; a running clock is expected to talk on.
+    fn hear_clock(&mut self, t: u64, c: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        if std::mem::take(&mut self.clock_silent_reported) {
+            let detail = "the clock sends frames again";
+            self.status(out, t, BoardStatus::ClockConnected, Some(detail.into()));
+        }
+        self.clock_heard_at = (c.running && !c.no_clock).then_some(t);
     }
 
     /// The side whose press a held frame shows.
