@@ -23,7 +23,11 @@
 //!   move (a press can reach us before the last scan), the next frame keeps the lever
 //!   where it went (a real press leaves it there), or `CLOCK_CONFIRM_MS` passes without a
 //!   frame. A next frame with the lever back is noise: no press, no `clock_without_move`.
-//! - **Start**, **running side**: read from a frame taken as above, never from a held one.
+//! - **Start** (stopped to running) and the **running side**: no ruling rests on them
+//!   alone; read from each frame taken, never from a held one (a held frame changes
+//!   nothing until it is taken).
+//! - **Silence**: a running clock sends a frame at least every second; none for 30 s while
+//!   the board talks is said to the arbiter (`clock_disconnected`), no ruling.
 //!
 //! A held frame is taken at its own time, so rulings keep the press's or the flag's time
 //! (replay and live agree); frames dropped as noise are logged and counted
