@@ -2,6 +2,36 @@
 //! starting, flag falls, and which side of the clock is White's (configured, or inferred
 //! from the board's orientation, the side that runs when the game starts, and the press
 //! that completes White's first move).
+//!
+//! # What evidence each clock fact needs (issue 36)
+//!
+//! A BWTIME frame has no checksum (dgt-protocol.md §2, §4.4): one frame can be serial
+//! noise, and a ruling (a lost game, a minute to the opponent) is never made on one
+//! frame the next contradicts. The tracker (`Tracker::on_clock`) takes a frame as a fact
+//! only with this evidence:
+//!
+//! - **Flag** (FIDE 6.9): the flag bit (fallen or shown) on a side at 0:00 (§4.4: bit 4
+//!   means "blocked at 0:00"; a flag bit beside a time left is self-contradictory, noise).
+//!   Confirmed by the next frame showing the same flag (a real flag stays in every frame
+//!   after), or by the clock's own history (the side ran at 0:01 a second before, so it
+//!   could run out: a real flag arrives so in the captures, the clock then blocked and
+//!   silent), or by no contradicting frame within `CLOCK_CONFIRM_MS` (a blocked clock may
+//!   send nothing more; a running one sends a frame at least every second, §7).
+//! - **Press** (6.2, the lever flipping while the clock runs, §7): taken at once when the
+//!   board explains it (the presser's move is on it, or the mover made one and the
+//!   opponent presses for the reply). Otherwise held until the board shows the presser's
+//!   move (a press can reach us before the last scan), the next frame keeps the lever
+//!   where it went (a real press leaves it there), or `CLOCK_CONFIRM_MS` passes without a
+//!   frame. A next frame with the lever back is noise: no press, no `clock_without_move`.
+//! - **Start** (stopped to running) and the **running side**: no ruling rests on them
+//!   alone; read from each frame taken, never from a held one (a held frame changes
+//!   nothing until it is taken).
+//! - **Silence**: a running clock sends a frame at least every second; none for 30 s while
+//!   the board talks is said to the arbiter (`clock_disconnected`), no ruling.
+//!
+//! A held frame is taken at its own time, so rulings keep the press's or the flag's time
+//! (replay and live agree); frames dropped as noise are logged and counted
+//! (`Tracker::clock_noise_frames`).
 
 use chess_rules::Color;
 use dgt_protocol::{ClockSide, ClockTime, Orientation};
@@ -129,6 +159,13 @@ impl ClockWatch {
 
     /// Takes a frame and says what changed.
     pub fn on_frame(&mut self, t: &ClockTime) -> ClockChange {
+        let change = self.change_to(t);
+        self.last = Some(*t);
+        change
+    }
+
+    /// What a frame would change, without taking it (a frame held for confirmation).
+    pub fn change_to(&self, t: &ClockTime) -> ClockChange {
         let mut change = ClockChange::default();
         if let Some(prev) = &self.last {
             if prev.running && t.running && prev.lever != t.lever {
@@ -138,13 +175,43 @@ impl ClockWatch {
                 change.started = Some(t.lever);
             }
         }
-        change.flag = [ClockSide::Left, ClockSide::Right].into_iter().find(|&s| {
-            let side = t.side(s);
-            side.flag_fallen || (side.flag_shown && side.time.secs() == 0)
-        });
-        self.last = Some(*t);
+        change.flag = flag_side(t);
         change
     }
+}
+
+/// The side whose flag a frame shows: its flag bit (fallen, or shown) with its time at
+/// 0:00. A DGT3000 blocks a fallen side at 0:00 (dgt-protocol.md §4.4, bit 4).
+pub(crate) fn flag_side(t: &ClockTime) -> Option<ClockSide> {
+    [ClockSide::Left, ClockSide::Right].into_iter().find(|&s| {
+        let side = t.side(s);
+        (side.flag_fallen || side.flag_shown) && side.time.secs() == 0
+    })
+}
+
+/// A frame that contradicts itself: a "flag fell" bit on a side whose time is not 0:00
+/// (§4.4: that bit means the clock is blocked at 0:00). Serial noise, not a clock.
+pub(crate) fn self_contradictory(t: &ClockTime) -> bool {
+    [t.left, t.right]
+        .iter()
+        .any(|side| side.flag_fallen && side.time.secs() != 0)
+}
+
+/// Whether `side`, running in frame `last`, could have run out `elapsed_ms` later: a
+/// display shows whole seconds rounded up, so "0:01" is at most 1000 ms. A flag that
+/// follows such a run-down is the clock's own evidence (a real flag comes so, in one
+/// frame, the clock then blocked and silent: the johan capture).
+pub(crate) fn could_run_out(last: &ClockTime, side: ClockSide, elapsed_ms: u64) -> bool {
+    last.running
+        && last.lever == side
+        && u64::from(last.side(side).time.secs()) * 1000 <= elapsed_ms + 1000
+}
+
+/// Whether `next` agrees with a `held` frame that showed a press or a flag: a real press
+/// leaves the lever where it went in every frame after, a real flag stays (§4.4, §7).
+pub(crate) fn confirms(held: &ClockTime, next: &ClockTime) -> bool {
+    let flag = flag_side(held);
+    next.lever == held.lever && (flag.is_none() || flag_side(next) == flag)
 }
 
 #[cfg(test)]

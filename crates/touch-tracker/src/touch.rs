@@ -6,9 +6,15 @@ use chess_rules::{CastleSide, Move, Obligation, Piece, Position, Role, Square};
 
 use crate::events::{Touch, TouchAction, Touched};
 
+/// A piece read gone and back on its square within this time was never in a hand: no
+/// player lifts and puts back a piece so fast (a sensor glitch or a scan's miss, ~80 ms
+/// in issue 36), and a touch-move claim (art. 4.3) needs a touch that happened.
+pub const FLICKER_MS: u64 = 150;
+
 /// The pieces lifted during a turn, in order, as they stood before it: a lift counts when
 /// the square still held the piece it held at the turn's start (lifting the piece again
-/// from the square it was moved to is not a new touch), once per square.
+/// from the square it was moved to is not a new touch), once per square, and when it was
+/// not a flicker (back on its square within [`FLICKER_MS`]).
 ///
 /// Lifts reported at the same instant (one scan of the board) have no order the board can
 /// tell: the player's own pieces count first (arbiter-rules §3), and among them the piece
@@ -16,10 +22,11 @@ use crate::events::{Touch, TouchAction, Touched};
 pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> Vec<Touched> {
     // Sized once: at most one entry a touch (this runs for every recorded move).
     let mut lifts: Vec<(u64, Touched)> = Vec::with_capacity(log.len());
-    for t in log {
+    for (i, t) in log.iter().enumerate() {
         if t.action == TouchAction::Lift
             && base.piece_at(t.square) == Some(t.piece)
             && !lifts.iter().any(|(_, x)| x.square == t.square)
+            && !flicker(t, &log[i + 1..])
         {
             let touched = Touched {
                 square: t.square,
@@ -37,6 +44,16 @@ pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> V
     // A stable sort within each instant only (times never decrease in the log).
     lifts.sort_by(|(ta, a), (tb, b)| ta.cmp(tb).then_with(|| rank(a).cmp(&rank(b))));
     lifts.into_iter().map(|(_, t)| t).collect()
+}
+
+/// Whether the lift `lift` is undone (the same piece back on its square) within
+/// [`FLICKER_MS`] by the next touch of its square in `after`.
+fn flicker(lift: &Touch, after: &[Touch]) -> bool {
+    after
+        .iter()
+        .take_while(|t| t.t_ms < lift.t_ms + FLICKER_MS)
+        .find(|t| t.square == lift.square)
+        .is_some_and(|t| t.action == TouchAction::Place && t.piece == lift.piece)
 }
 
 /// Did the player go for a castling: his king lifted from its home square, and the next
@@ -420,16 +437,34 @@ mod tests {
     }
 
     #[test]
+    fn a_piece_gone_and_back_within_a_flicker_was_not_touched() {
+        let p = Position::start();
+        // e2 reads empty for 80 ms (a glitch), then the knight is lifted and played.
+        let log = [
+            lift(1000, "e2", 'P'),
+            place(1080, "e2", 'P'),
+            lift(2000, "g1", 'N'),
+            place(2400, "f3", 'N'),
+        ];
+        let t = touched_pieces(&p, &log, None);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].square, sq("g1"));
+        // Held in the hand for 400 ms and put back: a touch.
+        let log = [lift(1000, "e2", 'P'), place(1400, "e2", 'P')];
+        assert_eq!(touched_pieces(&p, &log, None)[0].square, sq("e2"));
+    }
+
+    #[test]
     fn touched_list_is_first_lifts_from_home_squares() {
         let p = Position::start();
         let log = [
-            lift(1, "g1", 'N'),
-            place(2, "g1", 'N'),
-            lift(3, "e2", 'P'),
-            place(4, "e4", 'P'),
-            lift(5, "e4", 'P'),
-            place(6, "e4", 'P'),
-            lift(7, "g1", 'N'),
+            lift(1000, "g1", 'N'),
+            place(2000, "g1", 'N'),
+            lift(3000, "e2", 'P'),
+            place(4000, "e4", 'P'),
+            lift(5000, "e4", 'P'),
+            place(6000, "e4", 'P'),
+            lift(7000, "g1", 'N'),
         ];
         let t = touched_pieces(&p, &log, None);
         assert_eq!(
@@ -446,22 +481,30 @@ mod tests {
     fn an_immovable_piece_binds_nothing() {
         // The rook on a1 cannot move at the start; the knight then moved is free.
         let p = Position::start();
-        let log = [lift(1, "a1", 'R'), place(2, "a1", 'R'), lift(3, "b1", 'N')];
+        let log = [
+            lift(1000, "a1", 'R'),
+            place(2000, "a1", 'R'),
+            lift(3000, "b1", 'N'),
+        ];
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "b1".into())));
         // Art. 4.3.1: the rook is passed over, the knight binds the replacing move.
         assert_eq!(
             must_move(&p, &touched_pieces(&p, &log, None)),
             Some(sq("b1"))
         );
-        let only = [lift(1, "a1", 'R'), place(2, "a1", 'R')];
+        let only = [lift(1000, "a1", 'R'), place(2000, "a1", 'R')];
         assert_eq!(must_move(&p, &touched_pieces(&p, &only, None)), None);
         // An opponent's piece touched first does not stop an own piece binding.
-        let log = [lift(1, "e7", 'p'), place(2, "e7", 'p'), lift(3, "g1", 'N')];
+        let log = [
+            lift(1000, "e7", 'p'),
+            place(2000, "e7", 'p'),
+            lift(3000, "g1", 'N'),
+        ];
         assert_eq!(
             must_move(&p, &touched_pieces(&p, &log, None)),
             Some(sq("g1"))
         );
-        let only = [lift(1, "a1", 'R'), place(2, "a1", 'R')];
+        let only = [lift(1000, "a1", 'R'), place(2000, "a1", 'R')];
         assert_eq!(bound(&p, &only), None);
     }
 
@@ -469,12 +512,16 @@ mod tests {
     fn opponent_pieces_must_be_captured() {
         // 1. e4 d5: White touches the d5 pawn first, then plays Nf3.
         let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
-        let log = [lift(1, "d5", 'p'), place(2, "d5", 'p')];
+        let log = [lift(1000, "d5", 'p'), place(2000, "d5", 'p')];
         assert_eq!(bound(&p, &log), Some((Obligation::Capture, "d5".into())));
         assert!(kept(&p, &log, "e4d5"));
         assert!(!kept(&p, &log, "g1f3"));
         // Both colours: the victim first, then the capturing pawn: capture with it.
-        let log = [lift(1, "d5", 'p'), lift(2, "e4", 'P'), place(3, "d5", 'P')];
+        let log = [
+            lift(1000, "d5", 'p'),
+            lift(2000, "e4", 'P'),
+            place(3000, "d5", 'P'),
+        ];
         let b = obligation(&p, &touched_pieces(&p, &log, None), false).unwrap();
         assert_eq!(
             (b.obligation, b.with),
@@ -482,7 +529,7 @@ mod tests {
         );
         assert!(b.kept_by(&p, "e4d5".parse().unwrap()));
         // Own knight first, then the pawn it cannot take: move the first touched that can.
-        let log = [lift(1, "g1", 'N'), lift(2, "d5", 'p')];
+        let log = [lift(1000, "g1", 'N'), lift(2000, "d5", 'p')];
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "g1".into())));
     }
 
@@ -490,22 +537,34 @@ mod tests {
     fn castling_order() {
         let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
         // King then rook: castle that side.
-        let log = [lift(1, "e1", 'K'), place(2, "g1", 'K'), lift(3, "h1", 'R')];
+        let log = [
+            lift(1000, "e1", 'K'),
+            place(2000, "g1", 'K'),
+            lift(3000, "h1", 'R'),
+        ];
         assert_eq!(bound(&p, &log), Some((Obligation::Castle, "h1".into())));
         assert!(kept(&p, &log, "e1g1"));
         assert!(!kept(&p, &log, "e1c1"));
         assert!(!kept(&p, &log, "e1f1"));
         // Rook then king: castling with that rook is out, the rook must move.
-        let log = [lift(1, "h1", 'R'), place(2, "f1", 'R'), lift(3, "e1", 'K')];
+        let log = [
+            lift(1000, "h1", 'R'),
+            place(2000, "f1", 'R'),
+            lift(3000, "e1", 'K'),
+        ];
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "h1".into())));
         assert!(!kept(&p, &log, "e1g1"));
         assert!(kept(&p, &log, "h1g1"));
         // A king touched and put back, then the rook: not a castling; the king must move.
-        let log = [lift(1, "e1", 'K'), place(2, "e1", 'K'), lift(3, "h1", 'R')];
+        let log = [
+            lift(1000, "e1", 'K'),
+            place(2000, "e1", 'K'),
+            lift(3000, "h1", 'R'),
+        ];
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "e1".into())));
         // King then rook where castling is illegal: another king move.
         let p = pos("r3k2r/pppppppp/8/8/8/8/PPPPP1PP/R3K2R w Qkq - 0 1");
-        let log = [lift(1, "e1", 'K'), lift(3, "h1", 'R')];
+        let log = [lift(1000, "e1", 'K'), lift(3000, "h1", 'R')];
         assert_eq!(bound(&p, &log), Some((Obligation::KingMove, "e1".into())));
         assert!(kept(&p, &log, "e1f2"));
         assert!(kept(&p, &log, "e1c1"));

@@ -228,6 +228,9 @@ impl Bench {
         side.flag_fallen = true;
         self.clock.running = false;
         self.frame();
+        // A real flag stays in every frame after (one frame alone is not a flag fall).
+        self.t += 100;
+        self.frame();
     }
 
     /// The events since the last call.
@@ -350,7 +353,8 @@ fn a_press_before_the_scan_reports_the_move_waits_for_the_board() {
     b.lift("g1");
     b.press(Color::White);
     assert_eq!(b.tracker.tracker().state(), GameState::AwaitingBoard);
-    assert_eq!(b.tracker.tracker().poll_timeout(), Some(b.t + 400));
+    // The press waits for the board (its move) or the clock's next frame to confirm it.
+    assert_eq!(b.tracker.tracker().poll_timeout(), Some(b.t + 1500));
     b.place("f3", 'N');
     let ev = b.events();
     let m = moves(&ev);
@@ -1206,4 +1210,206 @@ fn a_queen_that_corrects_an_unpromoted_pawn_and_mates_ends_the_game_once_it_stan
         (g.result, g.reason),
         (GameResult::WhiteWins, EndReason::Checkmate)
     );
+}
+
+// ----- clock facts (issue 36): one frame is never a ruling -----
+
+/// White (left) to move with his time running after 1. e4 e5; the events read.
+fn running_after_e4_e5() -> Bench {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    b.play("e7e5");
+    b.press(Color::Black);
+    b.events();
+    b
+}
+
+/// One frame, the clock's own `edit`ed, between the clock's normal frames.
+fn one_bad_frame(b: &mut Bench, edit: impl FnOnce(&mut ClockTime)) {
+    b.t += 1000;
+    let mut bad = b.clock;
+    edit(&mut bad);
+    b.feed(BoardEvent::Clock(bad));
+    for _ in 0..3 {
+        b.t += 1000;
+        b.frame();
+    }
+}
+
+fn clock_noise(b: &Bench) -> u32 {
+    b.tracker.tracker().clock_noise_frames()
+}
+
+#[test]
+fn a_flag_bit_in_one_frame_between_running_ones_is_noise() {
+    let mut b = running_after_e4_e5();
+    // Issue 36's frame `8d 00 0a 00 04 57 10 05 01 13`: the left side's "flag fell" bit
+    // while it shows 5:01 and runs.
+    one_bad_frame(&mut b, |f| f.left.flag_fallen = true);
+    assert_eq!(b.kinds(), Vec::<&str>::new());
+    assert_eq!(clock_noise(&b), 1);
+    // The same bit on the side not running.
+    one_bad_frame(&mut b, |f| f.right.flag_fallen = true);
+    // A flag at 0:00 in one frame (time and bit both hit), contradicted by the next.
+    one_bad_frame(&mut b, |f| {
+        f.left.time = Hms::from_secs(0).unwrap();
+        f.left.flag_fallen = true;
+        f.running = false;
+    });
+    b.finish();
+    assert_eq!(b.kinds(), Vec::<&str>::new());
+    assert_eq!(clock_noise(&b), 3);
+    assert_eq!(b.tracker.tracker().state(), GameState::Playing);
+}
+
+#[test]
+fn a_flag_the_clock_keeps_showing_ends_the_game_at_its_first_frame() {
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/4K2R b - - 0 1"));
+    b.start_clock();
+    b.t += 5000;
+    let flag_at = b.t + 100;
+    b.flag(Color::Black); // Two frames: 0:00 with the flag bit, twice.
+    let g = game_over(&b.events());
+    assert_eq!(
+        (g.result, g.flag),
+        (GameResult::WhiteWins, Some(Color::Black))
+    );
+    assert_eq!(clock_noise(&b), 0);
+    let over = b.out.iter().find(|e| e.kind_name() == "game_over").unwrap();
+    assert_eq!(over.t_ms, flag_at);
+}
+
+#[test]
+fn a_flag_after_the_time_ran_down_or_then_silence_is_a_flag() {
+    // The clock counted down to 0:01 a second before: the flag frame alone is enough.
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/4K2R b - - 0 1"));
+    b.start_clock();
+    let black = b.side_of(Color::Black);
+    b.t += 1000;
+    b.side(black).time = Hms::from_secs(1).unwrap();
+    b.frame();
+    b.t += 1000;
+    b.side(black).time = Hms::from_secs(0).unwrap();
+    b.side(black).flag_fallen = true;
+    b.clock.running = false;
+    b.frame();
+    assert_eq!(game_over(&b.events()).flag, Some(Color::Black));
+    // A flag at 0:00 with minutes left a frame before, then no frame at all (a blocked
+    // clock may stay silent): taken once the confirmation time passed without a
+    // contradiction.
+    let mut b = Bench::new(from_fen("4k3/8/8/8/8/8/8/4K2R b - - 0 1"));
+    b.start_clock();
+    b.t += 1000;
+    let at = b.t;
+    b.side(black).time = Hms::from_secs(0).unwrap();
+    b.side(black).flag_fallen = true;
+    b.frame();
+    assert!(b.events().iter().all(|e| e.kind_name() != "game_over"));
+    assert_eq!(b.tracker.tracker().poll_timeout(), Some(at + 1500));
+    b.finish();
+    let over = b.out.iter().find(|e| e.kind_name() == "game_over").unwrap();
+    assert_eq!(over.t_ms, at);
+}
+
+#[test]
+fn one_lever_frame_without_a_move_is_no_press() {
+    let mut b = running_after_e4_e5();
+    let (white, black) = (b.side_of(Color::White), b.side_of(Color::Black));
+    one_bad_frame(&mut b, |f| f.lever = black);
+    assert_eq!(b.kinds(), Vec::<&str>::new());
+    // A second one would have lost the game (second_illegal_move).
+    one_bad_frame(&mut b, |f| f.lever = black);
+    assert_eq!(b.kinds(), Vec::<&str>::new());
+    assert_eq!(clock_noise(&b), 2);
+    assert_eq!(b.clock.lever, white);
+    // Play goes on: White's move and press are recorded as usual.
+    b.play("g1f3");
+    b.press(Color::White);
+    assert_eq!(b.kinds(), ["move"]);
+}
+
+#[test]
+fn a_real_press_without_a_move_is_ruled_at_the_press() {
+    let mut b = running_after_e4_e5();
+    b.t += 2000;
+    let at = b.t + 100;
+    b.press(Color::White); // No move on the board; the clock's next frames agree.
+    b.t += 1000;
+    b.frame();
+    let ev = b.events();
+    let i = illegal(&ev);
+    assert_eq!(
+        (i.category, i.color),
+        (IllegalCategory::ClockWithoutMove, Color::White)
+    );
+    let e = ev.iter().find(|e| e.kind_name() == "illegal_move").unwrap();
+    // At the end of the settle window from the press, as without the confirmation.
+    assert_eq!(e.t_ms, at + 400);
+    assert_eq!(clock_noise(&b), 0);
+}
+
+#[test]
+fn an_80_ms_flicker_of_the_movers_pawn_is_no_touch() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.gap = 80;
+    b.lift("e2");
+    b.place("e2", 'P');
+    b.gap = 300;
+    b.wait(1000);
+    b.play("g1f3");
+    b.press(Color::White);
+    assert_eq!(b.kinds(), ["move"]);
+    // Black lifts his knight, puts it back, then plays a pawn: touch-move.
+    b.lift("b8");
+    b.wait(400);
+    b.place("b8", 'n');
+    b.play("e7e5");
+    b.press(Color::Black);
+    assert_eq!(b.kinds(), ["move", "touch_move"]);
+}
+
+#[test]
+fn a_running_clock_silent_for_30_s_is_reported_once_and_cleared() {
+    let mut b = Bench::new(blitz());
+    b.start_clock();
+    b.play("e2e4");
+    b.press(Color::White);
+    b.events();
+    let heard = b.t;
+    // The board talks on (Black thinks, touches), the clock sends nothing.
+    b.wait(31_000);
+    b.lift("g8");
+    b.place("f6", 'n');
+    b.wait(20_000);
+    b.lift("f6");
+    b.place("g8", 'n');
+    let silent: Vec<_> = b
+        .events()
+        .into_iter()
+        .filter_map(|e| match e.kind {
+            EventKind::BoardStatus(s) if s.status == BoardStatus::ClockDisconnected => Some(e.t_ms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        silent,
+        [heard + 31_300],
+        "reported once, at the board's next input"
+    );
+    b.frame();
+    let back = b.events();
+    assert!(back.iter().any(|e| matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.status == BoardStatus::ClockConnected)));
+    assert!(back.iter().all(|e| e.kind_name() == "board_status"));
+    // A stopped clock sends nothing and is not silent.
+    b.clock.running = false;
+    b.frame();
+    b.wait(60_000);
+    b.lift("g8");
+    b.finish();
+    assert!(b.events().iter().all(|e| !matches!(&e.kind,
+        EventKind::BoardStatus(s) if s.status == BoardStatus::ClockDisconnected)));
 }

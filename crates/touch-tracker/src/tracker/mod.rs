@@ -23,7 +23,7 @@ use dgt_protocol::{
 };
 
 use crate::analysis::{AnalysisRequest, Purpose};
-use crate::clock::{ClockWatch, SideSource};
+use crate::clock::{self, ClockWatch, SideSource};
 use crate::config::{TimeCategory, TrackerConfig};
 use crate::events::{
     ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EventKind, IllegalMoveEvent, Penalty,
@@ -90,6 +90,26 @@ struct Made {
     /// showed it (a move seen made after a gap confirms where the game stands).
     seen: bool,
 }
+
+/// A clock frame awaiting confirmation; a ruling it leads to keeps its time `t`.
+#[derive(Debug, Clone, Copy)]
+struct HeldClock {
+    t: u64,
+    frame: ClockTime,
+    /// Taken as it is when no frame contradicted it by then.
+    deadline: u64,
+}
+
+/// How long a held clock frame waits for the next one. A running DGT3000 sends a frame at
+/// least every second (and at once on every change, dgt-protocol.md §7), so one bad frame
+/// among running ones is contradicted well within this; a clock that went quiet (a real
+/// flag blocks it) contradicts nothing, and the frame stands.
+const CLOCK_CONFIRM_MS: u64 = 1500;
+
+/// A running clock that sent no frame for this long while the board still talks is
+/// reported to the arbiter (a cable, a dead clock): no ruling can rest on its times.
+/// Noticed at the board's next input, so that replay and live agree with no timer.
+const CLOCK_SILENT_MS: u64 = 30_000;
 
 #[derive(Debug, Clone, Copy)]
 struct PendingPress {
@@ -245,6 +265,19 @@ pub struct Tracker {
     quiet_deadline: Option<u64>,
     phase: Phase,
     clock: ClockWatch,
+    /// A clock frame showing a press the board does not yet explain, or a flag, held until
+    /// the clock or the board confirms it: the protocol has no checksum, so one frame is
+    /// never a ruling (see `on_clock`).
+    held_clock: Option<HeldClock>,
+    /// Clock frames dropped as noise: self-contradictory, or contradicted by the next one.
+    clock_noise: u32,
+    /// When the last clock frame taken as a fact came.
+    clock_taken_at: u64,
+    /// When the last frame of a running clock came (none while it is stopped, absent or
+    /// the line down): a running DGT3000 sends one at least every second.
+    clock_heard_at: Option<u64>,
+    /// A silent clock was reported and has not sent a frame since.
+    clock_silent_reported: bool,
     /// The time control, configured or read off the first clock frame.
     time_control: Option<TimeControl>,
     touches: Vec<Touch>,
@@ -372,6 +405,11 @@ impl Tracker {
             quiet_deadline: None,
             phase: Phase::Playing,
             clock,
+            held_clock: None,
+            clock_noise: 0,
+            clock_taken_at: 0,
+            clock_heard_at: None,
+            clock_silent_reported: false,
             time_control: cfg.time_control,
             touches: Vec::with_capacity(64),
             counts: [0, 0],
@@ -444,7 +482,9 @@ impl Tracker {
         match self.phase {
             Phase::Over => GameState::Over,
             Phase::Restoring(_) => GameState::Restoring,
-            Phase::Playing if self.pending_press.is_some() => GameState::AwaitingBoard,
+            Phase::Playing if self.pending_press.is_some() || self.held_press().is_some() => {
+                GameState::AwaitingBoard
+            }
             Phase::Playing => GameState::Playing,
         }
     }
@@ -479,7 +519,8 @@ impl Tracker {
             .as_ref()
             .filter(|_| !self.line_down)
             .map(|p| p.since + self.cfg.settle_window_ms);
-        [press, self.quiet_deadline, recovery]
+        let held = self.held_clock.map(|h| h.deadline);
+        [press, self.quiet_deadline, recovery, held]
             .into_iter()
             .flatten()
             .min()
@@ -488,6 +529,11 @@ impl Tracker {
     /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
     /// game-ending move the board has shown long enough.
     pub fn handle_timeout(&mut self, now_ms: u64, out: &mut Vec<ArbiterEvent>) {
+        if let Some(h) = self.held_clock.filter(|h| h.deadline <= now_ms) {
+            // No frame contradicted it: the clock stands as it showed.
+            self.held_clock = None;
+            self.take_clock(h.t, &h.frame, out);
+        }
         if let Some(since) = self
             .pending_recovery
             .as_ref()
@@ -629,6 +675,10 @@ impl Tracker {
     /// Takes one board event.
     pub fn handle(&mut self, ev: &TimedEvent, out: &mut Vec<ArbiterEvent>) {
         let t = ev.t_ms;
+        if let BoardEvent::Clock(c) = &ev.event {
+            // First, at its own time: what this frame says of a held one.
+            self.resolve_held_clock(c, out);
+        }
         // Deadlines passed before this input are handled first, at their own time.
         while let Some(d) = self.poll_timeout() {
             if d >= t {
@@ -636,13 +686,23 @@ impl Tracker {
             }
             self.handle_timeout(d, out);
         }
+        if !matches!(ev.event, BoardEvent::Clock(_)) {
+            self.note_clock_silence(t, out);
+        }
         match &ev.event {
-            BoardEvent::Field(u) => self.on_field(t, *u, out),
+            BoardEvent::Field(u) => {
+                self.on_field(t, *u, out);
+                self.confirm_held_press_by_board(t, out);
+            }
             BoardEvent::Clock(c) => {
                 self.on_clock(t, c, out);
                 self.note_clock_frame(t);
+                self.hear_clock(t, c, out);
             }
-            BoardEvent::Dump { board } => self.on_dump(t, board, out),
+            BoardEvent::Dump { board } => {
+                self.on_dump(t, board, out);
+                self.confirm_held_press_by_board(t, out);
+            }
             BoardEvent::Connected { .. } => self.status(out, t, BoardStatus::Connected, None),
             BoardEvent::Disconnected { reason } => {
                 // A lever that moves while we cannot see it is not a press we saw; what
@@ -651,6 +711,8 @@ impl Tracker {
                     self.clock_before_gap = Some((*last, self.game.position().side_to_move()));
                 }
                 self.clock.reset();
+                self.held_clock = None;
+                self.clock_heard_at = None;
                 self.last_gap_ms = Some(t);
                 self.gap_open = true;
                 self.line_down = true;
@@ -660,6 +722,7 @@ impl Tracker {
                 self.status(out, t, BoardStatus::ClockConnected, None);
             }
             BoardEvent::ClockDisconnected => {
+                self.clock_heard_at = None;
                 self.status(out, t, BoardStatus::ClockDisconnected, None);
             }
             BoardEvent::ClockAck(_) | BoardEvent::ClockButton(_) | BoardEvent::Battery(_) => {}
@@ -1230,7 +1293,137 @@ impl Tracker {
 
     // ----- the clock -----
 
+    /// Clock facts need evidence (FIDE Laws 6.9 flag, 6.2 press; the protocol has no
+    /// checksum). A self-contradictory frame is noise. A flag, or a press the board does
+    /// not explain yet (no move of the presser's on it), is held until the next frame
+    /// agrees, the board shows the presser's move, or `CLOCK_CONFIRM_MS` passes without a
+    /// frame; a next frame that disagrees makes it noise, logged and counted, never a
+    /// ruling. A taken frame keeps its own time, so replay and live agree.
     fn on_clock(&mut self, t: u64, c: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        if clock::self_contradictory(c) {
+            self.clock_noise(t, "clock frame contradicts itself (flag bit off 0:00)");
+            return;
+        }
+        if matches!(self.phase, Phase::Playing) && self.needs_confirmation(t, c) {
+            self.held_clock = Some(HeldClock {
+                t,
+                frame: *c,
+                deadline: t + CLOCK_CONFIRM_MS,
+            });
+            return;
+        }
+        self.take_clock(t, c, out);
+    }
+
+    /// The board talks and a running clock has said nothing for `CLOCK_SILENT_MS`: said
+    /// once, as the clock's status (an alert for the arbiter; no ruling).
+    fn note_clock_silence(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(heard) = self.clock_heard_at else {
+            return;
+        };
+        if self.line_down || t < heard + CLOCK_SILENT_MS {
+            return;
+        }
+        self.clock_heard_at = None;
+        self.clock_silent_reported = true;
+        let detail = "no frame from the running clock for 30 s: check the clock (no ruling)";
+        self.status(out, t, BoardStatus::ClockDisconnected, Some(detail.into()));
+    }
+
+    /// A frame came: a silence reported is over; a running clock is expected to talk on.
+    fn hear_clock(&mut self, t: u64, c: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        if std::mem::take(&mut self.clock_silent_reported) {
+            let detail = "the clock sends frames again";
+            self.status(out, t, BoardStatus::ClockConnected, Some(detail.into()));
+        }
+        self.clock_heard_at = (c.running && !c.no_clock).then_some(t);
+    }
+
+    /// The side whose press a held frame shows.
+    fn held_press(&self) -> Option<ClockSide> {
+        let held = self.held_clock.as_ref()?;
+        self.clock.change_to(&held.frame).press
+    }
+
+    /// The next frame confirms a held one (it is taken, at its own time) or contradicts it
+    /// (noise). A self-contradictory frame says nothing.
+    fn resolve_held_clock(&mut self, next: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        if clock::self_contradictory(next) {
+            return;
+        }
+        let Some(held) = self.held_clock.take() else {
+            return;
+        };
+        if clock::confirms(&held.frame, next) {
+            self.take_clock(held.t, &held.frame, out);
+        } else {
+            self.clock_noise(held.t, "clock frame contradicted by the next one");
+        }
+    }
+
+    /// Whether a frame shows a flag the clock's last frame did not lead to, or a press the
+    /// board does not explain: the presser has no move on it (nor did the mover make one,
+    /// for a press that completes the reply).
+    fn needs_confirmation(&self, t: u64, c: &ClockTime) -> bool {
+        let change = self.clock.change_to(c);
+        let unexpected_flag = change.flag.is_some_and(|side| {
+            let last = self.clock.last();
+            let elapsed = t.saturating_sub(self.clock_taken_at);
+            last.and_then(clock::flag_side) != Some(side)
+                && !last.is_some_and(|l| clock::could_run_out(l, side, elapsed))
+        });
+        unexpected_flag
+            || change
+                .press
+                .is_some_and(|side| !self.board_explains_press(side))
+    }
+
+    fn board_explains_press(&self, side: ClockSide) -> bool {
+        if self.desynced {
+            return false;
+        }
+        self.made.is_some()
+            || (self.clock.color_of(side) == self.game.position().side_to_move()
+                && self.current_candidate().is_some())
+    }
+
+    /// A held press is confirmed once the board shows the presser's move (a press can
+    /// reach us before the last piece's place does). The move is recorded now, with the
+    /// clock's times at the press, as a press waiting for the board always was.
+    fn confirm_held_press_by_board(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) {
+        let Some(held) = self.held_clock else {
+            return;
+        };
+        let change = self.clock.change_to(&held.frame);
+        if change.flag.is_none()
+            && change
+                .press
+                .is_some_and(|side| self.board_explains_press(side))
+        {
+            self.held_clock = None;
+            self.take_clock(t, &held.frame, out);
+        }
+    }
+
+    fn clock_noise(&mut self, t: u64, what: &'static str) {
+        self.clock_noise += 1;
+        tracing::warn!(
+            board = %self.cfg.board,
+            ply = self.game.position().plies(),
+            t_ms = t,
+            noise = self.clock_noise,
+            "{what}: ignored as noise"
+        );
+    }
+
+    /// Clock frames dropped as noise so far.
+    pub fn clock_noise_frames(&self) -> u32 {
+        self.clock_noise
+    }
+
+    /// Takes a clock frame as a fact.
+    fn take_clock(&mut self, t: u64, c: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        self.clock_taken_at = t;
         if self.time_control.is_none() && self.clock.last().is_none() {
             // Unknown time control: the first reading stands for the base time.
             let secs = c.left.time.secs().max(c.right.time.secs());
