@@ -197,6 +197,23 @@ fn swapped_cables_keep_each_game_on_its_board() {
             && w.contains(&*p1.to_string_lossy())
             && w.contains(&*p2.to_string_lossy())
     });
+    // Each board's status shows where it is now.
+    wait_until(Duration::from_secs(10), "the boards' status", || {
+        let host = http_host(&out);
+        let (_, state) = http_json(&host, "GET", "/api/state", &token_header(&out), "");
+        let at = |i: usize| {
+            let b = &state["boards"][i];
+            (
+                b["serial"].as_str().map(str::to_owned),
+                b["port"].to_string(),
+            )
+        };
+        let ((s1, port1), (s2, port2)) = (at(0), at(1));
+        s1.as_deref() == Some("11111")
+            && s2.as_deref() == Some("22222")
+            && port1.contains(&*p2.to_string_lossy())
+            && port2.contains(&*p1.to_string_lossy())
+    });
     pause(2000);
     // Each board goes on with its own game.
     play_all(&out, &h[0], 1, 5, &[("f1b5", 'B'), ("a7a6", 'p')]);

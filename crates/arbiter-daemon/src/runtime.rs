@@ -1038,6 +1038,10 @@ impl BoardTask {
                 event: BoardEvent::Disconnected { reason },
             };
             self.deliver(Some(old), gone).await;
+            // Its clock commands must not reach the clock of the board here now.
+            if self.routes.read(|s| s.port_of(old)).is_none() {
+                self.hub.remove_control(old);
+            }
         }
         self.port.fed = now;
         let Some(board) = now else {
@@ -1049,6 +1053,7 @@ impl BoardTask {
             self.number
         );
         self.hub.set_control(board, control.clone());
+        self.hub.set_driver_status(board, control.status());
         match connected {
             Some(ev) => self.deliver(now, ev).await,
             None => {
@@ -1364,7 +1369,17 @@ impl BoardTask {
                 r = status.changed() => {
                     if r.is_ok() {
                         let s = status.borrow_and_update().clone();
-                        self.hub.set_driver_status(self.number, s);
+                        // The status of the port shows on the board answering there (its
+                        // serial and port), or on the port's own board when none does
+                        // and that board is on no other port.
+                        let home = self.routes.read(|r| r.port_of(self.number));
+                        let board = self
+                            .port
+                            .fed
+                            .or((home.is_none() || home == Some(self.number)).then_some(self.number));
+                        if let Some(b) = board {
+                            self.hub.set_driver_status(b, s);
+                        }
                     }
                 }
             }

@@ -87,6 +87,14 @@ impl Switchboard {
         }
     }
 
+    /// The port whose events feed board `board` now (a port not added: its own).
+    pub fn port_of(&self, board: u32) -> Option<u32> {
+        if !self.ports.contains_key(&board) {
+            return Some(board);
+        }
+        self.feeding(board)
+    }
+
     /// The serial board `board` is known by.
     pub fn serial_of(&self, board: u32) -> Option<&str> {
         self.serials.get(&board).map(String::as_str)
