@@ -985,6 +985,10 @@ impl BoardTask {
         control: &dgt_serial::BoardControl,
         epoch: Instant,
     ) {
+        if !self.routes.read(|s| s.drives(self.number)) {
+            // A LiveChess feed names its board itself: its events are always this board's.
+            return self.on_event(ev).await;
+        }
         match &ev.event {
             BoardEvent::Connected { serial, .. } => {
                 let serial = serial.clone();

@@ -72,6 +72,11 @@ impl Switchboard {
         );
     }
 
+    /// Whether port `port` is on the switchboard (a serial port, not a LiveChess feed).
+    pub fn drives(&self, port: u32) -> bool {
+        self.ports.contains_key(&port)
+    }
+
     /// Where port `port`'s events go now (a port not added feeds its own board).
     pub fn feed(&self, port: u32) -> Feed {
         self.ports
