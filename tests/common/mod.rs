@@ -57,15 +57,24 @@ pub fn shift(board: &BoardHandle, uci: &str, fen_piece: char) {
 pub fn hand_boards(n: usize) -> (dgt_sim::Hub, Vec<BoardHandle>) {
     let mut hub = dgt_sim::Hub::new().unwrap();
     let boards = (0..n)
-        .map(|_| {
+        .map(|i| {
             hub.serve_pty(
-                Emulator::new(dgt_sim::EmulatorConfig::default()),
+                Emulator::new(dgt_sim::EmulatorConfig {
+                    serial: board_serial(i),
+                    ..dgt_sim::EmulatorConfig::default()
+                }),
                 ServeOptions::default(),
             )
             .unwrap()
         })
         .collect();
     (hub, boards)
+}
+
+/// The serial number of the `i`-th emulated board (from 0): each its own, as real boards
+/// have (a game follows its board's serial, issue 36).
+pub fn board_serial(i: usize) -> String {
+    format!("{:05}", 10_001 + i)
 }
 
 /// A fresh folder for one test.
@@ -131,7 +140,10 @@ impl Boards {
             .enumerate()
             .map(|(i, s)| {
                 hub.serve_pty(
-                    Emulator::new(s.emulator_config()),
+                    Emulator::new(dgt_sim::EmulatorConfig {
+                        serial: board_serial(i),
+                        ..s.emulator_config()
+                    }),
                     ServeOptions {
                         script: s.actions.clone(),
                         speed: SPEED,

@@ -286,6 +286,11 @@ impl Hub {
         self.lock().controls.insert(board, control);
     }
 
+    /// Board `board` is on no port now: no clock command may reach another board's clock.
+    pub fn remove_control(&self, board: u32) {
+        self.lock().controls.remove(&board);
+    }
+
     /// The driver's control of a board, while it runs (for clock commands).
     pub fn control(&self, board: u32) -> Option<dgt_serial::BoardControl> {
         self.lock().controls.get(&board).cloned()

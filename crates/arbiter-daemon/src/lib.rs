@@ -46,6 +46,7 @@ pub mod public;
 pub mod push;
 pub mod record;
 pub mod runtime;
+pub mod serials;
 pub mod sinks;
 pub mod unattended;
 pub mod wall;

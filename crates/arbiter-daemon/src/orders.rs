@@ -35,6 +35,12 @@ pub enum ArbiterOrder {
         ply: Option<u32>,
         reply: oneshot::Sender<AcceptReply>,
     },
+    /// The board answering on this board's port with `serial`, which no board of the
+    /// event has, is this board (a spare put in its place; [`crate::serials`]).
+    ConfirmSerial {
+        serial: String,
+        reply: oneshot::Sender<Result<(), String>>,
+    },
 }
 
 /// Why an order did not reach its board.

@@ -29,6 +29,7 @@ use crate::hub::{Hub, HubEvent};
 use crate::journal::{Durability, Journal, JournalError, Record, Syncer};
 use crate::paths::Paths;
 use crate::public::Public;
+use crate::serials::{SerialRoutes, Switchboard};
 use crate::sinks::jsonl::{JsonlSink, Published};
 use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
 
@@ -323,6 +324,7 @@ impl Daemon {
 
         let (stop_boards, stop_rx) = watch::channel(false);
         let record_dir = opts.record.then(|| paths.recordings());
+        let routes = Arc::new(SerialRoutes::new(switchboard(&config, &resumed)));
         let mut boards = Vec::with_capacity(resumed.len());
         for (task, b) in resumed.into_iter().zip(&config.boards) {
             let port = match &b.port {
@@ -331,7 +333,12 @@ impl Daemon {
                 BoardPort::LiveChess(url) => {
                     let handle = crate::livechess_source::spawn(&b.name(), url.clone(), epoch);
                     tracing::info!(board = b.number, "following board {} at {url}", b.number);
-                    boards.push(tokio::spawn(task.run(handle, epoch, stop_rx.clone())));
+                    boards.push(tokio::spawn(task.run(
+                        handle,
+                        epoch,
+                        stop_rx.clone(),
+                        Arc::clone(&routes),
+                    )));
                     continue;
                 }
             };
@@ -347,7 +354,12 @@ impl Daemon {
                 }
             })?;
             tracing::info!(board = b.number, "driving board {} on {}", b.number, b.port);
-            boards.push(tokio::spawn(task.run(handle, epoch, stop_rx.clone())));
+            boards.push(tokio::spawn(task.run(
+                handle,
+                epoch,
+                stop_rx.clone(),
+                Arc::clone(&routes),
+            )));
         }
         Ok(Daemon {
             config,
@@ -455,6 +467,21 @@ pub async fn signal() {
             let _ = tokio::signal::ctrl_c().await;
         }
     }
+}
+
+/// The ports driven here and the serials the boards are known by: the configured one,
+/// else the last one the board's journal holds ([`crate::serials`]).
+fn switchboard(config: &Config, resumed: &[BoardTask]) -> Switchboard {
+    let mut board = Switchboard::default();
+    for (b, task) in config.boards.iter().zip(resumed) {
+        let serial = match &b.port {
+            BoardPort::Path(_) => task.journal_serial.clone(),
+            BoardPort::Serial(s) => Some(s.clone()),
+            BoardPort::LiveChess(_) => continue,
+        };
+        board.add_port(b.number, &b.port.to_string(), serial);
+    }
+    board
 }
 
 /// The settings that change a tracker's decisions, in a few words (kept in the journal).
@@ -566,6 +593,20 @@ struct BoardTask {
     /// Keep the hub's physical view (what the board shows, its clock frames) for the
     /// LiveChess API's feed: only when `[livechess_api]` serves it.
     physical_view: bool,
+    /// The last serial the board's journal holds (the board's, see [`crate::serials`]).
+    journal_serial: Option<String>,
+    /// Which board's game the events of this board's port feed.
+    routes: Arc<SerialRoutes>,
+    port: PortFeed,
+}
+
+/// What a board task knows of its port's link ([`crate::serials`]).
+#[derive(Debug, Default)]
+struct PortFeed {
+    /// The board whose game the port's events went to last.
+    fed: Option<u32>,
+    /// The port's `Connected`, while its link is up.
+    connected: Option<TimedEvent>,
 }
 
 impl BoardTask {
@@ -648,6 +689,9 @@ impl BoardTask {
             inbox,
             last_t: 0,
             physical_view: config.livechess_api.is_some(),
+            journal_serial: None,
+            routes: Arc::new(SerialRoutes::new(Switchboard::default())),
+            port: PortFeed::default(),
         };
         let mut unanswered: BTreeMap<u64, AnalysisRequest> = BTreeMap::new();
         let mut out = Vec::new();
@@ -663,6 +707,12 @@ impl BoardTask {
             }
             if let Record::Event(e) = rec {
                 last_disconnected = matches!(e.event, BoardEvent::Disconnected { .. });
+                if let BoardEvent::Connected {
+                    serial: Some(s), ..
+                } = &e.event
+                {
+                    task.journal_serial = Some(s.clone());
+                }
             }
             if let Record::Analysis { id, .. } = rec {
                 unanswered.remove(id);
@@ -840,7 +890,7 @@ impl BoardTask {
     ) {
         // Events already delivered were sent before now: the tracker sees them first.
         while let Ok(ev) = handle.events.try_recv() {
-            self.on_event(ev).await;
+            self.on_port_event(ev, &handle.control, epoch).await;
         }
         let Some(deadline) = self.tracker.poll_timeout() else {
             *held = None;
@@ -885,7 +935,7 @@ impl BoardTask {
             crate::orders::ArbiterOrder::AcceptBoard { side, ply, reply } => {
                 // What the board sent before the order comes first.
                 while let Ok(ev) = handle.events.try_recv() {
-                    self.on_event(ev).await;
+                    self.on_port_event(ev, &handle.control, epoch).await;
                 }
                 let answer = match self.tracker.accepted_position_at(side, ply) {
                     Ok(accepted) => {
@@ -909,6 +959,142 @@ impl BoardTask {
                 };
                 let _ = reply.send(answer);
             }
+            crate::orders::ArbiterOrder::ConfirmSerial { serial, reply } => {
+                let (answer, warnings) = self
+                    .routes
+                    .update(|s| s.confirm(self.number, self.number, &serial));
+                self.set_warnings(warnings);
+                if answer.is_ok() {
+                    tracing::warn!(
+                        board = self.number,
+                        "the arbiter confirms serial {serial} as board {}",
+                        self.number
+                    );
+                    self.follow_route(None, &handle.control, epoch).await;
+                }
+                let _ = reply.send(answer);
+            }
+        }
+    }
+
+    /// An event of this board's port: to the game of the board that answers there now
+    /// ([`crate::serials`]).
+    async fn on_port_event(
+        &mut self,
+        ev: TimedEvent,
+        control: &dgt_serial::BoardControl,
+        epoch: Instant,
+    ) {
+        if !self.routes.read(|s| s.drives(self.number)) {
+            // A LiveChess feed names its board itself: its events are always this board's.
+            return self.on_event(ev).await;
+        }
+        match &ev.event {
+            BoardEvent::Connected { serial, .. } => {
+                let serial = serial.clone();
+                self.port.connected = Some(ev.clone());
+                let ((), warnings) = self
+                    .routes
+                    .update(|s| s.connected(self.number, serial.as_deref()));
+                self.set_warnings(warnings);
+                self.follow_route(Some(ev), control, epoch).await;
+            }
+            BoardEvent::Disconnected { .. } => {
+                self.port.connected = None;
+                let fed = self.port.fed.take();
+                self.deliver(fed, ev).await;
+                let ((), warnings) = self.routes.update(|s| s.disconnected(self.number));
+                self.set_warnings(warnings);
+            }
+            _ => self.deliver(self.port.fed, ev).await,
+        }
+    }
+
+    /// The port's feed may have changed (its own link, another port's, the arbiter): the
+    /// board it fed is told it left, the board it feeds now gets `connected` (or the
+    /// port's last `Connected` and a fresh dump), and the clock commands follow it.
+    async fn follow_route(
+        &mut self,
+        connected: Option<TimedEvent>,
+        control: &dgt_serial::BoardControl,
+        epoch: Instant,
+    ) {
+        let now = self.routes.read(|s| s.board_of(self.number));
+        if now == self.port.fed {
+            if let Some(ev) = connected {
+                self.deliver(now, ev).await;
+            }
+            return;
+        }
+        let driver_now = Instant::now().saturating_duration_since(epoch).as_millis() as u64;
+        let serial = self
+            .routes
+            .read(|s| s.serial_of(self.number).map(str::to_owned));
+        if let Some(old) = self.port.fed {
+            let reason = format!(
+                "another board answers on board {}'s port (board {} is serial {})",
+                self.number,
+                self.number,
+                serial.as_deref().unwrap_or("unknown")
+            );
+            let gone = TimedEvent {
+                t_ms: driver_now,
+                event: BoardEvent::Disconnected { reason },
+            };
+            self.deliver(Some(old), gone).await;
+            // Its clock commands must not reach the clock of the board here now.
+            if self.routes.read(|s| s.port_of(old)).is_none() {
+                self.hub.remove_control(old);
+            }
+        }
+        self.port.fed = now;
+        let Some(board) = now else {
+            return;
+        };
+        tracing::info!(
+            board = self.number,
+            "board {board}'s events come from board {}'s port now",
+            self.number
+        );
+        self.hub.set_control(board, control.clone());
+        self.hub.set_driver_status(board, control.status());
+        match connected {
+            Some(ev) => self.deliver(now, ev).await,
+            None => {
+                if let Some(mut ev) = self.port.connected.clone() {
+                    ev.t_ms = ev.t_ms.max(driver_now);
+                    self.deliver(now, ev).await;
+                    // The dump came while the port fed nothing: a fresh one for the board.
+                    if control.request_dump().await.is_err() {
+                        tracing::warn!(board = self.number, "cannot ask the board for a dump");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands an event of this board's port to `board`'s game (nothing: dropped).
+    async fn deliver(&mut self, board: Option<u32>, ev: TimedEvent) {
+        match board {
+            Some(b) if b == self.number => self.on_event(ev).await,
+            Some(b) => self.routes.forward(b, ev),
+            None => tracing::debug!(
+                board = self.number,
+                "an event of a port that feeds no board: not recorded"
+            ),
+        }
+    }
+
+    /// Shows the switchboard's warnings (see [`crate::serials`]); logs this port's.
+    fn set_warnings(&self, warnings: Vec<(String, Option<String>)>) {
+        let own = format!("board-serial-{}", self.number);
+        for (key, text) in warnings {
+            if key == own {
+                if let Some(t) = &text {
+                    tracing::warn!(board = self.number, "{t}");
+                }
+            }
+            self.hub.set_warning(&key, text);
         }
     }
 
@@ -1110,9 +1296,13 @@ impl BoardTask {
         mut handle: dgt_serial::BoardHandle,
         epoch: std::time::Instant,
         mut stop: watch::Receiver<bool>,
+        routes: Arc<SerialRoutes>,
     ) -> BoardSummary {
         let epoch = Instant::from_std(epoch);
         self.hub.set_control(self.number, handle.control.clone());
+        let mut forwarded = routes.register(self.number);
+        let mut route_changes = routes.watch();
+        self.routes = routes;
         let mut orders = self.hub.orders.register(self.number);
         self.hub.set_inbox(self.number, self.inbox_tx.clone());
         let mut status = handle.control.watch_status();
@@ -1141,7 +1331,7 @@ impl BoardTask {
                     }
                 }
                 ev = handle.events.recv() => match ev {
-                    Some(ev) => self.on_event(ev).await,
+                    Some(ev) => self.on_port_event(ev, &handle.control, epoch).await,
                     None => {
                         tracing::warn!(board = self.number, "the driver stopped");
                         break;
@@ -1161,6 +1351,12 @@ impl BoardTask {
                     line_open = r.is_ok();
                     self.timeout_if_read(&mut handle, &mut held, epoch).await;
                 }
+                Some(ev) = forwarded.recv() => self.on_event(ev).await,
+                r = route_changes.changed() => {
+                    if r.is_ok() {
+                        self.follow_route(None, &handle.control, epoch).await;
+                    }
+                }
                 Some(order) = orders.recv() => {
                     self.on_order(order, &mut handle, epoch).await;
                 }
@@ -1177,7 +1373,17 @@ impl BoardTask {
                 r = status.changed() => {
                     if r.is_ok() {
                         let s = status.borrow_and_update().clone();
-                        self.hub.set_driver_status(self.number, s);
+                        // The status of the port shows on the board answering there (its
+                        // serial and port), or on the port's own board when none does
+                        // and that board is on no other port.
+                        let home = self.routes.read(|r| r.port_of(self.number));
+                        let board = self
+                            .port
+                            .fed
+                            .or((home.is_none() || home == Some(self.number)).then_some(self.number));
+                        if let Some(b) = board {
+                            self.hub.set_driver_status(b, s);
+                        }
                     }
                 }
             }

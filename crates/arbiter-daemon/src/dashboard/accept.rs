@@ -97,6 +97,52 @@ pub(super) async fn accept_board(
     }
 }
 
+/// `POST /api/boards/{B}/serial/{S}`: the arbiter confirms that the board answering on
+/// board B's port with serial S, which no board of the event has, is board B (a spare put
+/// in its place, [`crate::serials`]): its events are recorded as board B's from then on.
+/// 200, or 409 with why not (another serial answers there, board B answers elsewhere).
+pub(super) async fn confirm_serial(
+    State(d): State<Arc<Dashboard>>,
+    headers: HeaderMap,
+    Path((board, serial)): Path<(String, String)>,
+    _body: Bytes,
+) -> Response {
+    if let Err(r) = d.gate.check_action(&headers) {
+        return refused(r);
+    }
+    let Some(number) = board
+        .parse::<u32>()
+        .ok()
+        .filter(|_| board.len() <= 6)
+        .filter(|n| d.hub.board(*n).is_some())
+    else {
+        return error(
+            StatusCode::NOT_FOUND,
+            format!("no board {board:?}: POST /api/boards/B/serial/S, B a board number"),
+        );
+    };
+    let (reply, answer) = oneshot::channel();
+    let order = ArbiterOrder::ConfirmSerial {
+        serial: serial.clone(),
+        reply,
+    };
+    match d.hub.orders.send(number, order) {
+        Ok(()) => {}
+        Err(e @ OrderError::NotRunning(_)) => {
+            return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+        }
+        Err(e @ OrderError::Busy(_)) => return error(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
+    }
+    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
+        Ok(Ok(Ok(()))) => fresh(json!({ "board": number, "serial": serial })),
+        Ok(Ok(Err(why))) => error(StatusCode::CONFLICT, why),
+        _ => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("board {number} did not answer; look at its state and try again"),
+        ),
+    }
+}
+
 /// The `ply=N` of the query, if given (the only parameter the route takes).
 fn accept_ply(query: Option<&str>) -> Result<Option<u32>, String> {
     let mut ply = None;

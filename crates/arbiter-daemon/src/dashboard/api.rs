@@ -47,6 +47,10 @@ pub fn router(dash: Shared) -> Router {
             "/api/boards/{board}/accept/{side}",
             post(super::accept::accept_board),
         )
+        .route(
+            "/api/boards/{board}/serial/{serial}",
+            post(super::accept::confirm_serial),
+        )
         .route("/api/boards/{board}/decision", post(decision))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -391,6 +391,12 @@ impl Dashboard {
                     players: cfg.and_then(|c| c.pairing.as_ref()).map(players_json),
                     unattended: cfg.is_some_and(|c| c.unattended),
                     connected,
+                    serial: v.driver.as_ref().and_then(|d| d.info.serial.as_deref()),
+                    port: v
+                        .driver
+                        .as_ref()
+                        .and_then(|d| d.port.as_ref())
+                        .map(|p| p.display().to_string()),
                     clock_present,
                     clock_ms: snap.and_then(|s| s.clock_ms),
                     ply,
@@ -593,6 +599,9 @@ struct BoardSummary<'a> {
     players: Option<Value>,
     unattended: bool,
     connected: bool,
+    /// The serial and the port the board answers with now ([`crate::serials`]).
+    serial: Option<&'a str>,
+    port: Option<String>,
     clock_present: bool,
     clock_ms: Option<touch_tracker::ClockMs>,
     ply: u32,
