@@ -188,7 +188,7 @@ proptest! {
             ps.push(Period { moves: None, secs: s, increment_secs: i });
         }
         let t = TimeControl::from_periods(&ps).unwrap();
-        prop_assert_eq!(tc(&t.to_string()), t.clone());
+        prop_assert_eq!(tc(&t.to_string()), t);
         let due = t.owed_at_move(n).next_period.is_some();
         let to_control = t.moves_to_control(n - 1);
         prop_assert_eq!(due, to_control == Some(1), "move {} of {}", n, t);

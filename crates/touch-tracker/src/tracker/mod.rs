@@ -1127,6 +1127,15 @@ impl Tracker {
                 if let Err(why) = proof::judge(&found, recover::MAX_PLIES, None) {
                     // Not proven: the arbiter is asked, nothing is recorded (issue 36).
                     self.ask_arbiter(t, &base, &found, &why, out);
+                    // No clock behind this board (a LiveChess feed): no press will come
+                    // to follow the game on at (`deep.rs`), and none can be ruled, so the
+                    // position every line leads to is followed now.
+                    if why == proof::Unproven::Several
+                        && self.clock.last().is_none()
+                        && self.follow_unordered(t, &base, &found, out)
+                    {
+                        return true;
+                    }
                     return false;
                 }
                 self.in_sync(t, out);
