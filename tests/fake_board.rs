@@ -120,7 +120,9 @@ fn run_with(
     assert!(terminate(&mut daemon), "the daemon did not stop cleanly");
     let events = events(&out);
     let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("DGT_KEEP_TEST_DIRS").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     Some((
         events.into_iter().filter(|e| e["board"] == "1").collect(),
         log,

@@ -106,6 +106,13 @@ impl Described {
                 self.after.clear();
                 self.last_ply = None;
             }
+            // The game goes on from a position adopted after a gap (issue 36).
+            EventKind::PositionAccepted(a) => {
+                let p = Position::from_fen(&a.fen).expect("position_accepted FEN parses");
+                self.start = Some(p);
+                self.after.clear();
+                self.last_ply = None;
+            }
             EventKind::GameOver(_) => self.over = true,
             EventKind::Move(m) => {
                 assert!(!self.over, "a move after the game ended: {json}");

@@ -9,7 +9,7 @@ use crate::{Period, TimeControl};
 /// A time control's text that cannot be read, with the text and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "time control {text:?}: {problem} (write BASE+INC in seconds, e.g. 180+2, or periods \
+    "{text:?}: {problem} (write BASE+INC in seconds, e.g. 180+2, or periods \
      MOVES/SECONDS[+INC] joined by ':', e.g. 40/5400+30:1800+30)"
 )]
 pub struct TimeControlError {

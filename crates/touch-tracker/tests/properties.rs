@@ -76,6 +76,12 @@ impl Record {
                 self.start = Some(Position::from_fen(fen).map_err(|x| x.to_string())?);
                 self.after.clear();
             }
+            // The game goes on from a position the arbiter or the tracker adopted after a
+            // gap (issue 36): its plies follow that position's.
+            EventKind::PositionAccepted(a) => {
+                self.start = Some(Position::from_fen(&a.fen).map_err(|x| x.to_string())?);
+                self.after.clear();
+            }
             EventKind::Move(m) => {
                 let start = self.start.unwrap_or_default();
                 let first = start.plies() + 1;

@@ -1127,11 +1127,11 @@ impl Tracker {
                 if let Err(why) = proof::judge(&found, recover::MAX_PLIES, None) {
                     // Not proven: the arbiter is asked, nothing is recorded (issue 36).
                     self.ask_arbiter(t, &base, &found, &why, out);
-                    // No clock behind this board (a LiveChess feed): no press will come
-                    // to follow the game on at (`deep.rs`), and none can be ruled, so the
-                    // position every line leads to is followed now.
+                    // Each stretch is short (proven length): the position every line
+                    // leads to is followed now. The last mover may still press: a press
+                    // by the player not to move, with no move made, is never ruled
+                    // (`on_press`, `rule_press`).
                     if why == proof::Unproven::Several
-                        && self.clock.last().is_none()
                         && self.follow_unordered(t, &base, &found, out)
                     {
                         return true;
