@@ -512,7 +512,7 @@ fn config_mistakes_give_their_messages() {
         (
             "tc.toml",
             good.replace("180+2", "3 min"),
-            "tc.toml:4:16: event.time_control \"3 min\": expected BASE+INC in seconds, e.g. 180+2",
+            "tc.toml:4:16: event.time_control \"3 min\": period 1 (\"3 min\"): the time \"3 min\" is not a whole number of seconds (write BASE+INC in seconds, e.g. 180+2",
         ),
         (
             "dup.toml",
