@@ -50,31 +50,14 @@ pub(super) async fn accept_board(
         Ok(ply) => ply,
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
     };
-    let Some(number) = board
-        .parse::<u32>()
-        .ok()
-        .filter(|_| board.len() <= 6)
-        .filter(|n| d.hub.board(*n).is_some())
-    else {
-        return error(
-            StatusCode::NOT_FOUND,
-            format!("no board {board:?}: POST /api/boards/B/accept/SIDE, B a board number"),
-        );
+    let number = match known_board(&d, &board, "accept/SIDE") {
+        Ok(n) => n,
+        Err(r) => return r,
     };
     let (reply, answer) = oneshot::channel();
-    match d
-        .hub
-        .orders
-        .send(number, ArbiterOrder::AcceptBoard { side, ply, reply })
-    {
-        Ok(()) => {}
-        Err(e @ OrderError::NotRunning(_)) => {
-            return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
-        }
-        Err(e @ OrderError::Busy(_)) => return error(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
-    }
-    match tokio::time::timeout(ANSWER_WITHIN, answer).await {
-        Ok(Ok(Ok(a))) => {
+    let order = ArbiterOrder::AcceptBoard { side, ply, reply };
+    match ask_board(&d, number, order, answer).await {
+        Ok(a) => {
             tracing::info!(
                 board = number,
                 ply = a.ply,
@@ -89,11 +72,7 @@ pub(super) async fn accept_board(
                 "ply_unknown": a.ply_unknown,
             }))
         }
-        Ok(Ok(Err(why))) => error(StatusCode::CONFLICT, why),
-        _ => error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("board {number} did not answer; look at its state and try again"),
-        ),
+        Err(r) => r,
     }
 }
 
@@ -110,36 +89,65 @@ pub(super) async fn confirm_serial(
     if let Err(r) = d.gate.check_action(&headers) {
         return refused(r);
     }
-    let Some(number) = board
-        .parse::<u32>()
-        .ok()
-        .filter(|_| board.len() <= 6)
-        .filter(|n| d.hub.board(*n).is_some())
-    else {
-        return error(
-            StatusCode::NOT_FOUND,
-            format!("no board {board:?}: POST /api/boards/B/serial/S, B a board number"),
-        );
+    let number = match known_board(&d, &board, "serial/S") {
+        Ok(n) => n,
+        Err(r) => return r,
     };
     let (reply, answer) = oneshot::channel();
     let order = ArbiterOrder::ConfirmSerial {
         serial: serial.clone(),
         reply,
     };
+    match ask_board(&d, number, order, answer).await {
+        Ok(()) => fresh(json!({ "board": number, "serial": serial })),
+        Err(r) => r,
+    }
+}
+
+/// The board number of a route's `{B}`, when the hub has that board; else the 404 naming
+/// the route (`POST /api/boards/B/{rest}`).
+// The error is the handler's own early answer, returned at once: no need to box it.
+#[allow(clippy::result_large_err)]
+fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32, Response> {
+    board
+        .parse::<u32>()
+        .ok()
+        .filter(|_| board.len() <= 6)
+        .filter(|n| d.hub.board(*n).is_some())
+        .ok_or_else(|| {
+            error(
+                StatusCode::NOT_FOUND,
+                format!("no board {board:?}: POST /api/boards/B/{rest}, B a board number"),
+            )
+        })
+}
+
+/// Sends `order` to board `number`'s task and waits for its answer: the answer, or the
+/// response that says why there is none (503 not running or silent, 429 busy, 409 with
+/// the board's reason).
+#[allow(clippy::result_large_err)]
+async fn ask_board<T>(
+    d: &Dashboard,
+    number: u32,
+    order: ArbiterOrder,
+    answer: oneshot::Receiver<Result<T, String>>,
+) -> Result<T, Response> {
     match d.hub.orders.send(number, order) {
         Ok(()) => {}
         Err(e @ OrderError::NotRunning(_)) => {
-            return error(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+            return Err(error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))
         }
-        Err(e @ OrderError::Busy(_)) => return error(StatusCode::TOO_MANY_REQUESTS, e.to_string()),
+        Err(e @ OrderError::Busy(_)) => {
+            return Err(error(StatusCode::TOO_MANY_REQUESTS, e.to_string()))
+        }
     }
     match tokio::time::timeout(ANSWER_WITHIN, answer).await {
-        Ok(Ok(Ok(()))) => fresh(json!({ "board": number, "serial": serial })),
-        Ok(Ok(Err(why))) => error(StatusCode::CONFLICT, why),
-        _ => error(
+        Ok(Ok(Ok(a))) => Ok(a),
+        Ok(Ok(Err(why))) => Err(error(StatusCode::CONFLICT, why)),
+        _ => Err(error(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("board {number} did not answer; look at its state and try again"),
-        ),
+        )),
     }
 }
 
