@@ -288,6 +288,15 @@ impl Tracker {
         self.rebuilt_doubt = None;
         self.gap_dump = None;
         self.evidence = proof::GapEvidence::default();
+        // The clock may still run for the player who made the position's last move: his
+        // press, when it comes, is the late press of art. 6.2.1 for that move, never a
+        // press without a move (7.5.3), even if his opponent has replied meanwhile.
+        self.unpressed_last = self
+            .clock
+            .last()
+            .filter(|c| c.running)
+            .map(|c| self.clock.color_of(c.lever))
+            .filter(|&running| running != pos.side_to_move());
         self.recount();
         self.emit(
             out,
