@@ -453,18 +453,33 @@ impl Daemon {
 /// How long the shutdown waits for the LiveChess API's connections to close.
 const LIVECHESS_CLOSE_WAIT: Duration = Duration::from_secs(2);
 
-/// Waits for SIGINT (Ctrl-C) or SIGTERM (systemd's stop).
-pub async fn signal() {
+/// Waits for SIGINT (Ctrl-C) or SIGTERM (systemd's stop). Both are listened for from the
+/// call on (the handlers are installed here, not at the first poll): called before the
+/// daemon starts, a stop asked while it starts is a graceful stop once it has started
+/// (LiveChess consumers get their close frame, journals are synced), not the signal's
+/// default kill.
+pub fn signal() -> impl std::future::Future<Output = ()> + Send {
     use tokio::signal::unix::{signal, SignalKind};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        match (interrupt, terminate) {
+            (Ok(mut i), Ok(mut t)) => {
+                tokio::select! {
+                    _ = i.recv() => {}
+                    _ = t.recv() => {}
+                }
             }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
+            (Ok(mut one), Err(e)) | (Err(e), Ok(mut one)) => {
+                tracing::warn!("cannot listen for a stop signal: {e}");
+                one.recv().await;
+            }
+            (Err(e), Err(_)) => {
+                tracing::error!(
+                    "cannot listen for SIGINT or SIGTERM: {e}; stop the daemon with SIGKILL"
+                );
+                std::future::pending::<()>().await;
+            }
         }
     }
 }

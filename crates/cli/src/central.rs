@@ -24,16 +24,18 @@ pub fn run(args: &CentralArgs) -> anyhow::Result<()> {
     // tokio's default threads (`[runtime]` is the hall's setting, for its boards).
     let runtime = crate::run::daemon_runtime(&args.log_format, None)?;
     runtime.block_on(async {
+        // Listened for before anything starts (see `arbiter_daemon::signal`).
+        let mut stop = std::pin::pin!(arbiter_daemon::signal());
         let central = tokio::select! {
             c = hall_link::central::start(&args.config) => c?,
             // Waiting for the halls can take a while: a stop request ends it.
-            _ = arbiter_daemon::signal() => return anyhow::Ok(()),
+            () = &mut stop => return anyhow::Ok(()),
         };
         tracing::info!(
             "central: outputs in {}",
             central.daemon().paths().root().display()
         );
-        arbiter_daemon::signal().await;
+        stop.await;
         tracing::info!("stopping");
         central.shutdown().await;
         tracing::info!("stopped");

@@ -56,6 +56,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     config.output.events_stdout |= args.events_stdout;
     let runtime = daemon_runtime(&args.log_format, Some(config.runtime.async_threads))?;
     runtime.block_on(async {
+        // Listened for before anything starts (see `signal`).
+        let mut stop = std::pin::pin!(arbiter_daemon::signal());
         let out = config.output.dir.clone();
         let daemon = Daemon::start(
             config,
@@ -67,10 +69,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         .await?;
         tracing::info!("outputs in {}", out.display());
         // A hall of a several-PC event also publishes to the event's network.
-        let network = crate::central::start_hall(&daemon).await?;
-        arbiter_daemon::signal().await;
+        let network = tokio::select! {
+            n = crate::central::start_hall(&daemon) => Some(n?),
+            // The event's network may be slow to answer: a stop meanwhile is a stop.
+            () = &mut stop => None,
+        };
+        if network.is_some() {
+            stop.await;
+        }
         tracing::info!("stopping");
-        for t in network {
+        for t in network.into_iter().flatten() {
             t.abort();
         }
         daemon.shutdown().await;
