@@ -126,6 +126,9 @@ pub struct BoardConfig {
     /// Its games are published (`broadcast = false`: recorded, never published; see
     /// [`BroadcastConfig`]).
     pub broadcast: bool,
+    /// Its own time control (`[[board]] time_control`), when it plays another than the
+    /// event's (a top board's classical game beside a rapid section, a seniors' group).
+    pub time_control: Option<TimeControl>,
 }
 
 impl BoardConfig {
@@ -295,9 +298,14 @@ pub struct Config {
     /// The category penalties are taken from (derived from the time control unless the
     /// file overrides it).
     pub category: TimeCategory,
+    /// The file names the category (`event.category`): every board takes it, whatever
+    /// its own time control.
+    pub category_given: bool,
     pub supervision: Supervision,
     /// Extra time for a first illegal move, ms.
     pub penalty_ms: u64,
+    /// The file names that time (`penalties.first_illegal_secs`): every board takes it.
+    pub penalty_given: bool,
     pub remove_offender_increment: bool,
     pub penalise_two_handed: bool,
     pub output: OutputConfig,
@@ -349,16 +357,41 @@ impl Config {
         v.finish(config)
     }
 
+    /// The time control board `b` plays: its own, or the event's.
+    pub fn board_time_control(&self, b: &BoardConfig) -> TimeControl {
+        b.time_control.unwrap_or(self.time_control)
+    }
+
+    /// The FIDE category of board `b`'s game (penalties follow it): the event's when the
+    /// file names one, otherwise its own time control's (arbiter-rules.md section 5).
+    pub fn board_category(&self, b: &BoardConfig) -> TimeCategory {
+        match b.time_control {
+            Some(tc) if !self.category_given => TimeCategory::of(tc),
+            _ => self.category,
+        }
+    }
+
+    /// The time added to the opponent for a first illegal move on board `b` (art. 7.5.5):
+    /// the file's, or its category's.
+    pub fn board_penalty_ms(&self, b: &BoardConfig) -> u64 {
+        if self.penalty_given {
+            self.penalty_ms
+        } else {
+            Penalties::default().for_category(self.board_category(b))
+        }
+    }
+
     /// The tracker configuration of one board.
     pub fn tracker_config(&self, board: &BoardConfig) -> TrackerConfig {
         let mut t = TrackerConfig::new(board.name());
         t.white_clock = board.white_clock;
-        t.time_control = Some(self.time_control);
-        t.category = Some(self.category);
+        t.time_control = Some(self.board_time_control(board));
+        t.category = Some(self.board_category(board));
+        let penalty_ms = self.board_penalty_ms(board);
         t.penalties = Penalties {
-            blitz_ms: self.penalty_ms,
-            rapid_ms: self.penalty_ms,
-            standard_ms: self.penalty_ms,
+            blitz_ms: penalty_ms,
+            rapid_ms: penalty_ms,
+            standard_ms: penalty_ms,
         };
         t.remove_offender_increment = self.remove_offender_increment;
         t.supervision = self.supervision;
@@ -584,6 +617,7 @@ struct RawBoard {
     #[serde(default)]
     unattended: bool,
     broadcast: Option<bool>,
+    time_control: Option<Spanned<String>>,
 }
 
 // ----- validation -----
@@ -732,7 +766,7 @@ impl Validate<'_> {
             }),
             None => today(),
         };
-        let time_control = self.keep(self.time_control(&e.time_control));
+        let time_control = self.keep(self.time_control(&e.time_control, "event.time_control"));
         let category = match &e.category {
             Some(c) => match c.get_ref().as_str() {
                 "blitz" => TimeCategory::Blitz,
@@ -967,7 +1001,7 @@ impl Validate<'_> {
                 .and_then(|v| self.keep(self.in_range(v, "runtime.async_threads", 1, 64, "")))
                 .map_or(RuntimeConfig::default().async_threads, |n| n as usize),
         };
-        self.unattended_periods(time_control, &e.time_control, &boards);
+        self.unattended_periods(time_control, &e.time_control, &raw.boards, &boards);
         if !self.mistakes.borrow().is_empty() {
             return Err(self.stop());
         }
@@ -984,8 +1018,10 @@ impl Validate<'_> {
             },
             time_control,
             category,
+            category_given: e.category.is_some(),
             supervision,
             penalty_ms,
+            penalty_given: p.first_illegal_secs.is_some(),
             remove_offender_increment: p.remove_offender_increment.unwrap_or(true),
             penalise_two_handed,
             output: OutputConfig {
@@ -1222,15 +1258,16 @@ impl Validate<'_> {
             .transpose()
     }
 
-    fn time_control(&self, s: &Spanned<String>) -> Result<TimeControl, ConfigError> {
+    /// A time control in the PGN form; `key` names it in messages.
+    fn time_control(&self, s: &Spanned<String>, key: &str) -> Result<TimeControl, ConfigError> {
         let text = s.get_ref();
         let tc: TimeControl = text
             .parse()
-            .map_err(|e| self.err(s.span(), format!("event.time_control {e}")))?;
+            .map_err(|e| self.err(s.span(), format!("{key} {e}")))?;
         tc.check_bounds().map_err(|e| {
             self.err(
                 s.span(),
-                format!("event.time_control {text:?} is not a sane time control: {e}"),
+                format!("{key} {text:?} is not a sane time control: {e}"),
             )
         })?;
         Ok(tc)
@@ -1244,29 +1281,45 @@ impl Validate<'_> {
         &self,
         time_control: TimeControl,
         text: &Spanned<String>,
+        raw: &[Spanned<RawBoard>],
         boards: &[BoardConfig],
     ) {
-        if time_control.is_sudden_death_only() {
-            return;
-        }
-        let unattended: Vec<String> = boards
+        let why = "the daemon sets an unattended board's clock itself after a ruling, so the \
+                   clock's own count of moves would not add the periods";
+        let event_wide: Vec<String> = boards
             .iter()
-            .filter(|b| b.unattended)
+            .filter(|b| b.unattended && b.time_control.is_none())
             .map(|b| b.number.to_string())
             .collect();
-        if unattended.is_empty() {
-            return;
+        if !time_control.is_sudden_death_only() && !event_wide.is_empty() {
+            self.note(self.err(
+                text.span(),
+                format!(
+                    "event.time_control {time_control} has periods, and board(s) {} run \
+                     unattended: {why}; expected unattended = false on those boards, or a \
+                     BASE+INC control",
+                    event_wide.join(", ")
+                ),
+            ));
         }
-        self.note(self.err(
-            text.span(),
-            format!(
-                "event.time_control {time_control} has periods, and board(s) {} run \
-                 unattended: the daemon sets an unattended board's clock itself after a \
-                 ruling, so the clock's own count of moves would not add the periods; \
-                 expected unattended = false on those boards, or a BASE+INC control",
-                unattended.join(", ")
-            ),
-        ));
+        for b in boards.iter().filter(|b| b.unattended) {
+            let Some(own) = b.time_control.filter(|tc| !tc.is_sudden_death_only()) else {
+                continue;
+            };
+            let span = raw
+                .iter()
+                .find(|r| i64::from(b.number) == *r.get_ref().number.get_ref())
+                .and_then(|r| r.get_ref().time_control.as_ref())
+                .map_or(text.span(), |t| t.span());
+            self.note(self.err(
+                span,
+                format!(
+                    "board {}: time_control {own} has periods, and the board runs \
+                     unattended: {why}; expected unattended = false, or a BASE+INC control",
+                    b.number
+                ),
+            ));
+        }
     }
 
     /// Fills each board's players from round `round` of the TRF file `t` (relative to
@@ -1507,6 +1560,9 @@ impl Validate<'_> {
                     ),
                 ));
             }
+            let time_control = b.time_control.as_ref().and_then(|t| {
+                self.keep(self.time_control(t, &format!("board {number}: time_control")))
+            });
             if !usable {
                 continue;
             }
@@ -1519,6 +1575,7 @@ impl Validate<'_> {
                 unattended: b.unattended,
                 pairing: None,
                 broadcast: b.broadcast.unwrap_or(true),
+                time_control,
             });
         }
         out.sort_by_key(|b| b.number);

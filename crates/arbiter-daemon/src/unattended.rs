@@ -349,13 +349,16 @@ fn view_of(hub: &Hub, board: u32) -> ClockView {
 
 /// Runs the unattended boards of the config (`None` if there are none) until aborted.
 pub fn spawn(hub: Arc<Hub>, config: &Config) -> Option<JoinHandle<()>> {
-    let increment_ms = u64::from(config.time_control.first_increment_secs()) * 1000;
     let hold = Duration::from_millis(config.timing.ruling_text_ms);
-    let boards: Vec<u32> = config
+    // Each board's own increment (its own time control, or the event's).
+    let boards: Vec<(u32, u64)> = config
         .boards
         .iter()
         .filter(|b| b.unattended)
-        .map(|b| b.number)
+        .map(|b| {
+            let tc = config.board_time_control(b);
+            (b.number, u64::from(tc.first_increment_secs()) * 1000)
+        })
         .collect();
     if boards.is_empty() {
         return None;
@@ -365,17 +368,17 @@ pub fn spawn(hub: Arc<Hub>, config: &Config) -> Option<JoinHandle<()>> {
         if boards.len() == 1 { "" } else { "s" },
         boards
             .iter()
-            .map(u32::to_string)
+            .map(|(b, _)| b.to_string())
             .collect::<Vec<_>>()
             .join(", ")
     );
-    Some(tokio::spawn(follow(hub, boards, increment_ms, hold)))
+    Some(tokio::spawn(follow(hub, boards, hold)))
 }
 
-async fn follow(hub: Arc<Hub>, boards: Vec<u32>, increment_ms: u64, hold: Duration) {
+async fn follow(hub: Arc<Hub>, boards: Vec<(u32, u64)>, hold: Duration) {
     let mut referees: BTreeMap<u32, (Referee, mpsc::UnboundedSender<Vec<Step>>)> = BTreeMap::new();
     let mut executors = Vec::new();
-    for &b in &boards {
+    for &(b, increment_ms) in &boards {
         let (tx, rx) = mpsc::unbounded_channel();
         executors.push(tokio::spawn(execute(Arc::clone(&hub), b, rx)));
         referees.insert(b, (Referee::new(increment_ms, hold), tx));

@@ -196,6 +196,62 @@ fn a_time_control_with_periods_on_an_unattended_board_is_refused() {
 }
 
 #[test]
+fn a_board_plays_its_own_time_control_and_category() {
+    // Board 2 plays a classical game beside the blitz section.
+    let text = GOOD.replace(
+        "number = 2\n",
+        "number = 2\ntime_control = \"40/5400+30:1800+30\"\n",
+    );
+    let c = parse(&text).unwrap();
+    let (one, two) = (&c.boards[0], &c.boards[1]);
+    assert_eq!(c.board_time_control(one).to_string(), "180+2");
+    assert_eq!(c.board_time_control(two).to_string(), "40/5400+30:1800+30");
+    assert_eq!(c.board_category(one), TimeCategory::Blitz);
+    assert_eq!(c.board_category(two), TimeCategory::Standard);
+    assert_eq!(
+        (c.board_penalty_ms(one), c.board_penalty_ms(two)),
+        (60_000, 120_000)
+    );
+    let t = c.tracker_config(two);
+    assert_eq!(t.category, Some(TimeCategory::Standard));
+    assert_eq!(
+        t.time_control.map(|tc| tc.to_string()).as_deref(),
+        Some("40/5400+30:1800+30")
+    );
+    assert_eq!(t.penalties.standard_ms, 120_000);
+    // What the file names wins for every board.
+    let named = text.replace(
+        "supervision = \"partial\"\n",
+        "supervision = \"partial\"\ncategory = \"rapid\"\n[penalties]\nfirst_illegal_secs = 90\n",
+    );
+    let c = parse(&named).unwrap();
+    assert_eq!(c.board_category(&c.boards[1]), TimeCategory::Rapid);
+    assert_eq!(c.board_penalty_ms(&c.boards[1]), 90_000);
+}
+
+#[test]
+fn a_board_time_control_is_checked_and_named_in_the_message() {
+    let text = GOOD.replace(
+        "number = 2\n",
+        "number = 2\ntime_control = \"40/5400+30:18x\"\n",
+    );
+    let m = message(&text);
+    assert!(m.contains("board 2: time_control"), "{m}");
+    assert!(m.contains("18x"), "{m}");
+    // Periods on an unattended board are refused where the board names them.
+    let text = GOOD.replace(
+        "number = 2\n",
+        "number = 2\nunattended = true\ntime_control = \"40/5400+30:1800+30\"\n",
+    );
+    let m = message(&text);
+    assert!(
+        m.contains("board 2: time_control 40/5400+30:1800+30 has periods"),
+        "{m}"
+    );
+    assert!(m.contains("unattended = false"), "{m}");
+}
+
+#[test]
 fn bad_category() {
     says(
         &with("supervision = \"partial\"", "category = \"bullet\""),

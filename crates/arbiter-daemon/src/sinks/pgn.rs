@@ -61,7 +61,7 @@ pub fn render(config: &Config, board: &BoardConfig, game: &GameRecord, flavour: 
         player_tags(&mut pgn, "Black", &p.black);
     }
     pgn.set_tag("Board", board.number.to_string());
-    pgn.set_tag("TimeControl", config.time_control.to_string());
+    pgn.set_tag("TimeControl", config.board_time_control(board).to_string());
     if let Some(t) = game.termination() {
         pgn.set_tag("Termination", t);
     }
