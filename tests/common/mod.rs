@@ -182,9 +182,10 @@ pub fn config(dir: &Path, boards: &Boards, extra: &str) -> PathBuf {
     let mut s = format!(
         "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
          time_control = \"{TIME_CONTROL}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
-         [timing]\nsettle_window_ms = {}\ntwo_handed_window_ms = {}\n{extra}",
+         [timing]\nsettle_window_ms = {}\ntwo_handed_window_ms = {}\nflicker_ms = {}\n{extra}",
         scaled(400.0).max(10),
         scaled(250.0),
+        scaled(150.0),
     );
     for (i, h) in boards.handles.iter().enumerate() {
         s.push_str(&format!(

@@ -249,6 +249,8 @@ pub struct Timing {
     pub settle_window_ms: u64,
     /// See [`TrackerConfig::two_handed_window_ms`].
     pub two_handed_window_ms: u64,
+    /// See [`TrackerConfig::flicker_ms`].
+    pub flicker_ms: u64,
     /// Longest "can this side still mate?" search before the answer is "undetermined".
     pub analysis_budget_ms: u64,
     /// Longest time a journal record waits for its fdatasync (see [`crate::journal`]).
@@ -264,6 +266,7 @@ impl Default for Timing {
         Timing {
             settle_window_ms: 400,
             two_handed_window_ms: 250,
+            flicker_ms: touch_tracker::touch::FLICKER_MS,
             analysis_budget_ms: 3000,
             journal_sync_ms: 150,
             ruling_text_ms: 1500,
@@ -398,6 +401,7 @@ impl Config {
         t.penalise_two_handed = self.penalise_two_handed;
         t.settle_window_ms = self.timing.settle_window_ms;
         t.two_handed_window_ms = self.timing.two_handed_window_ms;
+        t.flicker_ms = self.timing.flicker_ms;
         t.time_scale = self.timing.time_scale;
         t
     }
@@ -591,6 +595,7 @@ struct RawPush {
 struct RawTiming {
     settle_window_ms: Option<Spanned<i64>>,
     two_handed_window_ms: Option<Spanned<i64>>,
+    flicker_ms: Option<Spanned<i64>>,
     analysis_budget_ms: Option<Spanned<i64>>,
     journal_sync_ms: Option<Spanned<i64>>,
     ruling_text_ms: Option<Spanned<i64>>,
@@ -898,6 +903,7 @@ impl Validate<'_> {
                 5000,
                 d.two_handed_window_ms,
             ),
+            flicker_ms: ms(&t.flicker_ms, "timing.flicker_ms", 1, 1000, d.flicker_ms),
             analysis_budget_ms: ms(
                 &t.analysis_budget_ms,
                 "timing.analysis_budget_ms",

@@ -136,6 +136,9 @@ pub struct TrackerConfig {
     /// After a press, how long (ms) the board's scan may still report the move's last
     /// field changes before the board is ruled on as it stands.
     pub settle_window_ms: u64,
+    /// A piece gone and back on its square within this (game time, ms) was never
+    /// touched: a sensor's flicker (see [`crate::touch::FLICKER_MS`], the default).
+    pub flicker_ms: u64,
     /// Game time per wall-clock time: 1 for real boards; an emulated hall playing at a
     /// pace factor (`dgt-arbiter emulate --speed 4`, the demo) has that factor. The
     /// touch times measured (wall clock) are scaled by it, so the two-handed window and
@@ -160,7 +163,18 @@ impl TrackerConfig {
             penalise_two_handed: false,
             two_handed_window_ms: 250,
             settle_window_ms: 400,
+            flicker_ms: crate::touch::FLICKER_MS,
             time_scale: 1.0,
+        }
+    }
+
+    /// [`TrackerConfig::flicker_ms`] in the touch log's time (wall clock, see
+    /// [`TrackerConfig::time_scale`]).
+    pub fn flicker_wall_ms(&self) -> u64 {
+        if self.time_scale > 0.0 && self.time_scale.is_finite() {
+            (self.flicker_ms as f64 / self.time_scale).round() as u64
+        } else {
+            self.flicker_ms
         }
     }
 

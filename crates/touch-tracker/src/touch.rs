@@ -6,27 +6,34 @@ use chess_rules::{CastleSide, Move, Obligation, Piece, Position, Role, Square};
 
 use crate::events::{Touch, TouchAction, Touched};
 
-/// A piece read gone and back on its square within this time was never in a hand: no
-/// player lifts and puts back a piece so fast (a sensor glitch or a scan's miss, ~80 ms
-/// in issue 36), and a touch-move claim (art. 4.3) needs a touch that happened.
+/// A piece read gone and back on its square within this time (game time) was never in a
+/// hand: no player lifts and puts back a piece so fast (a sensor glitch or a scan's miss,
+/// ~80 ms in issue 36), and a touch-move claim (art. 4.3) needs a touch that happened.
+/// The default of [`crate::TrackerConfig::flicker_ms`].
 pub const FLICKER_MS: u64 = 150;
 
 /// The pieces lifted during a turn, in order, as they stood before it: a lift counts when
 /// the square still held the piece it held at the turn's start (lifting the piece again
 /// from the square it was moved to is not a new touch), once per square, and when it was
-/// not a flicker (back on its square within [`FLICKER_MS`]).
+/// not a flicker (back on its square within `flicker_ms` of the log's time, see
+/// [`crate::TrackerConfig::flicker_wall_ms`]).
 ///
 /// Lifts reported at the same instant (one scan of the board) have no order the board can
 /// tell: the player's own pieces count first (arbiter-rules §3), and among them the piece
 /// of the move played (`played`), so that an unclear order never makes a violation.
-pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> Vec<Touched> {
+pub fn touched_pieces(
+    base: &Position,
+    log: &[Touch],
+    played: Option<Move>,
+    flicker_ms: u64,
+) -> Vec<Touched> {
     // Sized once: at most one entry a touch (this runs for every recorded move).
     let mut lifts: Vec<(u64, Touched)> = Vec::with_capacity(log.len());
     for (i, t) in log.iter().enumerate() {
         if t.action == TouchAction::Lift
             && base.piece_at(t.square) == Some(t.piece)
             && !lifts.iter().any(|(_, x)| x.square == t.square)
-            && !flicker(t, &log[i + 1..])
+            && !flicker(t, &log[i + 1..], flicker_ms)
         {
             let touched = Touched {
                 square: t.square,
@@ -47,11 +54,11 @@ pub fn touched_pieces(base: &Position, log: &[Touch], played: Option<Move>) -> V
 }
 
 /// Whether the lift `lift` is undone (the same piece back on its square) within
-/// [`FLICKER_MS`] by the next touch of its square in `after`.
-fn flicker(lift: &Touch, after: &[Touch]) -> bool {
+/// `flicker_ms` by the next touch of its square in `after`.
+fn flicker(lift: &Touch, after: &[Touch], flicker_ms: u64) -> bool {
     after
         .iter()
-        .take_while(|t| t.t_ms < lift.t_ms + FLICKER_MS)
+        .take_while(|t| t.t_ms < lift.t_ms + flicker_ms)
         .find(|t| t.square == lift.square)
         .is_some_and(|t| t.action == TouchAction::Place && t.piece == lift.piece)
 }
@@ -393,12 +400,17 @@ mod tests {
 
     fn bound(p: &Position, log: &[Touch]) -> Option<(Obligation, String)> {
         let castling = castling_intent(p, log);
-        obligation(p, &touched_pieces(p, log, None), castling)
+        obligation(p, &touched_pieces(p, log, None, FLICKER_MS), castling)
             .map(|b| (b.obligation, b.square.to_string()))
     }
 
     fn kept(p: &Position, log: &[Touch], m: &str) -> bool {
-        let b = obligation(p, &touched_pieces(p, log, None), castling_intent(p, log)).unwrap();
+        let b = obligation(
+            p,
+            &touched_pieces(p, log, None, FLICKER_MS),
+            castling_intent(p, log),
+        )
+        .unwrap();
         b.kept_by(p, m.parse().unwrap())
     }
 
@@ -446,12 +458,26 @@ mod tests {
             lift(2000, "g1", 'N'),
             place(2400, "f3", 'N'),
         ];
-        let t = touched_pieces(&p, &log, None);
+        let t = touched_pieces(&p, &log, None, FLICKER_MS);
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].square, sq("g1"));
         // Held in the hand for 400 ms and put back: a touch.
         let log = [lift(1000, "e2", 'P'), place(1400, "e2", 'P')];
-        assert_eq!(touched_pieces(&p, &log, None)[0].square, sq("e2"));
+        assert_eq!(
+            touched_pieces(&p, &log, None, FLICKER_MS)[0].square,
+            sq("e2")
+        );
+        // A hall emulated at 3x: 400 ms of game time is 133 ms on the log's clock, a touch
+        // with the bound in wall time (`TrackerConfig::flicker_wall_ms`).
+        let log = [lift(1000, "e2", 'P'), place(1133, "e2", 'P')];
+        assert!(touched_pieces(&p, &log, None, FLICKER_MS).is_empty());
+        let mut cfg = crate::TrackerConfig::new("t");
+        cfg.time_scale = 3.0;
+        assert_eq!(cfg.flicker_wall_ms(), 50);
+        assert_eq!(
+            touched_pieces(&p, &log, None, cfg.flicker_wall_ms()).len(),
+            1
+        );
     }
 
     #[test]
@@ -466,7 +492,7 @@ mod tests {
             place(6000, "e4", 'P'),
             lift(7000, "g1", 'N'),
         ];
-        let t = touched_pieces(&p, &log, None);
+        let t = touched_pieces(&p, &log, None, FLICKER_MS);
         assert_eq!(
             t.iter().map(|t| t.square.to_string()).collect::<Vec<_>>(),
             ["g1", "e2"]
@@ -489,11 +515,14 @@ mod tests {
         assert_eq!(bound(&p, &log), Some((Obligation::Move, "b1".into())));
         // Art. 4.3.1: the rook is passed over, the knight binds the replacing move.
         assert_eq!(
-            must_move(&p, &touched_pieces(&p, &log, None)),
+            must_move(&p, &touched_pieces(&p, &log, None, FLICKER_MS)),
             Some(sq("b1"))
         );
         let only = [lift(1000, "a1", 'R'), place(2000, "a1", 'R')];
-        assert_eq!(must_move(&p, &touched_pieces(&p, &only, None)), None);
+        assert_eq!(
+            must_move(&p, &touched_pieces(&p, &only, None, FLICKER_MS)),
+            None
+        );
         // An opponent's piece touched first does not stop an own piece binding.
         let log = [
             lift(1000, "e7", 'p'),
@@ -501,7 +530,7 @@ mod tests {
             lift(3000, "g1", 'N'),
         ];
         assert_eq!(
-            must_move(&p, &touched_pieces(&p, &log, None)),
+            must_move(&p, &touched_pieces(&p, &log, None, FLICKER_MS)),
             Some(sq("g1"))
         );
         let only = [lift(1000, "a1", 'R'), place(2000, "a1", 'R')];
@@ -522,7 +551,7 @@ mod tests {
             lift(2000, "e4", 'P'),
             place(3000, "d5", 'P'),
         ];
-        let b = obligation(&p, &touched_pieces(&p, &log, None), false).unwrap();
+        let b = obligation(&p, &touched_pieces(&p, &log, None, FLICKER_MS), false).unwrap();
         assert_eq!(
             (b.obligation, b.with),
             (Obligation::Capture, Some(sq("e4")))

@@ -62,7 +62,8 @@ impl Tracker {
         // Events lost during this turn leave its touch log incomplete: no evidence from it.
         let gap = self.last_gap_ms.is_some_and(|g| g >= self.turn_start_ms);
         if !how.correction && !how.recovered && !gap {
-            let touched = touch::touched_pieces(&before, &mine, Some(m));
+            let touched =
+                touch::touched_pieces(&before, &mine, Some(m), self.cfg.flicker_wall_ms());
             let castling = touch::castling_intent(&before, &mine);
             if let Some(b) = touch::obligation(&before, &touched, castling) {
                 if !b.kept_by(&before, m) {

@@ -56,7 +56,7 @@ impl Tracker {
             }
         }
         let base = *self.game.position();
-        let touched = touch::touched_pieces(&base, &self.touches, None);
+        let touched = touch::touched_pieces(&base, &self.touches, None, self.cfg.flicker_wall_ms());
         let lifted: Vec<Square> = touched.iter().map(|t| t.square).collect();
         let classification = base.classify(&self.placement, &lifted);
         if (self.desynced || self.gap_open) && !matches!(classification, Classification::Legal(_)) {
@@ -269,7 +269,7 @@ impl Tracker {
         out: &mut Vec<ArbiterEvent>,
     ) {
         let base = *self.game.position();
-        let touched = touch::touched_pieces(&base, &self.touches, None);
+        let touched = touch::touched_pieces(&base, &self.touches, None, self.cfg.flicker_wall_ms());
         // Touches made before a press without a move bind the same way (formats.md §2);
         // an unpromoted pawn's correction is the promotion, which binds nothing.
         let must_move = match category {
