@@ -26,6 +26,7 @@
 //! - [`pgn`]: [`read_pgn`] and [`PgnGame::to_pgn`] (export format with `[%clk]`).
 
 mod bridge;
+pub mod chess960;
 pub mod classify;
 pub mod game;
 pub mod pgn;
@@ -37,6 +38,7 @@ mod test_util;
 pub mod types;
 pub mod winnable;
 
+pub use chess960::{PositionNumberError, STANDARD_POSITION_NUMBER};
 pub use classify::{
     restore_steps, Attempt, Classification, IllegalCategory, Obligation, RestoreStep,
 };
@@ -45,7 +47,7 @@ pub use pgn::{read_pgn, PgnError, PgnGame, PgnMove, PgnReader, ReplayError};
 pub use placement::{Placement, PlacementError, SquareDiff};
 pub use position::{
     CastleSide, CastlingRights, EnPassantField, FenError, IllegalMoveError, MoveInfo, Position,
-    PositionError, RepetitionKey, Status, UciError, START_FEN,
+    PositionError, RepetitionKey, Status, UciError, Variant, START_FEN,
 };
 pub use san::SanError;
 pub use types::{Color, File, Move, ParseSquareError, ParseUciError, Piece, Rank, Role, Square};
