@@ -789,6 +789,11 @@ impl Position {
         &self.board
     }
 
+    /// Standard chess or Chess960.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
     /// What stands on each square.
     pub fn placement(&self) -> &Placement {
         &self.placement
