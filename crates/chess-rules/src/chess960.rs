@@ -205,3 +205,191 @@ fn outermost(placement: &Placement, color: Color, king: Square, side: CastleSide
     }
     found
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::{FenError, Variant};
+    use crate::test_util::{mv, pos, pos960};
+
+    #[test]
+    fn start_positions_by_number() {
+        let standard = Position::start_960(STANDARD_POSITION_NUMBER).unwrap();
+        assert_eq!(standard.placement(), Position::start().placement());
+        assert_eq!(standard.variant(), Variant::Chess960);
+        assert_eq!(standard.fen(), crate::START_FEN);
+        assert_eq!(Position::start().chess960_number(), Some(518));
+        let first = |n| Position::start_960(n).unwrap().fen();
+        assert!(first(0).starts_with("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq"));
+        assert!(first(959).starts_with("rkrnnqbb/"), "{}", first(959));
+        assert_eq!(Position::start_960(960), Err(PositionNumberError(960)));
+        // Every number gives a distinct legal set-up with the king between its rooks.
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..960 {
+            let p = Position::start_960(n).unwrap();
+            assert!(seen.insert(*p.placement()), "{n}");
+            assert_eq!(p.chess960_number(), Some(n));
+            let rights = p.castling();
+            let king = p.king(Color::White).file();
+            assert!(rights.rook_file(Color::White, CastleSide::QueenSide) < Some(king));
+            assert!(rights.rook_file(Color::White, CastleSide::KingSide) > Some(king));
+        }
+    }
+
+    #[test]
+    fn position_518_castles_as_the_king_taking_its_rook() {
+        let p = pos960("rnbqk2r/pppppppp/8/8/8/8/PPPPPPPP/RNBQK2R w KQkq - 0 1");
+        assert_eq!(p.castling_move(CastleSide::KingSide), Some(mv("e1h1")));
+        assert!(!p.is_legal(mv("e1g1")));
+        assert!(p.parse_uci("e1g1").is_err());
+        assert_eq!(p.parse_uci("e1h1"), Ok(mv("e1h1")));
+        assert_eq!(p.san(mv("e1h1")).as_deref(), Ok("O-O"));
+        assert_eq!(p.parse_san("O-O"), Ok(mv("e1h1")));
+        let after = p.play(mv("e1h1")).unwrap();
+        assert_eq!(
+            after.fen(),
+            "rnbqk2r/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1RK1 b kq - 1 1"
+        );
+        // The same set-up in a standard game castles e1g1.
+        let s = pos("rnbqk2r/pppppppp/8/8/8/8/PPPPPPPP/RNBQK2R w KQkq - 0 1");
+        assert_eq!(s.castling_move(CastleSide::KingSide), Some(mv("e1g1")));
+    }
+
+    /// The position after castling to `side` in `fen` (which must be legal).
+    fn castled(fen: &str, side: CastleSide) -> String {
+        let p = pos960(fen);
+        let m = p.castling_move(side).unwrap();
+        assert_eq!(p.san(m).as_deref(), Ok(side.san()));
+        p.play(m).unwrap().fen()
+    }
+
+    #[test]
+    fn castling_edge_cases() {
+        use CastleSide::{KingSide, QueenSide};
+        // King and rook adjacent (f1, g1): they swap.
+        assert_eq!(
+            castled("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", KingSide),
+            "4k3/8/8/8/8/8/8/5RK1 b - - 1 1"
+        );
+        // The king already on g1: only the rook moves.
+        assert_eq!(
+            castled("4k3/8/8/8/8/8/8/6KR w H - 0 1", KingSide),
+            "4k3/8/8/8/8/8/8/5RK1 b - - 1 1"
+        );
+        // The rook already on f1: only the king moves, over it.
+        assert_eq!(
+            castled("4k3/8/8/8/8/8/8/4KR2 w F - 0 1", KingSide),
+            "4k3/8/8/8/8/8/8/5RK1 b - - 1 1"
+        );
+        // King on b1, rook on a1: O-O-O, king c1 and rook d1.
+        assert_eq!(
+            castled("4k3/8/8/8/8/8/8/RK6 w A - 0 1", QueenSide),
+            "4k3/8/8/8/8/8/8/2KR4 b - - 1 1"
+        );
+        // The other rook stands on f1: O-O (rook h1 to f1) is blocked by it; O-O-O with
+        // that rook (king g1 to c1, rook f1 to d1) is not.
+        let p = pos960("4k3/8/8/8/8/8/8/5RKR w HF - 0 1");
+        assert!(!p.can_castle(KingSide));
+        assert_eq!(p.castling_move(QueenSide), Some(mv("g1f1")));
+        assert_eq!(
+            p.play(mv("g1f1")).unwrap().fen(),
+            "4k3/8/8/8/8/8/8/2KR3R b - - 1 1"
+        );
+        // Castling through the other rook's square: king b1, rooks c1 and h1, right for h1.
+        let p = pos960("4k3/8/8/8/8/8/8/1KR4R w H - 0 1");
+        assert!(!p.can_castle(KingSide));
+        // An attacked square the king crosses (e1, by the rook on e8).
+        let p = pos960("4r1k1/8/8/8/8/8/8/1K5R w H - 0 1");
+        assert!(!p.can_castle(KingSide));
+        assert!(!p.is_legal(mv("b1h1")));
+        // The castling rook shades the king's target: king d1, rook b1, black rook a1.
+        let p = pos960("4k3/8/8/8/8/8/8/rR1K4 w B - 0 1");
+        assert!(!p.can_castle(QueenSide));
+        // Out of check, and the right gone: no castling.
+        assert!(!pos960("3rk3/8/8/8/8/8/8/R2K4 w A - 0 1").can_castle(QueenSide));
+        assert!(!pos960("4k3/8/8/8/8/8/8/5KR1 w - - 0 1").can_castle(KingSide));
+    }
+
+    #[test]
+    fn rights_follow_the_rooks_and_x_fen_names_them() {
+        // Two rooks on the king's side, the right with the inner one: X-FEN names its file.
+        let p = pos960("4k3/8/8/8/8/8/8/1KR4R w C - 0 1");
+        assert_eq!(
+            p.castling().rook_file(Color::White, CastleSide::KingSide),
+            Some(File::C)
+        );
+        assert_eq!(p.fen(), "4k3/8/8/8/8/8/8/1KR4R w C - 0 1");
+        // `K` is the outermost rook; Shredder's `H` is the same right.
+        let k = pos960("4k3/8/8/8/8/8/8/1KR4R w K - 0 1");
+        assert_eq!(
+            k.castling().rook_file(Color::White, CastleSide::KingSide),
+            Some(File::H)
+        );
+        assert_eq!(pos960("4k3/8/8/8/8/8/8/1KR4R w H - 0 1"), k);
+        assert_eq!(k.fen(), "4k3/8/8/8/8/8/8/1KR4R w K - 0 1");
+        // Same placement, different castling rook: different positions (art. 9.2.2).
+        assert_ne!(p.repetition_key(), k.repetition_key());
+        assert_ne!(p.repetition_hash(), k.repetition_hash());
+        // The outer rook moves away: the c1 rook's right is now written `K`.
+        let q = pos960("4k3/8/8/8/8/8/8/1KR4R w C - 0 1")
+            .play(mv("h1h2"))
+            .unwrap();
+        assert_eq!(q.fen(), "4k3/8/8/8/8/8/7R/1KR5 b K - 1 1");
+        assert_eq!(pos960(&q.fen()), q);
+        // A captured rook loses its right.
+        let c = pos960("1r2k3/8/8/8/8/8/8/1RK4R b HB - 0 1");
+        let c = c.play(mv("b8b1")).unwrap();
+        assert_eq!(c.castling().fen_field(), "K");
+        assert_eq!(c.fen(), "4k3/8/8/8/8/8/8/1rK4R w K - 0 2");
+    }
+
+    #[test]
+    fn x_fen_and_shredder_fen_read_back() {
+        for (input, x_fen) in [
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9",
+            ),
+            (
+                "2r5/8/8/8/8/8/6PP/k2KR3 w E - 0 1",
+                "2r5/8/8/8/8/8/6PP/k2KR3 w K - 0 1",
+            ),
+            (
+                "r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq - 0 1",
+                "r1k1r2q/p1ppp1pp/8/8/8/8/P1PPP1PP/R1K1R2Q w KQkq - 0 1",
+            ),
+            (
+                "rr2k2r/8/8/8/8/8/8/RR2K2R w BHbh - 0 1",
+                "rr2k2r/8/8/8/8/8/8/RR2K2R w KBkb - 0 1",
+            ),
+        ] {
+            let p = pos960(input);
+            assert_eq!(p.fen(), x_fen, "{input}");
+            assert_eq!(pos960(x_fen), p, "{x_fen}");
+        }
+    }
+
+    #[test]
+    fn bad_castling_fields_are_refused() {
+        for fen in [
+            // No rook on the king's side, a letter that is no file, a right twice, the
+            // king's own file, a rook file with no rook on it.
+            "4k3/8/8/8/8/8/8/RK6 w K - 0 1",
+            "4k3/8/8/8/8/8/8/RK6 w X - 0 1",
+            "4k3/8/8/8/8/8/8/RK5R w HK - 0 1",
+            "4k3/8/8/8/8/8/8/RK6 w B - 0 1",
+            "4k3/8/8/8/8/8/8/RK6 w G - 0 1",
+            "4k3/8/8/8/8/8/8/RK6 w  - 0 1",
+        ] {
+            assert!(Position::from_fen_960(fen).is_err(), "{fen}");
+        }
+        assert!(matches!(
+            Position::from_fen_960("4k3/8/8/8/8/8/8/RK6 w G - 0 1"),
+            Err(FenError::Position { .. })
+        ));
+        // The standard reader stays strict: no file letters.
+        assert!(
+            Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1").is_err()
+        );
+    }
+}
