@@ -24,6 +24,14 @@
 //!   no change, unpromoted pawn, or illegal move with its [`IllegalCategory`], the
 //!   [`Attempt`] and the [`RestoreStep`]s.
 //! - [`pgn`]: [`read_pgn`] and [`PgnGame::to_pgn`] (export format with `[%clk]`).
+//! - [`chess960`]: Chess960 (Laws, Guidelines II). A position knows its [`Variant`]:
+//!   [`Position::start_960`] builds start position 0-959 (Scharnagl numbering,
+//!   [`STANDARD_POSITION_NUMBER`] = 518), [`Position::from_fen_960`] reads X-FEN or
+//!   Shredder-FEN, [`Position::fen`] writes X-FEN. Castling rights carry their rook's file
+//!   ([`CastlingRights::rook_file`]); a castling [`Move`] is the king taking its own rook
+//!   (`b1a1`, `e1h1`: UCI as written, in every Chess960 game, 518 included), SAN `O-O` /
+//!   `O-O-O`; [`Position::move_to_placement`] and [`Position::classify`] recognise it from
+//!   the final placement (king on g/c, rook on f/d). Everything else is the standard code.
 
 mod bridge;
 pub mod chess960;

@@ -60,7 +60,8 @@ impl CastleSide {
         }
     }
 
-    /// The king's move for this castling by `color` (`e1g1`, `e8c8`, ...).
+    /// The king's move for this castling by `color` in standard chess (`e1g1`, `e8c8`,
+    /// ...). In Chess960 the move is the king taking its rook: [`Position::castling_move`].
     pub fn king_move(self, color: Color) -> Move {
         let rank = color.back_rank();
         Move::new(
@@ -70,7 +71,9 @@ impl CastleSide {
         )
     }
 
-    /// The rook's move for this castling by `color` (`h1f1`, `a8d8`, ...).
+    /// The rook's move for this castling by `color` in standard chess (`h1f1`, `a8d8`,
+    /// ...); the target (f or d) is the same in Chess960, the start is the right's rook
+    /// ([`MoveInfo::castling`]).
     pub fn rook_move(self, color: Color) -> (Square, Square) {
         let rank = color.back_rank();
         (
@@ -336,7 +339,8 @@ pub struct MoveInfo {
     pub piece: Piece,
     /// The captured piece and the square it stood on (differs from `mv.to` en passant).
     pub capture: Option<(Square, Piece)>,
-    /// Set for a castling: which side, and the rook's from and to squares.
+    /// Set for a castling: which side, and the rook's from and to squares (in Chess960
+    /// `mv.to` is the rook's square; the king lands on g or c).
     pub castling: Option<(CastleSide, Square, Square)>,
     pub en_passant: bool,
     /// The piece that replaces the pawn on the last rank.
@@ -1160,7 +1164,8 @@ impl Position {
         }
     }
 
-    /// The castling move to `side` if castling there is legal now.
+    /// The castling move to `side` if castling there is legal now: `e1g1` in standard
+    /// chess, the king taking its rook (`b1a1`, `e1h1`) in Chess960.
     pub fn castling_move(&self, side: CastleSide) -> Option<Move> {
         if self.variant == Variant::Chess960 {
             return self

@@ -116,13 +116,9 @@ struct Round<'a> {
     pairings: Vec<Pairing<'a>>,
 }
 
-/// The standard start's number among the 960 start positions (Scharnagl numbering), which
-/// LiveChess sends as `chess960` for a standard game.
-const STANDARD_POSITION_NUMBER: u32 = 518;
-
 #[derive(Serialize)]
 struct Game<'a> {
-    chess960: u32,
+    chess960: u16,
     result: Option<&'static str>,
     comment: Option<&'a str>,
     clock: Option<&'a Clock>,
@@ -218,7 +214,9 @@ pub fn get(hall: &Hall, path: &str) -> Result<String, RestError> {
             };
             let game = &board.state.game;
             Ok(json(&Game {
-                chess960: STANDARD_POSITION_NUMBER,
+                // The standard start's number among the 960 (Scharnagl numbering), which
+                // LiveChess sends for a standard game.
+                chess960: chess_rules::STANDARD_POSITION_NUMBER,
                 result: result_name(game.result),
                 comment: None,
                 clock: if game.live { board.state.eboard.clock.as_ref() } else { None },
