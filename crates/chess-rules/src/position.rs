@@ -959,7 +959,8 @@ impl Position {
             .filter(move |&from| self.is_legal(Move::new(from, m.to, None)))
     }
 
-    /// All legal moves, in the chess crate's generation order.
+    /// All legal moves, in the chess crate's generation order (a Chess960 position's
+    /// castlings last).
     pub fn legal_moves(&self) -> impl Iterator<Item = Move> {
         legal_gen(&self.board, !EMPTY)
             .map(move_from)
@@ -985,7 +986,8 @@ impl Position {
             .collect()
     }
 
-    /// The legal moves that land on `to` (captures of the piece there, if any).
+    /// The legal moves that land on `to` (captures of the piece there, if any; in Chess960
+    /// also the castling with the own rook standing there).
     pub fn legal_moves_to(&self, to: Square) -> Vec<Move> {
         legal_gen(&self.board, bb(to))
             .map(move_from)

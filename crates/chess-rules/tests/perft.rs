@@ -6,6 +6,11 @@
 //! (`PERFT_NODE_BUDGET`; by default 100,000 for the 6,838 random positions, 1,000,000 for
 //! perftsuite.epd and 10,000,000 for the small tricky suites). The opt-in test `perft_deep` (run with `--ignored`) goes to
 //! 100,000,000 nodes a position.
+//!
+//! Chess960: scalachess's `chess960.perft` (960 positions, Shredder-FEN) to 200,000 nodes a
+//! position, the tricky suite's X-FEN positions, and its standard positions read as
+//! Chess960 ones (castling then made by our own layer); `perft_chess960_deep` (ignored)
+//! goes to 10,000,000 nodes a position.
 
 mod common;
 
