@@ -1319,7 +1319,10 @@ impl Position {
         Position {
             board,
             variant: self.variant,
-            rights960: self.rights960_after(m),
+            rights960: match self.variant {
+                Variant::Standard => CastlingRights::NONE,
+                Variant::Chess960 => self.rights960_after(m),
+            },
             placement,
             ep_target,
             halfmove_clock: if irreversible {
