@@ -271,6 +271,17 @@ mod tests {
             castled("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", KingSide),
             "4k3/8/8/8/8/8/8/5RK1 b - - 1 1"
         );
+        // What the move does on the board: the king lands on g1, the rook goes f1.
+        let p = pos960("4k3/8/8/8/8/8/8/5KR1 w G - 0 1");
+        let info = p.move_info(mv("f1g1")).unwrap();
+        assert_eq!(info.capture, None);
+        assert_eq!(info.castling, Some((KingSide, Square::G1, Square::F1)));
+        assert_eq!(info.landing(), Square::G1);
+        let info = pos960("4k3/8/8/8/8/8/8/RK6 w A - 0 1")
+            .move_info(mv("b1a1"))
+            .unwrap();
+        assert_eq!(info.landing(), Square::C1);
+        assert_eq!(info.castling, Some((QueenSide, Square::A1, Square::D1)));
         // The king already on g1: only the rook moves.
         assert_eq!(
             castled("4k3/8/8/8/8/8/8/6KR w H - 0 1", KingSide),
@@ -365,6 +376,16 @@ mod tests {
         ] {
             let p = pos960(input);
             assert_eq!(p.fen(), x_fen, "{input}");
+            assert_eq!(pos960(&p.shredder_fen()), p, "{input}");
+            assert!(
+                !p.shredder_fen()
+                    .split(' ')
+                    .nth(2)
+                    .unwrap_or("K")
+                    .contains(['K', 'Q', 'k', 'q']),
+                "{}",
+                p.shredder_fen()
+            );
             assert_eq!(pos960(x_fen), p, "{x_fen}");
         }
     }

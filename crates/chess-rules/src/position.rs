@@ -347,6 +347,17 @@ pub struct MoveInfo {
     pub promotion: Option<Piece>,
 }
 
+impl MoveInfo {
+    /// The square the moving piece ends on: `mv.to`, except for a Chess960 castling, whose
+    /// move names the rook's square while the king lands on g or c (II.3).
+    pub fn landing(&self) -> Square {
+        match self.castling {
+            Some((side, _, _)) => Square::new(side.king_to_file(), self.mv.from.rank()),
+            None => self.mv.to,
+        }
+    }
+}
+
 /// The identity of a position for repetition (FIDE art. 9.2.2): the same pieces on the
 /// same squares, the same side to move, the same castling rights, and an en passant
 /// capture only if one is actually legal. Counters are not part of it.
@@ -724,6 +735,19 @@ impl Position {
             halfmove_clock,
             fullmove_number,
         })
+    }
+
+    /// The full six-field Shredder-FEN: as [`Position::fen`], but every castling right
+    /// written as its rook's file (`HAha`), as some engines and GUIs want for Chess960.
+    pub fn shredder_fen(&self) -> String {
+        let x_fen = self.fen();
+        let mut fields: Vec<&str> = x_fen.split(' ').collect();
+        let mut castling = String::with_capacity(4);
+        self.castling().write_field(&mut castling, |_, _, _| false);
+        if let Some(field) = fields.get_mut(2) {
+            *field = &castling;
+        }
+        fields.join(" ")
     }
 
     /// The full six-field FEN; the en passant field is written only when a capture is legal

@@ -83,6 +83,14 @@ fn compare(pos: &Position, cozy: &cozy_chess::Board) -> BTreeSet<String> {
     for i in [0, 1, 4, 5] {
         assert_eq!(field(&fen, i), field(&shredder, i), "{fen} vs {shredder}");
     }
+    let ours_shredder = pos.shredder_fen();
+    for i in [0, 1, 2, 4, 5] {
+        assert_eq!(
+            field(&ours_shredder, i),
+            field(&shredder, i),
+            "{ours_shredder} vs {shredder}"
+        );
+    }
     // X-FEN and Shredder-FEN read back to this very position.
     let full = pos.fen_with(EnPassantField::AfterDoubleStep);
     assert_eq!(
