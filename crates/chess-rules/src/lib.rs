@@ -27,7 +27,8 @@
 //! - [`chess960`]: Chess960 (Laws, Guidelines II). A position knows its [`Variant`]:
 //!   [`Position::start_960`] builds start position 0-959 (Scharnagl numbering,
 //!   [`STANDARD_POSITION_NUMBER`] = 518), [`Position::from_fen_960`] reads X-FEN or
-//!   Shredder-FEN, [`Position::fen`] writes X-FEN ([`Position::shredder_fen`] Shredder-FEN). Castling rights carry their rook's file
+//!   Shredder-FEN, [`Position::fen`] writes X-FEN ([`Position::shredder_fen`]
+//!   Shredder-FEN). Castling rights carry their rook's file
 //!   ([`CastlingRights::rook_file`]); a castling [`Move`] is the king taking its own rook
 //!   (`b1a1`, `e1h1`: UCI as written, in every Chess960 game, 518 included), SAN `O-O` /
 //!   `O-O-O`; [`Position::move_to_placement`] and [`Position::classify`] recognise it from
