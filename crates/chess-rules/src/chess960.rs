@@ -3,7 +3,7 @@
 //! castling moves themselves are in [`crate::position`].
 
 use crate::placement::Placement;
-use crate::position::{CastleSide, CastlingRights, Position};
+use crate::position::{CastleSide, CastlingRights, Position, PositionError};
 use crate::types::{Color, File, Piece, Rank, Role, Square};
 
 /// The number of the standard start position among the 960.
@@ -90,6 +90,23 @@ impl Position {
         // Every start position is legal: kings apart, no check, rights backed by their rooks.
         Position::from_parts_960(placement, Color::White, rights, None, 0, 1)
             .map_err(|_| PositionNumberError(n))
+    }
+
+    /// A Chess960 game's start from the placement a board shows (formats.md: without a
+    /// `start-fen` the first board dump gives it): White to move, every castling right the
+    /// placement allows (for each king on its back rank, the outermost rook of its colour
+    /// on each side of it: X-FEN `KQkq`), counters 0 and 1.
+    pub fn from_placement_960(placement: Placement) -> Result<Position, PositionError> {
+        let mut rights = CastlingRights::NONE;
+        for color in Color::ALL {
+            if let Some(king) = home_king(&placement, color) {
+                for side in CastleSide::ALL {
+                    let file = outermost(&placement, color, king, side);
+                    rights = rights.with_rook_file(color, side, file);
+                }
+            }
+        }
+        Position::from_parts_960(placement, Color::White, rights, None, 0, 1)
     }
 
     /// The number (0-959) of the Chess960 start position whose pieces stand where this
@@ -234,6 +251,20 @@ mod tests {
             assert!(rights.rook_file(Color::White, CastleSide::QueenSide) < Some(king));
             assert!(rights.rook_file(Color::White, CastleSide::KingSide) > Some(king));
         }
+    }
+
+    #[test]
+    fn a_start_from_the_board_gets_every_right_its_placement_allows() {
+        for n in [0, 518, 959, 314] {
+            let start = Position::start_960(n).unwrap();
+            let from_board = Position::from_placement_960(*start.placement()).unwrap();
+            assert_eq!(from_board, start, "{n}");
+        }
+        // A king without rooks beside it on its rank has none; two rooks on one side: the
+        // outer one.
+        let p = pos960("4k3/8/8/8/8/8/8/1KR4R w - - 0 1");
+        let p = Position::from_placement_960(*p.placement()).unwrap();
+        assert_eq!(p.fen(), "4k3/8/8/8/8/8/8/1KR4R w K - 0 1");
     }
 
     #[test]
