@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::bridge::bb;
 use crate::placement::Placement;
-use crate::position::{attacks, CastleSide, Position};
+use crate::position::{attacks, CastleSide, Position, Variant};
 use crate::types::{Color, File, Move, Piece, Role, Square};
 
 /// The kind of illegal move, with the JSON names of formats.md §2. Where several fit, the
@@ -316,8 +316,9 @@ impl Position {
             let after = self.apply(m);
             let mut involved = vec![m.from, m.to];
             involved.extend(info.capture.map(|(sq, _)| sq));
-            if let Some((_, rf, rt)) = info.castling {
-                involved.extend([rf, rt]);
+            if let Some((side, rf, rt)) = info.castling {
+                // In Chess960 `m.to` is the rook's square: the king's target is involved too.
+                involved.extend([rf, rt, Square::new(side.king_to_file(), m.from.rank())]);
             }
             if knocked_over(after.placement(), observed, &involved) {
                 out.push((m, restore_steps(observed, after.placement())));
@@ -422,6 +423,11 @@ impl Position {
         if piece.role == Role::King && self.castle_side(Move::new(from, to, None)).is_some() {
             return (IllegalCategory::Castling, attempt);
         }
+        if self.variant() == Variant::Chess960 && opp_left.is_empty() {
+            if let Some(attempt) = self.one_piece_castling_960(from, to, piece) {
+                return (IllegalCategory::Castling, Some(attempt));
+            }
+        }
         // 4. En passant: a pawn stepped diagonally onto an empty square beside which an
         //    enemy pawn stood (removed or not).
         if diagonal_pawn_step {
@@ -449,11 +455,15 @@ impl Position {
     }
 
     /// King and rook both moved along the back rank from their home squares, the king two
-    /// files: a castling attempt (its king move is the attempt).
+    /// files: a castling attempt (its king move is the attempt). In Chess960, see
+    /// [`Position::castling_shape_960`].
     fn castling_shape(&self, left: &[Seen], arrived: &[Seen]) -> Option<Attempt> {
         let color = self.side_to_move();
         if left.len() != 2 || arrived.len() != 2 {
             return None;
+        }
+        if self.variant() == Variant::Chess960 {
+            return self.castling_shape_960(left, arrived);
         }
         let king = Piece::new(color, Role::King);
         let rook = Piece::new(color, Role::Rook);
@@ -479,6 +489,90 @@ impl Position {
             piece: king,
         })
     }
+}
+
+impl Position {
+    /// Chess960, king and rook both moved (II.3): the king from its back rank to g or c, a
+    /// rook of his from the same side of it to f or d (the swap of king f1 and rook g1
+    /// included). The attempt is the castling as a move, the king taking that rook.
+    fn castling_shape_960(&self, left: &[Seen], arrived: &[Seen]) -> Option<Attempt> {
+        let color = self.side_to_move();
+        let king = Piece::new(color, Role::King);
+        let rook = Piece::new(color, Role::Rook);
+        let (&(kf, _), &(kt, _)) = (
+            left.iter().find(|(_, p)| *p == king)?,
+            arrived.iter().find(|(_, p)| *p == king)?,
+        );
+        let (&(rf, _), &(rt, _)) = (
+            left.iter().find(|(_, p)| *p == rook)?,
+            arrived.iter().find(|(_, p)| *p == rook)?,
+        );
+        let side = castled_side(color, kt, rt)?;
+        let rank = color.back_rank();
+        let rook_outside = match side {
+            CastleSide::KingSide => rf.file() > kf.file(),
+            CastleSide::QueenSide => rf.file() < kf.file(),
+        };
+        (kf.rank() == rank && rf.rank() == rank && rook_outside).then_some(Attempt {
+            from: kf,
+            to: rf,
+            piece: king,
+        })
+    }
+
+    /// Chess960, one piece moved where no single move of it can go (II.3): the king two
+    /// files or more along its back rank onto g or c, a rook of his already on f or d
+    /// beside the target; or a rook jumping over its king standing on g or c onto f or d.
+    /// Both are castlings done with one piece, the other already on its target.
+    fn one_piece_castling_960(&self, from: Square, to: Square, piece: Piece) -> Option<Attempt> {
+        let color = self.side_to_move();
+        let rank = color.back_rank();
+        if from.rank() != rank || to.rank() != rank {
+            return None;
+        }
+        let king = Piece::new(color, Role::King);
+        let rook = Piece::new(color, Role::Rook);
+        match piece.role {
+            Role::King if from.file().index().abs_diff(to.file().index()) >= 2 => {
+                let side = CastleSide::ALL
+                    .into_iter()
+                    .find(|s| s.king_to_file() == to.file())?;
+                let rook_at = Square::new(side.rook_to_file(), rank);
+                // The king jumped the rook: it stood on that side of the king.
+                let rook_outside = match side {
+                    CastleSide::KingSide => rook_at.file() > from.file(),
+                    CastleSide::QueenSide => rook_at.file() < from.file(),
+                };
+                (rook_outside && self.piece_at(rook_at) == Some(rook)).then_some(Attempt {
+                    from,
+                    to: rook_at,
+                    piece: king,
+                })
+            }
+            Role::Rook => {
+                let king_at = self.king(color);
+                castled_side(color, king_at, to)?;
+                let (lo, hi) = (from.file().min(to.file()), from.file().max(to.file()));
+                let jumps_king = lo < king_at.file() && king_at.file() < hi;
+                jumps_king.then_some(Attempt {
+                    from: king_at,
+                    to: from,
+                    piece: king,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The side whose castled squares the king on `king` and rook on `rook` stand on (king g,
+/// rook f; or king c, rook d; on `color`'s back rank).
+fn castled_side(color: Color, king: Square, rook: Square) -> Option<CastleSide> {
+    let rank = color.back_rank();
+    CastleSide::ALL.into_iter().find(|side| {
+        king == Square::new(side.king_to_file(), rank)
+            && rook == Square::new(side.rook_to_file(), rank)
+    })
 }
 
 /// Is `observed` the placement `expected` with only pieces knocked off the board or onto
@@ -736,6 +830,84 @@ mod tests {
         // Pieces between.
         let p = pos("r3k2r/8/8/8/8/8/8/RN2K2R w KQkq - 0 1");
         assert_eq!(illegal(&p, &["e1c1", "a1d1"], &[]).0, Castling);
+    }
+
+    /// The classification of a Chess960 board after these physical steps, as a legal move.
+    fn legal960(p: &Position, steps: &[&str]) -> Option<String> {
+        match p.classify(&physical(p, steps), &[]) {
+            Classification::Legal(m) => Some(m.uci()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn chess960_castling_is_told_by_the_placement_alone() {
+        use crate::test_util::pos960;
+        // Both moved; king on b1 with rook a1 (O-O-O: king c1, rook d1).
+        let p = pos960("4k3/8/8/8/8/8/8/RK6 w A - 0 1");
+        assert_eq!(legal960(&p, &["b1c1", "a1d1"]).as_deref(), Some("b1a1"));
+        assert_eq!(legal960(&p, &["a1d1", "b1c1"]).as_deref(), Some("b1a1"));
+        // The two swap: king f1, rook g1.
+        let p = pos960("4k3/8/8/8/8/8/8/5KR1 w G - 0 1");
+        assert_eq!(
+            legal960(&p, &["xg1", "f1g1", "+Rf1"]).as_deref(),
+            Some("f1g1")
+        );
+        // Only the rook moved: the king already stands on g1.
+        let p = pos960("4k3/8/8/8/8/8/8/6KR w H - 0 1");
+        assert_eq!(legal960(&p, &["h1f1"]).as_deref(), Some("g1h1"));
+        // Only the king moved: the rook already stands on f1.
+        let p = pos960("4k3/8/8/8/8/8/8/4KR2 w F - 0 1");
+        assert_eq!(legal960(&p, &["e1g1"]).as_deref(), Some("e1f1"));
+        // King f1, rook h1: the king set down on g1 first is the king's step (II.3.2.1:
+        // the placement at the press decides), the rook following makes the castling.
+        let p = pos960("4k3/8/8/8/8/8/8/5K1R w H - 0 1");
+        assert_eq!(legal960(&p, &["f1g1"]).as_deref(), Some("f1g1"));
+        assert_eq!(legal960(&p, &["f1g1", "h1f1"]).as_deref(), Some("f1h1"));
+        // Position 518 in a Chess960 game: O-O is e1h1.
+        let p = pos960("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+        assert_eq!(legal960(&p, &["e1g1", "h1f1"]).as_deref(), Some("e1h1"));
+        assert_eq!(legal960(&p, &["e1c1", "a1d1"]).as_deref(), Some("e1a1"));
+    }
+
+    #[test]
+    fn chess960_illegal_castling_cases() {
+        use crate::test_util::pos960;
+        // No right left: the swap, the rook alone over its king, the king alone over its rook.
+        let p = pos960("4k3/8/8/8/8/8/8/5KR1 w - - 0 1");
+        assert_eq!(
+            illegal(&p, &["xg1", "f1g1", "+Rf1"], &[]),
+            (Castling, Some("Kf1g1".into()))
+        );
+        let p = pos960("4k3/8/8/8/8/8/8/6KR w - - 0 1");
+        assert_eq!(
+            illegal(&p, &["h1f1"], &[]),
+            (Castling, Some("Kg1h1".into()))
+        );
+        let p = pos960("4k3/8/8/8/8/8/8/4KR2 w - - 0 1");
+        assert_eq!(
+            illegal(&p, &["e1g1"], &[]),
+            (Castling, Some("Ke1f1".into()))
+        );
+        // The king's target attacked (a rook on c8), and out of check.
+        let p = pos960("2r1k3/8/8/8/8/8/8/RK6 w A - 0 1");
+        assert_eq!(
+            illegal(&p, &["b1c1", "a1d1"], &[]),
+            (Castling, Some("Kb1a1".into()))
+        );
+        let p = pos960("1r2k3/8/8/8/8/8/8/RK6 w A - 0 1");
+        assert_eq!(illegal(&p, &["b1c1", "a1d1"], &[]).0, Castling);
+        // The castling rook shaded c1 from the rook on a1's side: king d1, rook b1, black
+        // rook a1; after O-O-O the king on c1 would be in check.
+        let p = pos960("4k3/8/8/8/8/8/8/rR1K4 w B - 0 1");
+        assert!(!p.can_castle(CastleSide::QueenSide));
+        assert_eq!(illegal(&p, &["d1c1", "b1d1"], &[]).0, Castling);
+        // Pieces between: a knight between the rook and its target.
+        let p = pos960("4k3/8/8/8/8/8/8/RN2K3 w A - 0 1");
+        assert_eq!(
+            illegal(&p, &["e1c1", "a1d1"], &[]),
+            (Castling, Some("Ke1a1".into()))
+        );
     }
 
     #[test]

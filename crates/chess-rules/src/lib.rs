@@ -24,8 +24,18 @@
 //!   no change, unpromoted pawn, or illegal move with its [`IllegalCategory`], the
 //!   [`Attempt`] and the [`RestoreStep`]s.
 //! - [`pgn`]: [`read_pgn`] and [`PgnGame::to_pgn`] (export format with `[%clk]`).
+//! - [`chess960`]: Chess960 (Laws, Guidelines II). A position knows its [`Variant`]:
+//!   [`Position::start_960`] builds start position 0-959 (Scharnagl numbering,
+//!   [`STANDARD_POSITION_NUMBER`] = 518), [`Position::from_fen_960`] reads X-FEN or
+//!   Shredder-FEN, [`Position::fen`] writes X-FEN ([`Position::shredder_fen`]
+//!   Shredder-FEN). Castling rights carry their rook's file
+//!   ([`CastlingRights::rook_file`]); a castling [`Move`] is the king taking its own rook
+//!   (`b1a1`, `e1h1`: UCI as written, in every Chess960 game, 518 included), SAN `O-O` /
+//!   `O-O-O`; [`Position::move_to_placement`] and [`Position::classify`] recognise it from
+//!   the final placement (king on g/c, rook on f/d). Everything else is the standard code.
 
 mod bridge;
+pub mod chess960;
 pub mod classify;
 pub mod game;
 pub mod pgn;
@@ -37,6 +47,7 @@ mod test_util;
 pub mod types;
 pub mod winnable;
 
+pub use chess960::{PositionNumberError, STANDARD_POSITION_NUMBER};
 pub use classify::{
     restore_steps, Attempt, Classification, IllegalCategory, Obligation, RestoreStep,
 };
@@ -45,7 +56,7 @@ pub use pgn::{read_pgn, PgnError, PgnGame, PgnMove, PgnReader, ReplayError};
 pub use placement::{Placement, PlacementError, SquareDiff};
 pub use position::{
     CastleSide, CastlingRights, EnPassantField, FenError, IllegalMoveError, MoveInfo, Position,
-    PositionError, RepetitionKey, Status, UciError, START_FEN,
+    PositionError, RepetitionKey, Status, UciError, Variant, START_FEN,
 };
 pub use san::SanError;
 pub use types::{Color, File, Move, ParseSquareError, ParseUciError, Piece, Rank, Role, Square};

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::game::{Game, GameResult};
-use crate::position::{FenError, Position};
+use crate::position::{FenError, Position, Variant, START_FEN};
 use crate::san::SanError;
 use crate::types::Color;
 
@@ -509,11 +509,19 @@ impl PgnGame {
 
     /// The position the game starts from: the `FEN` tag if there is one (with or without
     /// `SetUp "1"`), else the standard start. A FEN tag without its counters is accepted.
+    /// With `[Variant "Chess960"]` the game is a Chess960 one: its FEN is X-FEN or
+    /// Shredder-FEN, and without a FEN it starts from position 518.
     pub fn start_position(&self) -> Result<Position, FenError> {
-        match self.tag("FEN") {
-            None => Ok(Position::start()),
-            Some(fen) => match Position::from_fen(fen) {
+        let chess960 = self.tag("Variant").is_some_and(is_chess960_name);
+        match (self.tag("FEN"), chess960) {
+            (None, false) => Ok(Position::start()),
+            (None, true) => Position::from_fen_960(START_FEN),
+            (Some(fen), false) => match Position::from_fen(fen) {
                 Err(FenError::FieldCount { found: 4, .. }) => Position::from_epd(fen),
+                other => other,
+            },
+            (Some(fen), true) => match Position::from_fen_960(fen) {
+                Err(FenError::FieldCount { found: 4, .. }) => Position::from_epd_960(fen),
                 other => other,
             },
         }
@@ -542,6 +550,9 @@ impl PgnGame {
         let mut out = PgnGame::default();
         for (name, default) in SEVEN_TAGS {
             out.set_tag(name, default);
+        }
+        if game.start().variant() == Variant::Chess960 {
+            out.set_tag("Variant", "Chess960");
         }
         if *game.start() != Position::start() {
             out.set_tag("SetUp", "1");
@@ -725,6 +736,20 @@ pub fn strict_reader_problems(text: &str) -> Vec<String> {
     problems
 }
 
+/// Is this `Variant` tag value Chess960? (PGN tools write `Chess960`, `chess 960`,
+/// `Fischerandom`, `Fischer Random`.)
+fn is_chess960_name(value: &str) -> bool {
+    let name: String = value
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "chess960" | "fischerandom" | "fischerrandom" | "960"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -789,6 +814,39 @@ mod tests {
         let games = read_pgn(&mixed).unwrap();
         assert_eq!(games[0].tag("White"), Some("Réti"));
         assert_eq!(games[0].tag("Black"), Some("Dürer"));
+    }
+
+    #[test]
+    fn chess960_games_read_and_write_their_variant() {
+        // From Shredder-FEN; both castle O-O with the king already on g (the rook alone
+        // moves, II.3), and White's rights are gone after it.
+        let text = "[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+            [FEN \"1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w HBhb - 0 1\"]\n\n\
+            1. O-O O-O *";
+        let game = read_pgn(text.as_bytes()).unwrap()[0].replay().unwrap();
+        assert_eq!(game.start().variant(), Variant::Chess960);
+        assert_eq!(
+            game.position().fen(),
+            "1r3rk1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2"
+        );
+        assert_eq!(game.san_moves(), ["O-O", "O-O"]);
+        let out = PgnGame::from_game(&game);
+        assert_eq!(out.tag("Variant"), Some("Chess960"));
+        assert_eq!(
+            out.tag("FEN"),
+            Some("1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w KQkq - 0 1")
+        );
+        let again = read_pgn(out.to_pgn().as_bytes()).unwrap()[0]
+            .replay()
+            .unwrap();
+        assert_eq!(again.position(), game.position());
+        // Without a FEN a Chess960 game starts from position 518, castling e1h1.
+        let text = "[Variant \"chess 960\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O *";
+        let game = read_pgn(text.as_bytes()).unwrap()[0].replay().unwrap();
+        assert_eq!(
+            game.moves().last().map(|m| m.uci()).as_deref(),
+            Some("e1h1")
+        );
     }
 
     #[test]

@@ -60,7 +60,8 @@ impl CastleSide {
         }
     }
 
-    /// The king's move for this castling by `color` (`e1g1`, `e8c8`, ...).
+    /// The king's move for this castling by `color` in standard chess (`e1g1`, `e8c8`,
+    /// ...). In Chess960 the move is the king taking its rook: [`Position::castling_move`].
     pub fn king_move(self, color: Color) -> Move {
         let rank = color.back_rank();
         Move::new(
@@ -70,7 +71,9 @@ impl CastleSide {
         )
     }
 
-    /// The rook's move for this castling by `color` (`h1f1`, `a8d8`, ...).
+    /// The rook's move for this castling by `color` in standard chess (`h1f1`, `a8d8`,
+    /// ...); the target (f or d) is the same in Chess960, the start is the right's rook
+    /// ([`MoveInfo::castling`]).
     pub fn rook_move(self, color: Color) -> (Square, Square) {
         let rank = color.back_rank();
         (
@@ -81,72 +84,126 @@ impl CastleSide {
 }
 
 /// The four castling rights (whether king and rook have not moved yet; whether castling is
-/// possible *now* is [`Position::can_castle`]).
+/// possible *now* is [`Position::can_castle`]), each with the file of its rook: the a- and
+/// h-file in standard chess, any file on that side of the king in Chess960 (Guidelines
+/// II.3: the rook a right belongs to is part of the position, so two positions whose
+/// rights name different rooks are different positions for art. 9.2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct CastlingRights(u8);
+pub struct CastlingRights([Option<File>; 4]);
 
 impl CastlingRights {
-    pub const NONE: CastlingRights = CastlingRights(0);
-    pub const ALL: CastlingRights = CastlingRights(0b1111);
+    pub const NONE: CastlingRights = CastlingRights([None; 4]);
+    /// The four standard rights (rooks on the a- and h-files).
+    pub const ALL: CastlingRights =
+        CastlingRights([Some(File::H), Some(File::A), Some(File::H), Some(File::A)]);
 
-    fn bit(color: Color, side: CastleSide) -> u8 {
+    fn index(color: Color, side: CastleSide) -> usize {
         match (color, side) {
-            (Color::White, CastleSide::KingSide) => 1,
-            (Color::White, CastleSide::QueenSide) => 2,
-            (Color::Black, CastleSide::KingSide) => 4,
-            (Color::Black, CastleSide::QueenSide) => 8,
+            (Color::White, CastleSide::KingSide) => 0,
+            (Color::White, CastleSide::QueenSide) => 1,
+            (Color::Black, CastleSide::KingSide) => 2,
+            (Color::Black, CastleSide::QueenSide) => 3,
         }
     }
 
     pub fn has(self, color: Color, side: CastleSide) -> bool {
-        self.0 & Self::bit(color, side) != 0
+        self.0[Self::index(color, side)].is_some()
     }
 
+    /// The file of the rook this right castles with, if the right is held.
+    pub fn rook_file(self, color: Color, side: CastleSide) -> Option<File> {
+        self.0[Self::index(color, side)]
+    }
+
+    /// Sets or clears a right; a right set here castles with the standard rook (h- or
+    /// a-file). For a Chess960 rook use [`CastlingRights::with_rook_file`].
     #[must_use]
     pub fn with(self, color: Color, side: CastleSide, on: bool) -> CastlingRights {
-        let b = Self::bit(color, side);
-        CastlingRights(if on { self.0 | b } else { self.0 & !b })
+        self.with_rook_file(color, side, on.then_some(side.rook_from_file()))
     }
 
-    /// The rights held in either.
+    /// Sets the right to castle with the rook on `file` (`None` clears it).
+    #[must_use]
+    pub fn with_rook_file(
+        mut self,
+        color: Color,
+        side: CastleSide,
+        file: Option<File>,
+    ) -> CastlingRights {
+        self.0[Self::index(color, side)] = file;
+        self
+    }
+
+    /// The rights held in either (`self`'s rook where both hold one).
     #[must_use]
     pub fn union(self, other: CastlingRights) -> CastlingRights {
-        CastlingRights(self.0 | other.0)
+        CastlingRights(std::array::from_fn(|i| self.0[i].or(other.0[i])))
     }
 
-    /// The rights held in both.
+    /// The rights held in both (with `self`'s rook).
     #[must_use]
     pub fn intersection(self, other: CastlingRights) -> CastlingRights {
-        CastlingRights(self.0 & other.0)
+        CastlingRights(std::array::from_fn(|i| {
+            self.0[i].filter(|_| other.0[i].is_some())
+        }))
     }
 
     /// The rights of `self` that `other` does not hold.
     #[must_use]
     pub fn difference(self, other: CastlingRights) -> CastlingRights {
-        CastlingRights(self.0 & !other.0)
+        CastlingRights(std::array::from_fn(|i| {
+            self.0[i].filter(|_| other.0[i].is_none())
+        }))
     }
 
     /// True when no right is left.
     pub fn is_empty(self) -> bool {
-        self.0 == 0
+        self.0.iter().all(Option::is_none)
     }
 
-    /// The FEN field: `KQkq`, `Kq`, `-`.
+    /// The rights as the four bits of standard chess (the rook files left out).
+    fn bits(self) -> u8 {
+        self.0
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, f)| acc | (u8::from(f.is_some()) << i))
+    }
+
+    /// The FEN field: `KQkq`, `Kq`, `-`; a right whose rook is not on the h- or a-file is
+    /// written as its file letter (Shredder-FEN style, upper case for White). A
+    /// [`Position`] writes X-FEN, which also knows the other rooks.
     pub fn fen_field(self) -> String {
         let mut s = String::with_capacity(4);
         self.write_fen_field(&mut s);
         s
     }
 
-    /// Appends the FEN field (`KQkq`, `Kq`, `-`) to `out`.
+    /// Appends the FEN field (see [`CastlingRights::fen_field`]) to `out`.
     pub fn write_fen_field(self, out: &mut String) {
+        self.write_field(out, |_, side, file| file == side.rook_from_file());
+    }
+
+    /// Appends the castling field, each right as `KQkq` where `letter` says so, else as
+    /// its rook's file.
+    fn write_field(self, out: &mut String, letter: impl Fn(Color, CastleSide, File) -> bool) {
         if self.is_empty() {
             out.push('-');
             return;
         }
-        for (bit, c) in [(1, 'K'), (2, 'Q'), (4, 'k'), (8, 'q')] {
-            if self.0 & bit != 0 {
-                out.push(c);
+        for (color, side, c) in [
+            (Color::White, CastleSide::KingSide, 'K'),
+            (Color::White, CastleSide::QueenSide, 'Q'),
+            (Color::Black, CastleSide::KingSide, 'k'),
+            (Color::Black, CastleSide::QueenSide, 'q'),
+        ] {
+            if let Some(file) = self.rook_file(color, side) {
+                out.push(if letter(color, side, file) {
+                    c
+                } else if color == Color::White {
+                    file.char().to_ascii_uppercase()
+                } else {
+                    file.char()
+                });
             }
         }
     }
@@ -282,11 +339,23 @@ pub struct MoveInfo {
     pub piece: Piece,
     /// The captured piece and the square it stood on (differs from `mv.to` en passant).
     pub capture: Option<(Square, Piece)>,
-    /// Set for a castling: which side, and the rook's from and to squares.
+    /// Set for a castling: which side, and the rook's from and to squares (in Chess960
+    /// `mv.to` is the rook's square; the king lands on g or c).
     pub castling: Option<(CastleSide, Square, Square)>,
     pub en_passant: bool,
     /// The piece that replaces the pawn on the last rank.
     pub promotion: Option<Piece>,
+}
+
+impl MoveInfo {
+    /// The square the moving piece ends on: `mv.to`, except for a Chess960 castling, whose
+    /// move names the rook's square while the king lands on g or c (II.3).
+    pub fn landing(&self) -> Square {
+        match self.castling {
+            Some((side, _, _)) => Square::new(side.king_to_file(), self.mv.from.rank()),
+            None => self.mv.to,
+        }
+    }
 }
 
 /// The identity of a position for repetition (FIDE art. 9.2.2): the same pieces on the
@@ -329,7 +398,14 @@ fn zobrist(
     if side_to_move == Color::Black {
         h ^= ZOBRIST[ZOBRIST_BLACK];
     }
-    h ^= ZOBRIST[ZOBRIST_CASTLING + usize::from(castling.0)];
+    h ^= ZOBRIST[ZOBRIST_CASTLING + usize::from(castling.bits())];
+    // A Chess960 right with its rook off the a- or h-file also hashes the file, so standard
+    // positions keep the hashes they always had.
+    for (i, file) in castling.0.iter().enumerate() {
+        if let Some(f) = file.filter(|&f| f != [File::H, File::A][i % 2]) {
+            h ^= ZOBRIST[ZOBRIST_ROOK_FILE + i * 8 + usize::from(f.index())];
+        }
+    }
     if let Some(ep) = en_passant {
         h ^= ZOBRIST[ZOBRIST_EP + usize::from(ep.file().index())];
     }
@@ -337,11 +413,12 @@ fn zobrist(
 }
 
 /// Layout of [`ZOBRIST`]: 12 pieces x 64 squares, then Black to move, the 16 castling
-/// right sets, the 8 en passant files.
+/// right sets, the 8 en passant files, the 4 rights x 8 files of a Chess960 castling rook.
 const ZOBRIST_BLACK: usize = 12 * 64;
 const ZOBRIST_CASTLING: usize = ZOBRIST_BLACK + 1;
 const ZOBRIST_EP: usize = ZOBRIST_CASTLING + 16;
-const ZOBRIST_LEN: usize = ZOBRIST_EP + 8;
+const ZOBRIST_ROOK_FILE: usize = ZOBRIST_EP + 8;
+const ZOBRIST_LEN: usize = ZOBRIST_ROOK_FILE + 4 * 8;
 
 /// Fixed pseudo-random keys (splitmix64 from a constant seed), made at compile time.
 static ZOBRIST: [u64; ZOBRIST_LEN] = {
@@ -359,10 +436,29 @@ static ZOBRIST: [u64; ZOBRIST_LEN] = {
     table
 };
 
+/// The rules a game is played by: standard chess, or Chess960 (Laws, Guidelines II), where
+/// only the start position and castling differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    #[default]
+    Standard,
+    Chess960,
+}
+
 /// A legal chess position. Cheap to copy (a few hundred bytes, no heap).
+///
+/// A Chess960 position keeps the `chess` crate's board without castling rights (the crate
+/// knows only e1g1-style castling) and its own [`CastlingRights`] with the rook files;
+/// castling moves are generated here (Guidelines II.3) and written as the king taking its
+/// own rook (`b1a1`, `e1h1`), in every Chess960 game, position 518 included.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
     board: Board,
+    variant: Variant,
+    /// The castling rights of a Chess960 position ([`CastlingRights::NONE`] in standard
+    /// chess, whose rights the board holds).
+    rights960: CastlingRights,
     placement: Placement,
     /// The square behind a pawn that just made a double step, whether or not it can be
     /// captured (the chess crate keeps only capturable ones, and names the pawn's square).
@@ -385,6 +481,8 @@ impl Position {
     pub fn start() -> Position {
         Position {
             board: Board::default(),
+            variant: Variant::Standard,
+            rights960: CastlingRights::NONE,
             placement: Placement::start(),
             ep_target: None,
             halfmove_clock: 0,
@@ -410,7 +508,43 @@ impl Position {
         let fullmove: u32 = parse_counter(fields[5])
             .filter(|&n| n >= 1)
             .ok_or_else(|| FenError::FullmoveNumber(fields[5].to_owned()))?;
-        Self::from_fields(fen, &fields[..4], halfmove, fullmove)
+        Self::from_fields(Variant::Standard, fen, &fields[..4], halfmove, fullmove)
+    }
+
+    /// Reads a full six-field Chess960 FEN: X-FEN (`KQkq` for the outermost rook on that
+    /// side of the king, the rook's file letter otherwise) or Shredder-FEN (file letters
+    /// only, `HAha`), the letters in any order. Otherwise as strict as
+    /// [`Position::from_fen`]. The position is a Chess960 one even when it is the standard
+    /// set-up (position 518): castling is then written `e1h1`.
+    pub fn from_fen_960(fen: &str) -> Result<Position, FenError> {
+        let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
+        if fields.len() != 6 {
+            return Err(FenError::FieldCount {
+                fen: fen.to_owned(),
+                found: fields.len(),
+                expected: 6,
+            });
+        }
+        let halfmove: u32 = parse_counter(fields[4])
+            .ok_or_else(|| FenError::HalfmoveClock(fields[4].to_owned()))?;
+        let fullmove: u32 = parse_counter(fields[5])
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| FenError::FullmoveNumber(fields[5].to_owned()))?;
+        Self::from_fields(Variant::Chess960, fen, &fields[..4], halfmove, fullmove)
+    }
+
+    /// The first four fields of a Chess960 FEN (see [`Position::from_fen_960`]); the
+    /// halfmove clock is 0 and the fullmove number 1.
+    pub fn from_epd_960(epd: &str) -> Result<Position, FenError> {
+        let fields: Vec<&str> = epd.split_ascii_whitespace().collect();
+        if fields.len() != 4 {
+            return Err(FenError::FieldCount {
+                fen: epd.to_owned(),
+                found: fields.len(),
+                expected: 4,
+            });
+        }
+        Self::from_fields(Variant::Chess960, epd, &fields, 0, 1)
     }
 
     /// Reads the first four FEN fields only (as EPD records and many test files give
@@ -424,10 +558,11 @@ impl Position {
                 expected: 4,
             });
         }
-        Self::from_fields(epd, &fields, 0, 1)
+        Self::from_fields(Variant::Standard, epd, &fields, 0, 1)
     }
 
     fn from_fields(
+        variant: Variant,
         fen: &str,
         fields: &[&str],
         halfmove: u32,
@@ -439,8 +574,11 @@ impl Position {
             "b" => Color::Black,
             other => return Err(FenError::SideToMove(other.to_owned())),
         };
-        let castling =
-            parse_castling(fields[2]).ok_or_else(|| FenError::Castling(fields[2].to_owned()))?;
+        let castling = match variant {
+            Variant::Standard => parse_castling(fields[2]),
+            Variant::Chess960 => crate::chess960::parse_castling_field(fields[2], &placement),
+        }
+        .ok_or_else(|| FenError::Castling(fields[2].to_owned()))?;
         let ep = match fields[3] {
             "-" => None,
             s => {
@@ -455,17 +593,59 @@ impl Position {
                 Some(sq)
             }
         };
-        Position::from_parts(placement, side, castling, ep, halfmove, fullmove).map_err(|error| {
-            FenError::Position {
+        Position::build(variant, placement, side, castling, ep, halfmove, fullmove).map_err(
+            |error| FenError::Position {
                 fen: fen.to_owned(),
                 error,
-            }
-        })
+            },
+        )
     }
 
     /// Builds a position from its parts, with the same checks as [`Position::from_fen`].
     /// `en_passant` is the target square (behind the pawn that just made a double step).
     pub fn from_parts(
+        placement: Placement,
+        side_to_move: Color,
+        castling: CastlingRights,
+        en_passant: Option<Square>,
+        halfmove_clock: u32,
+        fullmove_number: u32,
+    ) -> Result<Position, PositionError> {
+        Position::build(
+            Variant::Standard,
+            placement,
+            side_to_move,
+            castling,
+            en_passant,
+            halfmove_clock,
+            fullmove_number,
+        )
+    }
+
+    /// Builds a Chess960 position from its parts (see [`Position::from_parts`]); each
+    /// castling right names its rook's file, on that side of the king on the back rank.
+    pub fn from_parts_960(
+        placement: Placement,
+        side_to_move: Color,
+        castling: CastlingRights,
+        en_passant: Option<Square>,
+        halfmove_clock: u32,
+        fullmove_number: u32,
+    ) -> Result<Position, PositionError> {
+        Position::build(
+            Variant::Chess960,
+            placement,
+            side_to_move,
+            castling,
+            en_passant,
+            halfmove_clock,
+            fullmove_number,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        variant: Variant,
         placement: Placement,
         side_to_move: Color,
         castling: CastlingRights,
@@ -523,30 +703,7 @@ impl Position {
         if is_attacked(&placement, waiting_king, side_to_move) {
             return Err(PositionError::OppositeCheck { color: waiting });
         }
-        for (color, side, letter) in [
-            (Color::White, CastleSide::KingSide, 'K'),
-            (Color::White, CastleSide::QueenSide, 'Q'),
-            (Color::Black, CastleSide::KingSide, 'k'),
-            (Color::Black, CastleSide::QueenSide, 'q'),
-        ] {
-            if !castling.has(color, side) {
-                continue;
-            }
-            let king_home = Square::new(File::E, color.back_rank());
-            let rook_home = Square::new(side.rook_from_file(), color.back_rank());
-            if placement.get(king_home) != Some(Piece::new(color, Role::King)) {
-                return Err(PositionError::CastlingRight {
-                    right: letter,
-                    reason: format!("the {color} king is not on {king_home}"),
-                });
-            }
-            if placement.get(rook_home) != Some(Piece::new(color, Role::Rook)) {
-                return Err(PositionError::CastlingRight {
-                    right: letter,
-                    reason: format!("there is no {color} rook on {rook_home}"),
-                });
-            }
-        }
+        check_castling(variant, &placement, castling)?;
         if let Some(target) = en_passant {
             check_ep_target(&placement, side_to_move, target)?;
         }
@@ -556,8 +713,13 @@ impl Position {
             builder.piece(square_to(sq), role_to(p.role), color_to(p.color));
         }
         builder.side_to_move(color_to(side_to_move));
-        builder.castle_rights(chess::Color::White, castling.to_chess(Color::White));
-        builder.castle_rights(chess::Color::Black, castling.to_chess(Color::Black));
+        // A Chess960 board keeps its rights here, not in the chess crate (see `Position`).
+        let (board_rights, rights960) = match variant {
+            Variant::Standard => (castling, CastlingRights::NONE),
+            Variant::Chess960 => (CastlingRights::NONE, castling),
+        };
+        builder.castle_rights(chess::Color::White, board_rights.to_chess(Color::White));
+        builder.castle_rights(chess::Color::Black, board_rights.to_chess(Color::Black));
         builder.en_passant(en_passant.map(|sq| chess::ALL_FILES[usize::from(sq.file().index())]));
         let board = Board::try_from(&builder).map_err(|_| PositionError::OppositeCheck {
             // Every condition the chess crate checks is checked above; this is the one it
@@ -566,11 +728,26 @@ impl Position {
         })?;
         Ok(Position {
             board,
+            variant,
+            rights960,
             placement,
             ep_target: en_passant,
             halfmove_clock,
             fullmove_number,
         })
+    }
+
+    /// The full six-field Shredder-FEN: as [`Position::fen`], but every castling right
+    /// written as its rook's file (`HAha`), as some engines and GUIs want for Chess960.
+    pub fn shredder_fen(&self) -> String {
+        let x_fen = self.fen();
+        let mut fields: Vec<&str> = x_fen.split(' ').collect();
+        let mut castling = String::with_capacity(4);
+        self.castling().write_field(&mut castling, |_, _, _| false);
+        if let Some(field) = fields.get_mut(2) {
+            *field = &castling;
+        }
+        fields.join(" ")
     }
 
     /// The full six-field FEN; the en passant field is written only when a capture is legal
@@ -617,7 +794,14 @@ impl Position {
         out.push(' ');
         out.push(self.side_to_move().fen_char());
         out.push(' ');
-        self.castling().write_fen_field(out);
+        match self.variant {
+            Variant::Standard => self.castling().write_fen_field(out),
+            // X-FEN: `K`/`Q` when no other rook of that colour stands further out on that
+            // side of the back rank, the rook's file letter otherwise.
+            Variant::Chess960 => self.rights960.write_field(out, |color, side, file| {
+                crate::chess960::outermost_rook(&self.placement, color, side, file)
+            }),
+        }
         out.push(' ');
         match ep_square {
             Some(sq) => {
@@ -631,6 +815,11 @@ impl Position {
     /// The wrapped board, for the other wrappers of this crate (chasolver).
     pub(crate) fn chess_board(&self) -> &Board {
         &self.board
+    }
+
+    /// Standard chess or Chess960.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// What stands on each square.
@@ -647,6 +836,9 @@ impl Position {
     }
 
     pub fn castling(&self) -> CastlingRights {
+        if self.variant == Variant::Chess960 {
+            return self.rights960;
+        }
         CastlingRights::from_chess(
             self.board.castle_rights(chess::Color::White),
             self.board.castle_rights(chess::Color::Black),
@@ -767,7 +959,7 @@ impl Position {
                 return true;
             }
         }
-        legal_count(&self.board) > 0
+        legal_count(&self.board) > 0 || self.castlings_960().next().is_some()
     }
 
     /// The squares other than `m.from` from which a piece like the one moving in `m` (not
@@ -791,14 +983,17 @@ impl Position {
             .filter(move |&from| self.is_legal(Move::new(from, m.to, None)))
     }
 
-    /// All legal moves, in the chess crate's generation order.
+    /// All legal moves, in the chess crate's generation order (a Chess960 position's
+    /// castlings last).
     pub fn legal_moves(&self) -> impl Iterator<Item = Move> {
-        legal_gen(&self.board, !EMPTY).map(move_from)
+        legal_gen(&self.board, !EMPTY)
+            .map(move_from)
+            .chain(self.castlings_960().map(|(_, m)| m))
     }
 
     /// How many legal moves there are.
     pub fn legal_move_count(&self) -> usize {
-        legal_count(&self.board)
+        legal_count(&self.board) + self.castlings_960().count()
     }
 
     /// The legal moves of the piece on `from` (none if it is empty or not the mover's).
@@ -807,12 +1002,21 @@ impl Position {
         legal_gen(&self.board, !EMPTY)
             .filter(|m| m.get_source() == src)
             .map(move_from)
+            .chain(
+                self.castlings_960()
+                    .map(|(_, m)| m)
+                    .filter(|m| m.from == from),
+            )
             .collect()
     }
 
-    /// The legal moves that land on `to` (captures of the piece there, if any).
+    /// The legal moves that land on `to` (captures of the piece there, if any; in Chess960
+    /// also the castling with the own rook standing there).
     pub fn legal_moves_to(&self, to: Square) -> Vec<Move> {
-        legal_gen(&self.board, bb(to)).map(move_from).collect()
+        legal_gen(&self.board, bb(to))
+            .map(move_from)
+            .chain(self.castlings_960().map(|(_, m)| m).filter(|m| m.to == to))
+            .collect()
     }
 
     /// Can the piece on `from` make any legal move? (Touch-move: "must move this piece".)
@@ -848,6 +1052,7 @@ impl Position {
             }
         }
         legal_gen(&self.board, !EMPTY).any(|m| m.get_source() == src)
+            || self.castlings_960().any(|(_, m)| m.from == from)
     }
 
     /// Can the piece on `square` be captured by a legal move now? (Touch-move: "must capture
@@ -878,6 +1083,9 @@ impl Position {
         let en_passant =
             role == Role::Pawn && m.from.file() != m.to.file() && self.piece_at(m.to).is_none();
         let castling = role == Role::King && self.castle_side(m).is_some();
+        if castling && self.variant == Variant::Chess960 {
+            return self.castlings_960().any(|(_, c)| c == m);
+        }
         if en_passant || castling {
             // Rare and intricate: ask the generator.
             let cm = move_to(m);
@@ -929,7 +1137,10 @@ impl Position {
         let Some(piece) = self.piece_at(m.from).filter(|p| p.color == color) else {
             return false;
         };
-        if self.piece_at(m.to).is_some_and(|p| p.color == color) || m.from == m.to {
+        // A Chess960 castling is the one move onto an own piece: the king takes its rook.
+        let own_target = self.piece_at(m.to).is_some_and(|p| p.color == color);
+        let castling_960 = self.variant == Variant::Chess960 && self.castle_side(m).is_some();
+        if (own_target && !castling_960) || m.from == m.to {
             return false;
         }
         let promotes = piece.role == Role::Pawn && m.to.rank() == color.promotion_rank();
@@ -964,6 +1175,10 @@ impl Position {
                     false
                 }
             }
+            Role::King if self.variant == Variant::Chess960 && self.castle_side(m).is_some() => {
+                self.castle_side(m)
+                    .is_some_and(|side| self.castling_path_clear(color, side).is_some())
+            }
             Role::King if self.castle_side(m).is_some() => {
                 self.castle_side(m).is_some_and(|side| {
                     let (rook_from, _) = side.rook_move(color);
@@ -975,8 +1190,15 @@ impl Position {
         }
     }
 
-    /// The castling move to `side` if castling there is legal now.
+    /// The castling move to `side` if castling there is legal now: `e1g1` in standard
+    /// chess, the king taking its rook (`b1a1`, `e1h1`) in Chess960.
     pub fn castling_move(&self, side: CastleSide) -> Option<Move> {
+        if self.variant == Variant::Chess960 {
+            return self
+                .castlings_960()
+                .find(|&(s, _)| s == side)
+                .map(|(_, m)| m);
+        }
         let m = side.king_move(self.side_to_move());
         (self.piece_at(m.from) == Some(Piece::new(self.side_to_move(), Role::King))
             && self.castling().has(self.side_to_move(), side)
@@ -989,12 +1211,25 @@ impl Position {
         self.castling_move(side).is_some()
     }
 
-    /// If `m` is a castling by the side to move (a king move of two files from e1/e8),
-    /// which side. Says nothing about legality.
+    /// If `m` is a castling by the side to move, which side: in standard chess a king move
+    /// of two files from e1/e8; in Chess960 the king on its back rank taking its own rook
+    /// there (the side is where the rook stands). Says nothing about legality.
     pub fn castle_side(&self, m: Move) -> Option<CastleSide> {
         let color = self.side_to_move();
         if self.piece_at(m.from) != Some(Piece::new(color, Role::King)) {
             return None;
+        }
+        if self.variant == Variant::Chess960 {
+            let rank = color.back_rank();
+            let own_rook = self.piece_at(m.to) == Some(Piece::new(color, Role::Rook));
+            if m.promotion.is_some() || !own_rook || m.from.rank() != rank || m.to.rank() != rank {
+                return None;
+            }
+            return Some(if m.to.file() > m.from.file() {
+                CastleSide::KingSide
+            } else {
+                CastleSide::QueenSide
+            });
         }
         CastleSide::ALL.into_iter().find(|side| {
             side.king_move(color)
@@ -1020,7 +1255,10 @@ impl Position {
         let piece = self
             .piece_at(m.from)
             .unwrap_or(Piece::new(color, Role::Pawn));
-        let mut capture = self.piece_at(m.to).map(|p| (m.to, p));
+        let mut capture = self
+            .piece_at(m.to)
+            .filter(|p| p.color != color)
+            .map(|p| (m.to, p));
         let mut en_passant = false;
         if piece.role == Role::Pawn && m.from.file() != m.to.file() && capture.is_none() {
             let sq = Square::new(m.to.file(), m.from.rank());
@@ -1029,7 +1267,10 @@ impl Position {
         }
         let castling = if piece.role == Role::King {
             self.castle_side(m).map(|side| {
-                let (rf, rt) = side.rook_move(color);
+                let (rf, rt) = match self.variant {
+                    Variant::Standard => side.rook_move(color),
+                    Variant::Chess960 => (m.to, side.rook_move(color).1),
+                };
                 (side, rf, rt)
             })
         } else {
@@ -1059,6 +1300,11 @@ impl Position {
 
     /// Plays a move already known to be legal (from [`Position::legal_moves`] and the like).
     pub(crate) fn apply(&self, m: Move) -> Position {
+        if self.variant == Variant::Chess960 {
+            if let Some(side) = self.castle_side(m) {
+                return self.apply_castling_960(m, side);
+            }
+        }
         let mut board = self.board;
         self.board.make_move(move_to(m), &mut board);
         let color = self.side_to_move();
@@ -1096,6 +1342,11 @@ impl Position {
         }
         Position {
             board,
+            variant: self.variant,
+            rights960: match self.variant {
+                Variant::Standard => CastlingRights::NONE,
+                Variant::Chess960 => self.rights960_after(m),
+            },
             placement,
             ep_target,
             halfmove_clock: if irreversible {
@@ -1105,6 +1356,123 @@ impl Position {
             },
             fullmove_number: self.fullmove_number + u32::from(color == Color::Black),
         }
+    }
+
+    /// The Chess960 rights after a move other than castling: a king move ends both of its
+    /// side's, a move from or onto a right's rook square ends that one (II.3: the rook
+    /// moved, or was captured).
+    fn rights960_after(&self, m: Move) -> CastlingRights {
+        let mut rights = self.rights960;
+        if rights.is_empty() {
+            return rights;
+        }
+        let king_moves = self.piece_at(m.from).is_some_and(|p| p.role == Role::King);
+        for color in Color::ALL {
+            for side in CastleSide::ALL {
+                let Some(file) = rights.rook_file(color, side) else {
+                    continue;
+                };
+                let rook = Square::new(file, color.back_rank());
+                let king = king_moves && color == self.side_to_move();
+                if king || m.from == rook || m.to == rook {
+                    rights = rights.with_rook_file(color, side, None);
+                }
+            }
+        }
+        rights
+    }
+
+    /// Plays a Chess960 castling assumed legal: king and rook to their targets (g and f, or
+    /// c and d, II.3), both of the side's rights gone. The chess crate cannot make this
+    /// move, so its board is built afresh.
+    fn apply_castling_960(&self, m: Move, side: CastleSide) -> Position {
+        let color = self.side_to_move();
+        let (_, rook_to) = side.rook_move(color);
+        let king_to = Square::new(side.king_to_file(), color.back_rank());
+        let mut placement = self.placement;
+        placement.set(m.from, None);
+        placement.set(m.to, None);
+        placement.set(king_to, Some(Piece::new(color, Role::King)));
+        placement.set(rook_to, Some(Piece::new(color, Role::Rook)));
+        let mut builder = BoardBuilder::new();
+        for (sq, p) in placement.pieces() {
+            builder.piece(square_to(sq), role_to(p.role), color_to(p.color));
+        }
+        builder.side_to_move(color_to(color.opponent()));
+        let board = match Board::try_from(&builder) {
+            Ok(board) => board,
+            // A legal castling leaves one king each, apart, the mover's not attacked, no
+            // pawn moved: everything the builder checks.
+            Err(e) => unreachable!("a legal castling {m} gave an invalid board: {e}"),
+        };
+        let rights = self
+            .rights960
+            .with_rook_file(color, CastleSide::KingSide, None)
+            .with_rook_file(color, CastleSide::QueenSide, None);
+        Position {
+            board,
+            variant: self.variant,
+            rights960: rights,
+            placement,
+            ep_target: None,
+            halfmove_clock: self.halfmove_clock.saturating_add(1),
+            fullmove_number: self.fullmove_number + u32::from(color == Color::Black),
+        }
+    }
+
+    /// The king's and rook's squares of the side to move's Chess960 castling to `side`, if
+    /// the right is held and every square between the king and its target and between the
+    /// rook and its target is empty but for those two (II.3). Attacks not looked at.
+    fn castling_path_clear(&self, color: Color, side: CastleSide) -> Option<(Square, Square)> {
+        let file = self.rights960.rook_file(color, side)?;
+        let rank = color.back_rank();
+        let king = self.king(color);
+        if king.rank() != rank {
+            return None;
+        }
+        let rook = Square::new(file, rank);
+        let king_to = Square::new(side.king_to_file(), rank);
+        let rook_to = Square::new(side.rook_to_file(), rank);
+        let others = *self.board.combined() & !bb(king) & !bb(rook);
+        ((span(king, king_to) | span(rook, rook_to)) & others == EMPTY).then_some((king, rook))
+    }
+
+    /// The legal Chess960 castlings of the side to move (none in standard chess, whose
+    /// castlings the chess crate generates), each as the king taking its own rook.
+    fn castlings_960(&self) -> impl Iterator<Item = (CastleSide, Move)> {
+        let found = if self.variant == Variant::Chess960
+            && !self.rights960.is_empty()
+            && *self.board.checkers() == EMPTY
+        {
+            CastleSide::ALL.map(|side| self.castling_960(side))
+        } else {
+            [None, None]
+        };
+        found.into_iter().flatten()
+    }
+
+    /// The Chess960 castling to `side` if it is legal now (the king not in check is
+    /// checked by the caller).
+    fn castling_960(&self, side: CastleSide) -> Option<(CastleSide, Move)> {
+        let color = self.side_to_move();
+        let (king, rook) = self.castling_path_clear(color, side)?;
+        let rank = color.back_rank();
+        let king_to = Square::new(side.king_to_file(), rank);
+        let rook_to = Square::new(side.rook_to_file(), rank);
+        let them = color.opponent();
+        // II.3: the king crosses and lands on no attacked square. Seen without the king and
+        // the castling rook, which both leave their squares: the rook could otherwise shade
+        // a square from an attacker on the back rank (king d1, rook b1, enemy rook a1:
+        // after O-O-O the king on c1 is in check).
+        let occ = *self.board.combined() & !bb(king) & !bb(rook);
+        if span(king, king_to).any(|sq| self.attacked_by(sq, them, occ)) {
+            return None;
+        }
+        let landed = occ | bb(king_to) | bb(rook_to);
+        if self.attacked_by(square_to(king_to), them, landed) {
+            return None;
+        }
+        Some((side, Move::new(king, rook, None)))
     }
 
     /// Parses a UCI move (`e2e4`, `e7e8q`, castling as `e1g1`) and checks it is legal here.
@@ -1127,6 +1495,10 @@ impl Position {
         match depth {
             0 => 1,
             1 => self.legal_move_count() as u64,
+            _ if self.variant == Variant::Chess960 => self
+                .legal_moves()
+                .map(|m| self.apply(m).perft(depth - 1))
+                .sum(),
             _ => legal_gen(&self.board, !EMPTY)
                 .map(|cm| self.apply(move_from(cm)).perft(depth - 1))
                 .sum(),
@@ -1180,12 +1552,29 @@ impl Position {
             None
         };
         let m = Move::new(from, to, promotion);
-        if !self.is_legal(m) {
-            return None;
+        if self.is_legal(m) {
+            let next = self.apply(m);
+            if next.placement == *after {
+                return Some((m, next));
+            }
         }
-        let next = self.apply(m);
-        (next.placement == *after).then_some((m, next))
+        self.castling_to_placement(after)
     }
+
+    /// The Chess960 castling whose placement is `after` (II.3: king on g or c, rook on f
+    /// or d, wherever they started; the board may show it in any order of hands, only the
+    /// placement counts). Reached when the diff names no single legal move: a castling
+    /// where only the rook moved, or king and rook both left their squares for others.
+    fn castling_to_placement(&self, after: &Placement) -> Option<(Move, Position)> {
+        self.castlings_960()
+            .map(|(_, m)| (m, self.apply(m)))
+            .find(|(_, next)| next.placement == *after)
+    }
+}
+
+/// The squares of the back rank from `a` to `b`, both included.
+fn span(a: Square, b: Square) -> BitBoard {
+    chess::between(square_to(a), square_to(b)) | bb(a) | bb(b)
 }
 
 /// The legal moves of `board` that land on `to_mask`. The chess crate (3.2.0) lets an en
@@ -1275,6 +1664,73 @@ fn parse_castling(s: &str) -> Option<CastlingRights> {
         rights = rights.with(color, side, true);
     }
     (!s.is_empty()).then_some(rights)
+}
+
+/// Each castling right needs its king and rook at home (standard: king on e1/e8, rooks on
+/// the a- and h-files; Chess960: king on the back rank, the right's rook on that side of it).
+fn check_castling(
+    variant: Variant,
+    placement: &Placement,
+    castling: CastlingRights,
+) -> Result<(), PositionError> {
+    for (color, side, letter) in [
+        (Color::White, CastleSide::KingSide, 'K'),
+        (Color::White, CastleSide::QueenSide, 'Q'),
+        (Color::Black, CastleSide::KingSide, 'k'),
+        (Color::Black, CastleSide::QueenSide, 'q'),
+    ] {
+        let Some(file) = castling.rook_file(color, side) else {
+            continue;
+        };
+        let rank = color.back_rank();
+        let king = Piece::new(color, Role::King);
+        let king_home = match variant {
+            Variant::Standard => Some(Square::new(File::E, rank)),
+            Variant::Chess960 => File::ALL
+                .into_iter()
+                .map(|f| Square::new(f, rank))
+                .find(|&sq| placement.get(sq) == Some(king)),
+        };
+        let Some(king_home) = king_home.filter(|&sq| placement.get(sq) == Some(king)) else {
+            return Err(PositionError::CastlingRight {
+                right: letter,
+                reason: match variant {
+                    Variant::Standard => format!("the {color} king is not on e{}", rank.char()),
+                    Variant::Chess960 => format!("the {color} king is not on its first rank"),
+                },
+            });
+        };
+        let rook_home = Square::new(file, rank);
+        if variant == Variant::Standard && file != side.rook_from_file() {
+            return Err(PositionError::CastlingRight {
+                right: letter,
+                reason: format!("in standard chess the rook castles from {rook_home}"),
+            });
+        }
+        if placement.get(rook_home) != Some(Piece::new(color, Role::Rook)) {
+            return Err(PositionError::CastlingRight {
+                right: letter,
+                reason: format!("there is no {color} rook on {rook_home}"),
+            });
+        }
+        let outside = match side {
+            CastleSide::KingSide => file > king_home.file(),
+            CastleSide::QueenSide => file < king_home.file(),
+        };
+        if !outside {
+            return Err(PositionError::CastlingRight {
+                right: letter,
+                reason: format!(
+                    "the rook on {rook_home} is not on the {} side of the king on {king_home}",
+                    match side {
+                        CastleSide::KingSide => "king's",
+                        CastleSide::QueenSide => "queen's",
+                    }
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_ep_target(
@@ -1443,7 +1899,7 @@ mod tests {
         }
         let castling: String = [('K', 1), ('Q', 2), ('k', 4), ('q', 8)]
             .iter()
-            .filter(|(_, bit)| p.castling().0 & bit != 0)
+            .filter(|(_, bit)| p.castling().bits() & bit != 0)
             .map(|(c, _)| *c)
             .collect();
         format!(

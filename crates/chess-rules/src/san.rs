@@ -2,7 +2,7 @@
 //! `x` for captures incl. en passant, `=Q`, `O-O`/`O-O-O`, `+`/`#`) and a lenient reader
 //! (`0-0`, `O-O+`, `e8Q`, `e8=Q`, `exd6 e.p.`, `Ng1-f3`, UCI, annotation marks).
 
-use crate::position::{CastleSide, IllegalMoveError, Position};
+use crate::position::{CastleSide, IllegalMoveError, Position, Variant};
 use crate::types::{File, Move, Rank, Role, Square};
 
 /// SAN text that names no legal move, or more than one.
@@ -133,7 +133,13 @@ impl Position {
                             // No letter: a pawn, unless the from square is given in full.
                             None => full_from || moving == Some(Role::Pawn),
                         };
+                        // A Chess960 castling lands on the king's own rook: it is `O-O`
+                        // or UCI (`g1h1`), never `Kh1`.
+                        let castling_960 = self.variant() == Variant::Chess960
+                            && !full_from
+                            && self.castle_side(*m).is_some();
                         role_ok
+                            && !castling_960
                             && from_file.is_none_or(|f| m.from.file() == f)
                             && from_rank.is_none_or(|r| m.from.rank() == r)
                             && m.promotion == promotion

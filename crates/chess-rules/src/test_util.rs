@@ -22,3 +22,8 @@ pub(crate) fn sq(name: &str) -> Square {
 pub(crate) fn piece(letter: char) -> Piece {
     Piece::from_fen_char(letter).unwrap()
 }
+
+/// A Chess960 position from a six-field X-FEN or Shredder-FEN.
+pub(crate) fn pos960(fen: &str) -> Position {
+    Position::from_fen_960(fen).unwrap()
+}

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bridge::{color_to, move_from};
-use crate::position::{Position, Status};
+use crate::position::{Position, Status, Variant};
 use crate::types::{Color, Move, Piece, Role, Square};
 
 /// Whether a side can still checkmate the other.
@@ -58,7 +58,7 @@ impl Position {
             return answer;
         }
         if chasolver::is_unwinnable_fast(self.chess_board(), color_to(color)) {
-            CanMate::No
+            self.solver_no()
         } else {
             CanMate::Undetermined
         }
@@ -190,13 +190,46 @@ impl Position {
     /// `None`: undetermined.
     fn helpmate_search(&self, color: Color) -> Option<Option<Vec<Move>>> {
         match chasolver::winnability(self.chess_board(), color_to(color))? {
-            chasolver::Winnability::Unwinnable => Some(None),
+            chasolver::Winnability::Unwinnable => match self.solver_no() {
+                CanMate::No => Some(None),
+                _ => None,
+            },
             chasolver::Winnability::Winnable { helpmate } => {
                 let line: Vec<Move> = helpmate.into_iter().map(move_from).collect();
                 // Trust but verify: replay with our move legality (which corrects the chess
                 // crate's en passant in check) and check the mate.
                 self.mates_with(color, &line).then_some(Some(line))
             }
+        }
+    }
+
+    /// chasolver's "cannot mate", as far as it is a proof here.
+    ///
+    /// chasolver reads the chess crate's board, which for a Chess960 position holds no
+    /// castling rights (the crate knows only e1g1-style castling; see [`Position`]): it
+    /// answers for the position with the rights stripped. That loses nothing for a `Yes`:
+    /// a right forbids no move, so every series of legal moves without castling is legal
+    /// with the rights too (and the mating line is replayed under our own Chess960 rules
+    /// in [`Position::mates_with`] anyway). A `No`, though, only proves that no mate can
+    /// be reached *without castling*. Castling is not redundant in general (Guidelines
+    /// II.3): king and rook move at once, can pass each other (king f1 and rook g1 swap
+    /// places) and the king can jump two or more squares in one move, so in a locked
+    /// position (pawns sealing the back rank, king and rook hemmed in beside each other)
+    /// castling can be the only way a rook gets out, and with it the only way to mate.
+    ///
+    /// So a `No` is sound when no castling right is left (the board chasolver saw is then
+    /// the whole position), which is always so in standard chess (the chess crate keeps
+    /// the standard rights and chasolver plays castling itself) and in a Chess960 game once
+    /// both sides have castled or moved king or rooks. With a Chess960 right left the answer
+    /// is [`CanMate::Undetermined`]: not a proof of "cannot mate", so no draw is declared
+    /// (art. 5.2.2, 6.9: treated as "not dead" and the arbiter looks). It costs little: a
+    /// side with a castling right still has a rook, and positions with a rook are rarely
+    /// dead.
+    fn solver_no(&self) -> CanMate {
+        if self.variant() == Variant::Chess960 && !self.castling().is_empty() {
+            CanMate::Undetermined
+        } else {
+            CanMate::No
         }
     }
 
@@ -231,6 +264,23 @@ mod tests {
 
     fn epd(s: &str) -> Position {
         Position::from_epd(s).unwrap()
+    }
+
+    #[test]
+    fn chess960_rights_make_a_solver_no_undetermined() {
+        // A lone black king can never mate; the solver says so for the board without
+        // castling rights. With a Chess960 right left that is not taken as a proof.
+        let without = Position::from_epd_960("4k3/8/8/8/8/8/8/5KR1 w - -").unwrap();
+        let with = Position::from_epd_960("4k3/8/8/8/8/8/8/5KR1 w G -").unwrap();
+        assert_eq!(without.can_mate_fast(Color::Black), CanMate::No);
+        assert_eq!(with.can_mate_fast(Color::Black), CanMate::Undetermined);
+        assert_eq!(without.can_mate(Color::Black), CanMate::No);
+        assert_eq!(with.can_mate(Color::Black), CanMate::Undetermined);
+        assert_ne!(with.dead_position(), DeadPosition::Dead);
+        assert_ne!(with.dead_position_fast(), DeadPosition::Dead);
+        // A found mate stands with the rights: the line is checked under Chess960 rules.
+        let knn = Position::from_epd_960("r3k3/8/8/8/8/8/8/3K1NN1 w q -").unwrap();
+        assert_eq!(knn.can_mate(Color::White), CanMate::Yes);
     }
 
     #[test]

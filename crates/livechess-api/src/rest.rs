@@ -6,7 +6,7 @@
 //! | `tournaments` | `[{uuid, description, rounds}]`: the one tournament of the daemon |
 //! | `tournament/{uuid}` | `{uuid, name, description, location, country, rounds, eboards}`; `eboards[i]` is the serial number of board `i + 1` (`""` where the round has no such board) |
 //! | `round/{uuid}/{n}` | `{nr, date, pairings}`: `n` counts from 0, as the `livechess` CLI asks (`n = 0` is round 1); only the round being played has pairings, earlier ones are empty |
-//! | `game/{uuid}` | `{chess960, result, comment, clock, moves}`; a move is `"SAN SECONDS"` (the mover's clock after it), or `"SAN"` when no clock reading came with it |
+//! | `game/{uuid}` | `{chess960, result, comment, clock, moves}`; `chess960` is the start position's Chess960 number (Scharnagl numbering, as LiveChess sends it): 518, the standard position, for every game the daemon runs today; a move is `"SAN SECONDS"` (the mover's clock after it), or `"SAN"` when no clock reading came with it |
 //!
 //! Results: `WHITEWIN`, `BLACKWIN`, `DRAW` (`WHITEFORFAIT`/`BLACKFORFAIT` are never
 //! produced: the boards cannot tell a forfeit), null while the game runs. The uuids are
@@ -118,7 +118,7 @@ struct Round<'a> {
 
 #[derive(Serialize)]
 struct Game<'a> {
-    chess960: u32,
+    chess960: u16,
     result: Option<&'static str>,
     comment: Option<&'a str>,
     clock: Option<&'a Clock>,
@@ -214,7 +214,9 @@ pub fn get(hall: &Hall, path: &str) -> Result<String, RestError> {
             };
             let game = &board.state.game;
             Ok(json(&Game {
-                chess960: 0,
+                // The standard start's number among the 960 (Scharnagl numbering), which
+                // LiveChess sends for a standard game.
+                chess960: chess_rules::STANDARD_POSITION_NUMBER,
                 result: result_name(game.result),
                 comment: None,
                 clock: if game.live { board.state.eboard.clock.as_ref() } else { None },
@@ -394,6 +396,17 @@ mod tests {
             (&over["clock"], &over["result"]),
             (&Value::Null, &Value::from("DRAW"))
         );
+    }
+
+    #[test]
+    fn a_standard_game_gives_livechess_position_518() {
+        // LiveChess puts the Chess960 position number in `chess960`, and the standard
+        // start is position 518 in that numbering: 0 would be the set-up BBQNNRKR.
+        let h = hall();
+        for board in &h.boards {
+            let g = get_json(&h, &format!("game/{}", h.game_uuid(board)));
+            assert_eq!(g["chess960"], 518, "board {}", board.state.number);
+        }
     }
 
     #[test]
