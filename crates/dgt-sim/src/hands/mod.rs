@@ -47,8 +47,8 @@ pub use chess_rules::{Attempt, IllegalCategory, RestoreStep};
 pub use expected::{Expected, Ruling, TimedExpected};
 pub use motion::{CaptureOrder, MoveStyle, SEEN_TOUCH_MS, TWO_HAND_SAFE_MS};
 pub use options::{
-    ArbiterClock, Faults, HandOptions, IllegalKind, Irregularity, ParseIrregularityError,
-    Variations,
+    ArbiterClock, ArbiterCounter, Faults, HandOptions, IllegalKind, Irregularity,
+    ParseIrregularityError, Variations,
 };
 pub use plan::{RulesEnd, Skipped};
 pub use rng::HandRng;
