@@ -17,7 +17,8 @@
 //! 40 is counted by the clock and the arbiter leaves its counter, so the period comes a
 //! move early (`classical-period-early.dgtcap`). Beside each: `.uci` (the moves),
 //! `.expected.jsonl` (the events an arbiter must emit, formats.md section 2) and
-//! `.periods` (at which ply each player's clock began a period, with its count).
+//! `.periods` (at which ply each player's clock began a period, with its count, and the
+//! `clock_mismatch` alerts the rules call for: `Script::period_mismatches`).
 
 use std::io::Write;
 
@@ -295,6 +296,17 @@ fn write_period_capture(
             p.ply,
             p.press_ms.unwrap_or(p.made_at_ms),
             p.clock_count
+        )?;
+    }
+    for m in script.period_mismatches() {
+        writeln!(
+            periods,
+            "clock_mismatch {} for {} at his move {} (due at move {}), press at {} ms",
+            m.reason.name(),
+            m.color,
+            m.mv,
+            m.due_move,
+            m.at_ms
         )?;
     }
     println!(

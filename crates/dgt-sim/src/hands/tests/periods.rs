@@ -85,6 +85,7 @@ fn a_classical_game_reaches_move_40_with_time_left_and_the_second_period_at_its_
             "{color}: {left} ms of {given} left at move 40"
         );
     }
+    assert_eq!(script.period_mismatches(), []);
     // Realistic pacing: move 40 comes after more than an hour and a half of play.
     let fortieth = moves_of(&script, Color::Black)[39].made_at_ms;
     assert!(fortieth > 90 * 60 * 1000, "move 40 at {fortieth} ms");
@@ -141,6 +142,18 @@ fn a_counted_illegal_press_brings_the_period_a_move_early_unless_the_arbiter_tak
                 Some(MoveCount(last + 1)),
                 "{what}"
             );
+            let early = moves_of(&left, color)[38];
+            assert_eq!(
+                left.period_mismatches(),
+                [PeriodMismatch {
+                    color,
+                    reason: MismatchReason::AddedEarly,
+                    mv: 39,
+                    due_move: 40,
+                    at_ms: early.press_ms.unwrap_or(0),
+                }],
+                "{what}"
+            );
             assert!(!left
                 .actions
                 .iter()
@@ -166,6 +179,7 @@ fn a_counted_illegal_press_brings_the_period_a_move_early_unless_the_arbiter_tak
                 }],
                 "{what}"
             );
+            assert_eq!(taken.period_mismatches(), [], "{what}");
             check_script(&game, &taken).unwrap();
         }
     }
@@ -211,4 +225,54 @@ fn sudden_death_scripts_set_no_counter_and_begin_no_period() {
         .iter()
         .any(|a| matches!(a.action, Action::SetMoveCounter { .. })));
     assert_eq!(script.emulator_config().periods, None);
+}
+
+#[test]
+fn a_forgotten_press_makes_the_period_late_after_it_was_not_added_at_move_40() {
+    let game = long_game();
+    let mut checked = 0;
+    for seed in 0..12 {
+        let script = generate(
+            &game,
+            &HandOptions {
+                seed,
+                time_control: classical(),
+                variations: Variations {
+                    forgotten_press: 0.02,
+                    ..Variations::realistic()
+                },
+                ..HandOptions::default()
+            },
+        )
+        .unwrap();
+        for color in Color::ALL {
+            let moves = moves_of(&script, color);
+            let fortieth = moves[39];
+            // One press short by move 40 (and move 40 pressed): the period comes at his
+            // next counted press.
+            if fortieth.clock_count != MoveCount(39) || fortieth.press_ms.is_none() {
+                continue;
+            }
+            checked += 1;
+            let began = periods_began(&script, color);
+            assert_eq!(began.len(), 1, "seed {seed}, {color}: {began:?}");
+            let late = began[0].0;
+            assert!(late > 40, "seed {seed}, {color}: {began:?}");
+            let mine: Vec<(MismatchReason, u32, u32)> = script
+                .period_mismatches()
+                .iter()
+                .filter(|m| m.color == color)
+                .map(|m| (m.reason, m.mv, m.due_move))
+                .collect();
+            assert_eq!(
+                mine,
+                [
+                    (MismatchReason::NotAdded, 40, 40),
+                    (MismatchReason::AddedLate, late as u32, 40)
+                ],
+                "seed {seed}, {color}"
+            );
+        }
+    }
+    assert!(checked >= 1, "no seed forgot a press before move 40");
 }
