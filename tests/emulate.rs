@@ -224,7 +224,7 @@ fn bad_arguments_and_unreadable_files_are_refused_clearly() {
     }
     let pgn = test_data::path("pgn/python-chess/molinari-bordais-1979.pgn");
     let pgn = pgn.to_str().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["emulate", "--pgn", "/nonexistent/x.pgn"],
             "cannot read the PGN file",
@@ -233,6 +233,11 @@ fn bad_arguments_and_unreadable_files_are_refused_clearly() {
         (
             &["emulate", "--pgn", pgn, "--time-control", "fast"],
             "BASE+INC",
+        ),
+        // Periods are played now, but a period of more than 6 hours is a typing mistake.
+        (
+            &["emulate", "--pgn", pgn, "--time-control", "40/99999:1800"],
+            "out of bounds",
         ),
         (
             &["emulate", "--pgn", pgn, "--irregularities", "castle-badly"],
@@ -252,4 +257,104 @@ fn bad_arguments_and_unreadable_files_are_refused_clearly() {
     let out = run(&["emulate", "--pgn", not_pgn.to_str().unwrap()]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not.pgn"));
+}
+
+/// The first standard game of the repository's Lichess file in which both players make
+/// 45 moves or more, and its number in the file (1-based).
+fn long_lichess_game() -> (PathBuf, usize) {
+    let rel = "pgn/shakmaty-pgn-reader-benches/lichess_db_1000k.pgn";
+    let games = read_pgn(&test_data::read(rel)).unwrap();
+    let index = games
+        .iter()
+        .position(|g| {
+            g.tag("Variant").is_none_or(|v| v == "Standard")
+                && g.tag("FEN").is_none()
+                && g.moves.len() >= 92
+        })
+        .expect("a long game");
+    (test_data::path(rel), index + 1)
+}
+
+#[test]
+fn a_control_with_periods_is_played_and_the_clock_adds_the_second_period() {
+    let (pgn, game) = long_lichess_game();
+    let mut child = bin()
+        .args(["emulate", "--pgn"])
+        .arg(&pgn)
+        .args(["--game", &game.to_string()])
+        .args([
+            "--time-control",
+            "40/5400+30:1800+30",
+            "--speed",
+            "100",
+            "--think-scale",
+            "0.01",
+            "--start-delay",
+            "100",
+            "--variations",
+            "none",
+            "--exit-at-end",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let path = PathBuf::from(lines.next().expect("a path on stdout").unwrap());
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let said = std::thread::spawn(move || {
+        stderr
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<String>>()
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Each side's clock readings (seconds) as the host saw them, in order.
+    let readings = rt.block_on(async {
+        let port = Port::open(&path).expect("open the pty as a serial port");
+        assert_eq!(port.try_write(&[0x4B]).unwrap(), 1); // SEND_UPDATE_NICE
+        let mut decoder = Decoder::new();
+        let mut readings: Vec<(u32, u32)> = Vec::new();
+        let mut buf = [0u8; 512];
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            let n =
+                match tokio::time::timeout(Duration::from_millis(200), port.read(&mut buf)).await {
+                    Ok(Ok(n)) if n > 0 => n,
+                    // The board exits at the end of the game: the pty closes.
+                    Ok(_) => break,
+                    Err(_) => continue,
+                };
+            for msg in decoder.push(&buf[..n]).into_iter().flatten() {
+                if let BoardMessage::ClockTime(t) = msg {
+                    readings.push((t.left.time.secs(), t.right.time.secs()));
+                }
+            }
+        }
+        readings
+    });
+    let status = child.wait().unwrap();
+    let said = said.join().unwrap().join("\n");
+    assert!(status.success(), "{status}: {said}");
+    assert!(said.contains("time control 40/5400+30:1800+30"), "{said}");
+    assert!(said.contains("period 2 begins for white"), "{said}");
+    // Each side's time rose once by the second period's 1800 s and the increment.
+    for side in [0, 1] {
+        let jumps = readings
+            .windows(2)
+            .map(|w| {
+                let (a, b) = if side == 0 {
+                    (w[0].0, w[1].0)
+                } else {
+                    (w[0].1, w[1].1)
+                };
+                i64::from(b) - i64::from(a)
+            })
+            .filter(|d| *d > 1000)
+            .count();
+        assert_eq!(jumps, 1, "side {side}: {} readings", readings.len());
+    }
 }

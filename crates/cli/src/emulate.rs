@@ -1,5 +1,5 @@
 //! `dgt-arbiter emulate --pgn FILE [--game N] [--seed S] [--speed X] [--time-control
-//! BASE+INC] [--irregularities LIST] [--rotated] [--white-clock left|right] [--serial
+//! CONTROL] [--arbiter-counter take-back|leave] [--irregularities LIST] [--rotated] [--white-clock left|right] [--serial
 //! DIGITS] [--exit-at-end] [--record FILE.dgtcap]`: serves one
 //! emulated DGT board with a DGT3000 on a pseudo-terminal and plays a game of a PGN file
 //! on it with a player's hands (the seeded hand-motion generator of `dgt-sim`), in real
@@ -19,7 +19,9 @@ use anyhow::{bail, Context};
 use chess_rules::{read_pgn, Position};
 use dgt_protocol::capture::{CaptureHeader, TimeControl};
 use dgt_protocol::{ClockSide, Orientation};
-use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script, Variations};
+use dgt_sim::hands::{
+    generate, ArbiterCounter, GameInput, HandOptions, Irregularity, Script, Variations,
+};
 use dgt_sim::{serve_pty, Emulator, EmulatorConfig, ServeOptions};
 
 /// Largest PGN file read (a big tournament's games are a few MiB).
@@ -40,10 +42,17 @@ pub struct EmulateArgs {
     /// Virtual time runs this many times faster than real time.
     #[arg(long, default_value_t = 1.0, value_name = "X")]
     pub speed: f64,
-    /// The clock's time control, BASE+INC in seconds (default: the game's TimeControl
-    /// tag when it has that form, else 300+3).
-    #[arg(long, value_name = "BASE+INC")]
+    /// The clock's time control: BASE+INC in seconds (5400+30) or periods joined by `:`
+    /// (40/5400+30:1800+30), which the emulated DGT3000 adds by its own count of each
+    /// player's presses (default: the game's TimeControl tag when it reads as one, else
+    /// 300+3).
+    #[arg(long, value_name = "CONTROL")]
     pub time_control: Option<TimeControl>,
+    /// After an illegal move or a press without a move (which the clock counts), the
+    /// arbiter takes the player's move counter back by one (`take-back`) or leaves it
+    /// (`leave`: the next period comes a move early). Periods only.
+    #[arg(long, default_value = "take-back", value_parser = ["take-back", "leave"], value_name = "WHAT")]
+    pub arbiter_counter: String,
     /// Irregularities to inject, comma-separated (e.g.
     /// `pinned-piece,clock-without-move,flag-fall`), or `all`.
     #[arg(long, value_name = "LIST", value_parser = parse_irregularities)]
@@ -108,19 +117,18 @@ fn parse_serial(s: &str) -> Result<String, String> {
     }
 }
 
-/// The game's own `TimeControl` tag, when it is `BASE+INC`: the emulator's DGT3000 adds
-/// no periods yet, so a control with periods would run its clock out at move 40.
+/// The game's own `TimeControl` tag, when it reads as a control the clock can be set to
+/// (with or without periods: the emulated DGT3000 adds them by its own count).
 fn tag_time_control(tag: Option<&str>) -> Option<TimeControl> {
     tag.and_then(|t| t.parse().ok())
-        .filter(|tc: &TimeControl| tc.base_secs() > 0 && tc.is_sudden_death_only())
+        .filter(|tc: &TimeControl| tc.check_bounds().is_ok())
 }
 
 pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
-    if let Some(tc) = args.time_control.filter(|tc| !tc.is_sudden_death_only()) {
-        anyhow::bail!(
-            "--time-control {tc}: the emulated DGT3000 adds no periods yet; give BASE+INC \
-             in seconds (e.g. 5400+30)"
-        );
+    if let Some(tc) = args.time_control {
+        if let Err(problem) = tc.check_bounds() {
+            bail!("--time-control {tc}: {problem}");
+        }
     }
     if !(args.speed.is_finite() && args.speed > 0.0) {
         bail!("--speed must be a positive number, not {}", args.speed);
@@ -162,6 +170,11 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
             _ => Variations::realistic(),
         },
         irregularities: args.irregularities.clone().map(|i| i.0).unwrap_or_default(),
+        arbiter_counter: if args.arbiter_counter == "leave" {
+            ArbiterCounter::Leave
+        } else {
+            ArbiterCounter::TakeBack
+        },
         ..HandOptions::default()
     };
     let script = generate(&game, &opts).context("cannot script the game")?;
@@ -292,6 +305,15 @@ fn report(script: &Script, board: &str, tc: TimeControl) {
     );
     for i in &script.injected {
         eprintln!("  {} at ply {}", i.irregularity, i.ply);
+    }
+    // Where the clock adds a period by its own count (a move early after an illegal
+    // press left on its counter), for reading a capture of the game.
+    for p in script.plies.iter().filter(|p| p.period_began.is_some()) {
+        let period = p.period_began.map_or(0, |b| b.0 + 1);
+        eprintln!(
+            "  period {period} begins for {} at ply {} (the clock's count {})",
+            p.color, p.ply, p.clock_count
+        );
     }
     for s in &script.skipped {
         eprintln!("  {} skipped: {}", s.irregularity, s.reason);

@@ -8,6 +8,8 @@
 use chess_rules::{Color, Piece, Square};
 use dgt_protocol::ClockButton;
 
+use crate::emulator::MoveCount;
+
 /// One physical thing that happens at the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -44,6 +46,10 @@ pub enum Action {
     /// The arbiter changes a player's time on the clock by this many ms (more time for
     /// the opponent after an illegal move, FIDE 7.5.5; an increment taken back: less).
     AdjustTime { color: Color, delta_ms: i64 },
+    /// The arbiter sets a player's move counter from the clock's menu (after an illegal
+    /// move's press the clock counted, he takes it back by one, or the next period comes
+    /// a move early: arbiter-rules.md section 5).
+    SetMoveCounter { color: Color, count: MoveCount },
 }
 
 /// An action at a time, in milliseconds from the start of the script.

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use chess_rules::{Color, Placement};
-use dgt_protocol::capture::{CaptureRecord, Direction};
+use dgt_protocol::capture::{CaptureRecord, Direction, TimeControl};
 use dgt_protocol::{
     BatteryStatus, BoardMessage, BusAddress, ClockAck, ClockCommand, ClockSide, ClockTime,
     ClockVersion, CommandDecoder, EeMoves, EeRecord, FieldIndex, FieldUpdate, Hms, HostCommand,
@@ -14,6 +14,10 @@ use dgt_protocol::{
 };
 
 use crate::action::Action;
+
+mod periods;
+
+pub use periods::{MoveCount, PeriodIndex};
 
 /// How the emulated device behaves on the line, for driver tests.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -48,8 +52,15 @@ pub struct EmulatorConfig {
     pub white_side: ClockSide,
     pub white_time: Duration,
     pub black_time: Duration,
-    /// Fischer increment, added to a player's time at each of their lever presses.
+    /// Fischer increment, added to a player's time at each of their lever presses
+    /// (without `periods`; with them, each period's own increment is added instead).
     pub increment: Duration,
+    /// A control with periods (`40/5400+30:1800+30`) the clock runs by its own count of
+    /// each player's presses: at the press that brings a player's count to a period's
+    /// end it adds the next period's time, and each press adds the increment of the
+    /// period the player's clock is in. `None`: `white_time`/`black_time` and
+    /// `increment` only (a `BASE+INC` setting). See [`EmulatorConfig::with_time_control`].
+    pub periods: Option<TimeControl>,
     /// The battery-low sign on the clock.
     pub battery_low: bool,
     /// The answer to SEND_BATTERY_STATUS (0x4C); `None`: the board does not answer it.
@@ -81,6 +92,7 @@ impl Default for EmulatorConfig {
             white_time: Duration::from_secs(300),
             black_time: Duration::from_secs(300),
             increment: Duration::from_secs(3),
+            periods: None,
             battery_low: false,
             battery: Some(BatteryStatus {
                 percent: 88,
@@ -101,6 +113,22 @@ impl Default for EmulatorConfig {
             ack_delay_ms: 0,
             zero_frame_after_clock_command: false,
             behaviour: LineBehaviour::Board,
+        }
+    }
+}
+
+impl EmulatorConfig {
+    /// This configuration with the clock set for `control` as an arbiter sets a DGT3000:
+    /// both players on the first period's time, its increment, and the later periods (if
+    /// any) added by the clock's own move counter.
+    pub fn with_time_control(self, control: TimeControl) -> EmulatorConfig {
+        let base = Duration::from_secs(u64::from(control.base_secs()));
+        EmulatorConfig {
+            white_time: base,
+            black_time: base,
+            increment: Duration::from_secs(u64::from(control.first_increment_secs())),
+            periods: (!control.is_sudden_death_only()).then_some(control),
+            ..self
         }
     }
 }
@@ -137,8 +165,23 @@ struct Clock {
     started: bool,
     flag: Option<ClockSide>,
     increment_ms: u64,
+    /// The control whose periods the clock adds (`None`: `increment_ms` only; a host's
+    /// SET_AND_RUN takes the clock out of it, as it does the increment).
+    periods: Option<TimeControl>,
+    /// The clock's own move counter of each side (left, right).
+    counts: [MoveCount; 2],
+    /// The period each side's clock is in (left, right).
+    in_period: [PeriodIndex; 2],
     /// Text on the display instead of the times.
     text: Option<String>,
+}
+
+/// Index of a side in the clock's per-side arrays.
+fn slot(side: ClockSide) -> usize {
+    match side {
+        ClockSide::Left => 0,
+        ClockSide::Right => 1,
+    }
 }
 
 impl Clock {
@@ -179,6 +222,34 @@ impl Clock {
         if *rem == 0 {
             self.flag = Some(side);
             self.running = false;
+        }
+    }
+
+    /// A press of `side` that the clock counts (its lever was up and its time ran): the
+    /// count goes up and the side's time gains the increment, and the next period's time
+    /// when the count reaches the end of the period it is in.
+    fn counted_press(&mut self, side: ClockSide) {
+        let i = slot(side);
+        self.counts[i] = self.counts[i].next();
+        let gain_ms = match &self.periods {
+            None => self.increment_ms,
+            Some(control) => {
+                let gain = periods::counted_press(control, self.in_period[i], self.counts[i]);
+                if let Some(p) = gain.began {
+                    self.in_period[i] = p;
+                }
+                gain.increment_ms + gain.added_ms
+            }
+        };
+        let rem = self.ms_mut(side);
+        *rem = rem.saturating_add(gain_ms).min(Hms::MAX.millis());
+    }
+
+    /// Whether the display shows the time-per-move sign: some period has an increment.
+    fn time_per_move(&self) -> bool {
+        match &self.periods {
+            None => self.increment_ms > 0,
+            Some(control) => control.periods().iter().any(|p| p.increment_secs > 0),
         }
     }
 
@@ -242,6 +313,9 @@ impl Emulator {
             started: false,
             flag: None,
             increment_ms: cfg.increment.as_millis() as u64,
+            periods: cfg.periods,
+            counts: [MoveCount::default(); 2],
+            in_period: [PeriodIndex::default(); 2],
             text: None,
         };
         let mut emu = Emulator {
@@ -309,7 +383,7 @@ impl Emulator {
             };
         }
         let c = &self.clock;
-        let tpm = c.increment_ms > 0;
+        let tpm = c.time_per_move();
         let side = |s: ClockSide| SideTime {
             time: c.reading(s),
             flag_fallen: c.flag == Some(s),
@@ -336,6 +410,17 @@ impl Emulator {
     /// The side whose lever is up.
     pub fn lever(&self) -> ClockSide {
         self.clock.lever
+    }
+
+    /// The clock's move counter for a player: his presses it counted (see
+    /// [`EmulatorConfig::periods`]).
+    pub fn move_count(&self, color: Color) -> MoveCount {
+        self.clock.counts[slot(self.side_of(color))]
+    }
+
+    /// The period a player's clock is in (0 until it adds the second period's time).
+    pub fn period(&self, color: Color) -> PeriodIndex {
+        self.clock.in_period[slot(self.side_of(color))]
     }
 
     /// Whether the clock's time runs.
@@ -543,6 +628,12 @@ impl Emulator {
                 let ms = self.clock.ms_mut(side);
                 *ms = ms.saturating_add_signed(*delta_ms);
             }
+            Action::SetMoveCounter { color, count } => {
+                if self.clock_present {
+                    let side = self.side_of(*color);
+                    self.clock.counts[slot(side)] = *count;
+                }
+            }
         }
         self.maybe_send_clock();
     }
@@ -595,10 +686,11 @@ impl Emulator {
         let c = &mut self.clock;
         if c.lever == side {
             c.lever = side.other();
+            // Only a press while the time runs is a move to the clock: the press that
+            // starts it and a lever turned while it is stopped (an arbiter handing the
+            // move back) are not counted.
             if c.running && c.flag.is_none() {
-                let inc = c.increment_ms;
-                let rem = c.ms_mut(side);
-                *rem = (*rem + inc).min(Hms::MAX.millis());
+                c.counted_press(side);
             }
             let time = c.reading(side);
             self.log_ee(EeRecord::Time {
@@ -767,8 +859,10 @@ impl Emulator {
                 c.right_ms = right.millis();
                 c.flag = None;
                 c.started = true;
-                // Under host control the clock adds no increment of its own.
+                // Under host control the clock adds no increment and no period of its
+                // own: the host sets the times.
                 c.increment_ms = 0;
+                c.periods = None;
                 if let Some(side) = mode.runs {
                     c.lever = side;
                 }
@@ -844,3 +938,6 @@ impl Emulator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

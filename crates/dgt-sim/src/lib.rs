@@ -15,6 +15,8 @@ pub mod hands;
 pub mod serve;
 
 pub use action::{Action, TimedAction};
-pub use emulator::{BoardMode, Emulator, EmulatorConfig, LineBehaviour, OutputChunk};
+pub use emulator::{
+    BoardMode, Emulator, EmulatorConfig, LineBehaviour, MoveCount, OutputChunk, PeriodIndex,
+};
 pub use hands::{generate, GameInput, HandOptions, Script};
 pub use serve::{serve_pty, BoardHandle, Hub, SentChunk, SentLog, ServeOptions, ServedBoard};

@@ -212,6 +212,29 @@ impl TimeControl {
         }
     }
 
+    /// The move (1-based) whose press begins period `index` (0-based, as
+    /// [`TimeControl::period`]): the moves of every period before it (40, 80, ... or 40,
+    /// 60). `None` for period 0 (it begins with the game) and past a sudden-death end.
+    pub fn period_due_move(&self, index: u32) -> Option<u32> {
+        if index == 0 {
+            return None;
+        }
+        self.period(index)?;
+        let periods = self.periods();
+        let last = periods.len() - 1;
+        let written = usize::try_from(index).map_or(last, |i| i.min(last));
+        let mut end: u64 = 0;
+        for p in &periods[..written] {
+            end += u64::from(p.moves?.get());
+        }
+        // The repetitions of a repeating last period before `index`.
+        let repeats = u64::from(index).saturating_sub(last as u64);
+        if repeats > 0 {
+            end += repeats * u64::from(periods[last].moves?.get());
+        }
+        u32::try_from(end).ok()
+    }
+
     /// Moves a player who has completed `completed` moves still has to make to reach the
     /// time control ("12 moves to the time control"), or `None` in sudden death.
     pub fn moves_to_control(&self, completed: u32) -> Option<u32> {

@@ -171,6 +171,50 @@ fn serde_carries_the_text_form() {
     assert!(e.to_string().contains("the time \"90m\""), "{e}");
 }
 
+#[test]
+fn the_move_that_begins_each_period() {
+    let two = tc("40/5400+30:1800+30");
+    assert_eq!(two.period_due_move(0), None);
+    assert_eq!(two.period_due_move(1), Some(40));
+    assert_eq!(two.period_due_move(2), None, "after sudden death");
+    let three = tc("40/7200:20/3600:900+30");
+    assert_eq!(three.period_due_move(1), Some(40));
+    assert_eq!(three.period_due_move(2), Some(60));
+    assert_eq!(three.period_due_move(3), None);
+    let repeating = tc("40/7200:20/3600");
+    assert_eq!(repeating.period_due_move(2), Some(60));
+    assert_eq!(repeating.period_due_move(4), Some(100));
+    assert_eq!(tc("40/7200").period_due_move(3), Some(120));
+    assert_eq!(tc("300+3").period_due_move(1), None);
+    assert_eq!(tc("1/60").period_due_move(u32::MAX), Some(u32::MAX));
+}
+
+proptest! {
+    /// A period's due move is exactly the move whose press `owed_at_move` begins it.
+    #[test]
+    fn due_moves_agree_with_what_each_press_owes(
+        periods in proptest::collection::vec(1u32..80, 1..4),
+        sudden in proptest::bool::ANY,
+        n in 1u32..400,
+    ) {
+        let mut ps: Vec<Period> = periods
+            .iter()
+            .map(|&m| Period { moves: NonZeroU32::new(m), secs: 60, increment_secs: 0 })
+            .collect();
+        if sudden {
+            ps.push(Period { moves: None, secs: 60, increment_secs: 0 });
+        }
+        let t = TimeControl::from_periods(&ps).unwrap();
+        match t.owed_at_move(n).next_period {
+            Some(start) => prop_assert_eq!(t.period_due_move(start.index), Some(n)),
+            None => {
+                let (index, _) = t.period_of_move(n);
+                prop_assert_ne!(t.period_due_move(index + 1), Some(n));
+            }
+        }
+    }
+}
+
 proptest! {
     /// Whatever control is written, it reads back the same; and the periods' due moves
     /// are exactly where `moves_to_control` reaches 0.

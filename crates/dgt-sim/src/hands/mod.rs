@@ -31,6 +31,7 @@
 //! ```
 
 mod attempts;
+mod clock_periods;
 mod expected;
 mod faults;
 mod motion;
@@ -44,11 +45,12 @@ use chess_rules::{Color, Move, PgnGame, Position, ReplayError};
 use dgt_protocol::capture::TimeControl;
 
 pub use chess_rules::{Attempt, IllegalCategory, RestoreStep};
+pub use clock_periods::{MismatchReason, PeriodMismatch};
 pub use expected::{Expected, Ruling, TimedExpected};
 pub use motion::{CaptureOrder, MoveStyle, SEEN_TOUCH_MS, TWO_HAND_SAFE_MS};
 pub use options::{
-    ArbiterClock, Faults, HandOptions, IllegalKind, Irregularity, ParseIrregularityError,
-    Variations,
+    ArbiterClock, ArbiterCounter, Faults, HandOptions, IllegalKind, Irregularity,
+    ParseIrregularityError, Variations,
 };
 pub use plan::{RulesEnd, Skipped};
 pub use rng::HandRng;

@@ -293,6 +293,22 @@ pub enum ArbiterClock {
     Untouched,
 }
 
+/// What the arbiter does with the clock's move counter after an illegal move or a press
+/// without a move, in a control with periods: the DGT3000 counted that press (the move is
+/// taken back, the count stays), so its count runs one ahead of the player's moves
+/// (arbiter-rules.md section 5). Only with [`ArbiterClock::PauseAndHandBack`]: the
+/// replacing move's press is then counted too; an untouched clock counts the illegal
+/// press instead of the replacing move's, which its lever ignores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArbiterCounter {
+    /// With the clock stopped, he takes the player's counter back by one (as the ruling
+    /// tells him): the next period comes at the due move.
+    #[default]
+    TakeBack,
+    /// He leaves the counter: the next period comes one move early.
+    Leave,
+}
+
 /// Faults of the line and cables, at random moments of normal plies (never while an
 /// irregularity is being played out). They change no expected event: the tracker must
 /// recover every move.
@@ -336,6 +352,9 @@ pub struct HandOptions {
     /// each player makes at most one and the game goes on to its end.
     pub allow_second_illegal: bool,
     pub arbiter_clock: ArbiterClock,
+    /// Whether the arbiter corrects the clock's move counter after an illegal press (a
+    /// control with periods only).
+    pub arbiter_counter: ArbiterCounter,
     /// How long the arbiter takes to come and rule after an illegal press, ms.
     pub arbiter_delay_ms: (u64, u64),
     pub faults: Faults,
@@ -353,6 +372,7 @@ impl Default for HandOptions {
             irregularities: Vec::new(),
             allow_second_illegal: false,
             arbiter_clock: ArbiterClock::default(),
+            arbiter_counter: ArbiterCounter::default(),
             arbiter_delay_ms: (2000, 6000),
             faults: Faults::default(),
         }

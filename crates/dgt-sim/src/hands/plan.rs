@@ -477,9 +477,11 @@ fn plan_adjustments(plan: &mut Plan, positions: &[Position], moves: &[Move], opt
     }
 }
 
-/// Per ply, the think time aimed at (before the clock clamps it): each player spends
-/// about half of what his clock gives him over the game, little in the opening, with a
-/// long-tailed spread.
+/// Per ply, the think time aimed at (before the clock clamps it): in each period of the
+/// control, each player spends about half of what that period gives him (its time and
+/// the increments of his moves in it), little in the opening, with a long-tailed spread.
+/// So a classical game reaches the control (move 40) with time left, as most do, and
+/// goes on with the next period's time.
 fn plan_thinks(positions: &[Position], n: usize, opts: &HandOptions) -> Vec<u64> {
     let mut rng = HandRng::derived(opts.seed, stream::THINK);
     let tc = opts.time_control;
@@ -491,11 +493,6 @@ fn plan_thinks(positions: &[Position], n: usize, opts: &HandOptions) -> Vec<u64>
         if plies.is_empty() {
             continue;
         }
-        let count = plies.len() as f64;
-        let available = f64::from(tc.base_secs()) * 1000.0
-            + count * f64::from(tc.first_increment_secs()) * 1000.0
-            - count * 2500.0;
-        let budget = (available.max(0.0) * 0.55 * opts.think_scale.max(0.0)).max(0.0);
         let weights: Vec<f64> = plies
             .iter()
             .enumerate()
@@ -508,9 +505,31 @@ fn plan_thinks(positions: &[Position], n: usize, opts: &HandOptions) -> Vec<u64>
                 phase * rng.lognormal(0.8)
             })
             .collect();
-        let total: f64 = weights.iter().sum();
-        for (&k, w) in plies.iter().zip(&weights) {
-            out[k] = (budget * w / total.max(f64::MIN_POSITIVE)) as u64;
+        // The period of each of his moves, by the clock's count of them (his i-th move
+        // in this game is its press number i + 1).
+        let period_of: Vec<u32> = (1..=plies.len() as u32)
+            .map(|m| tc.period_of_move(m).0)
+            .collect();
+        let mut first = 0;
+        while first < plies.len() {
+            let index = period_of[first];
+            let len = period_of[first..]
+                .iter()
+                .take_while(|&&p| p == index)
+                .count();
+            let group = first..first + len;
+            let (secs, inc) = tc
+                .period(index)
+                .map_or((0, 0), |p| (p.secs, p.increment_secs));
+            let count = len as f64;
+            let available =
+                f64::from(secs) * 1000.0 + count * f64::from(inc) * 1000.0 - count * 2500.0;
+            let budget = (available.max(0.0) * 0.55 * opts.think_scale.max(0.0)).max(0.0);
+            let total: f64 = weights[group.clone()].iter().sum();
+            for i in group {
+                out[plies[i]] = (budget * weights[i] / total.max(f64::MIN_POSITIVE)) as u64;
+            }
+            first += len;
         }
     }
     out

@@ -13,12 +13,12 @@ use chess_rules::{
 use super::attempts::Checked;
 use super::expected::{Expected, Ruling, TimedExpected};
 use super::motion::{self, MotionLimits, MoveStyle, Step};
-use super::options::{ArbiterClock, HandOptions, Irregularity};
+use super::options::{ArbiterClock, ArbiterCounter, HandOptions, Irregularity};
 use super::plan::{stream, Injection, Plan};
 use super::rng::HandRng;
 use super::HandsError;
 use crate::action::{Action, TimedAction};
-use crate::emulator::{Emulator, EmulatorConfig};
+use crate::emulator::{Emulator, EmulatorConfig, MoveCount, PeriodIndex};
 
 /// Time kept in hand at every think: a move's hand motion, the press and a margin.
 const RESERVE_MS: u64 = 5000;
@@ -53,6 +53,13 @@ pub struct PlyRecord {
     pub made_at_ms: u64,
     /// When the mover pressed after it.
     pub press_ms: Option<u64>,
+    /// The clock's move counter of the mover after this turn: his presses it counted
+    /// (one ahead of his moves after an uncorrected illegal press, one behind after a
+    /// forgotten one).
+    pub clock_count: MoveCount,
+    /// The period the clock began for the mover during this turn (it added that period's
+    /// time at one of his presses), if any.
+    pub period_began: Option<PeriodIndex>,
 }
 
 /// The timeline being written.
@@ -99,6 +106,11 @@ impl Walker<'_> {
             .into_iter()
             .find(|c| self.clock.side_of(*c) == lever)?;
         Some((color, self.clock.remaining(color).as_millis() as u64))
+    }
+
+    /// The period `color`'s clock began since it was in `before`, if it did.
+    fn clock_period_began(&self, color: Color, before: PeriodIndex) -> Option<PeriodIndex> {
+        Some(self.clock.period(color)).filter(|p| *p != before)
     }
 
     /// A think of `wanted` ms from `start`, cut so that the running side keeps its
@@ -182,16 +194,14 @@ fn move_event(pos: &Position, next: &Position, m: Move) -> Expected {
 }
 
 /// The clock configuration the script is timed for (and that an emulator playing it
-/// needs): both players on the base time, the increment, the start placement.
+/// needs): both players on the first period's time and increment, the later periods
+/// added by the clock's own count, the start placement.
 pub(crate) fn clock_config(start: &Position, opts: &HandOptions) -> EmulatorConfig {
-    let tc = opts.time_control;
     EmulatorConfig {
         start: *start.placement(),
-        white_time: std::time::Duration::from_secs(u64::from(tc.base_secs())),
-        black_time: std::time::Duration::from_secs(u64::from(tc.base_secs())),
-        increment: std::time::Duration::from_secs(u64::from(tc.first_increment_secs())),
         ..EmulatorConfig::default()
     }
+    .with_time_control(opts.time_control)
 }
 
 pub(crate) fn lay_out(
@@ -231,6 +241,7 @@ pub(crate) fn lay_out(
             .ok_or_else(|| HandsError::Internal(format!("move {m} not legal at index {k}")))?;
         let placed = plan.placed.get(&k);
         let ply_start = w.actions.len();
+        let period_before = w.clock.period(color);
         let irregularity = placed.map(|p| p.irregularity);
         let think = w.think(turn_start, plan.think_ms[k]);
         let mut t = turn_start + think;
@@ -358,6 +369,8 @@ pub(crate) fn lay_out(
                         motion: range.start..motion_end,
                         made_at_ms: made,
                         press_ms: Some(press),
+                        clock_count: w.clock.move_count(color),
+                        period_began: w.clock_period_began(color, period_before),
                     });
                     turn_start = w.now;
                     continue;
@@ -533,6 +546,8 @@ pub(crate) fn lay_out(
             motion: range,
             made_at_ms: made,
             press_ms,
+            clock_count: w.clock.move_count(color),
+            period_began: w.clock_period_began(color, period_before),
         });
         turn_start = turn_end;
     }
@@ -626,6 +641,15 @@ fn illegal_press(
         None => w.expect(press, Expected::Restored { fen }),
     }
     if pause {
+        // The clock counted the illegal press: with periods to add, the arbiter takes the
+        // offender's counter back by one while the clock is stopped, or leaves it (the
+        // next period then comes a move early).
+        let periods = !opts.time_control.is_sudden_death_only();
+        if periods && opts.arbiter_counter == ArbiterCounter::TakeBack {
+            t += arb.range(1500, 4000);
+            let count = w.clock.move_count(color).previous();
+            w.act(t, Action::SetMoveCounter { color, count });
+        }
         // Hand the move back: the lever goes to the offender's side while the clock is
         // stopped, then the clock runs again.
         t += arb.range(500, 1200);

@@ -4,6 +4,7 @@
 mod corpus;
 mod irregular;
 mod pacing;
+mod periods;
 mod physical;
 
 use chess_rules::{read_pgn, PgnGame};
