@@ -212,6 +212,29 @@ impl TimeControl {
         }
     }
 
+    /// The player's move at whose press period `index` (0-based, as [`TimeControl::period`])
+    /// begins: the moves of every period before it (40 for period 1 of
+    /// `40/5400+30:1800+30`, 80 for period 2 of `40/7200`). `None` for the first period
+    /// (on the clock from the start) and for a period past a sudden-death end.
+    pub fn move_adding_period(&self, index: u32) -> Option<u32> {
+        if index == 0 {
+            return None;
+        }
+        self.period(index)?;
+        let mut moves: u32 = 0;
+        for i in 0..index {
+            let m = self.period(i)?.moves?;
+            moves = moves.checked_add(m.get())?;
+        }
+        Some(moves)
+    }
+
+    /// The period (0-based) a player who has completed `completed` moves plays his next
+    /// move in: the period whose time his clock should hold now.
+    pub fn period_after_moves(&self, completed: u32) -> u32 {
+        self.period_of_move(completed.saturating_add(1)).0
+    }
+
     /// Moves a player who has completed `completed` moves still has to make to reach the
     /// time control ("12 moves to the time control"), or `None` in sudden death.
     pub fn moves_to_control(&self, completed: u32) -> Option<u32> {
