@@ -149,7 +149,11 @@ fn a_period_is_due_at_the_press_that_ends_the_previous_one() {
 #[test]
 fn each_period_begins_at_the_move_that_ends_the_ones_before() {
     let t = tc("40/7200:20/3600:900+30");
-    assert_eq!(t.move_adding_period(0), None, "the first is on the clock at the start");
+    assert_eq!(
+        t.move_adding_period(0),
+        None,
+        "the first is on the clock at the start"
+    );
     assert_eq!(t.move_adding_period(1), Some(40));
     assert_eq!(t.move_adding_period(2), Some(60));
     assert_eq!(t.move_adding_period(3), None, "nothing after sudden death");
