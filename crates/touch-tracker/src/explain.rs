@@ -194,74 +194,6 @@ fn letter(role: Role) -> String {
     role.san_char().map(String::from).unwrap_or_default()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chess_rules::Piece;
-
-    fn att(from: &str, to: &str, p: char) -> Attempt {
-        Attempt {
-            from: from.parse().unwrap(),
-            to: to.parse().unwrap(),
-            piece: Piece::from_fen_char(p).unwrap(),
-        }
-    }
-
-    #[test]
-    fn sentences() {
-        let p = Position::from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
-            .unwrap();
-        assert_eq!(
-            illegal(
-                &p,
-                p.placement(),
-                IllegalCategory::PieceMovement,
-                Some(&att("f1", "f3", 'B'))
-            ),
-            "Bf1-f3 is not a bishop move"
-        );
-        assert!(
-            illegal(&p, p.placement(), IllegalCategory::ClockWithoutMove, None).contains("without")
-        );
-        let pinned = Position::from_fen("4k3/4r3/8/8/8/4N3/8/4K3 w - - 0 1").unwrap();
-        assert_eq!(
-            illegal(
-                &pinned,
-                pinned.placement(),
-                IllegalCategory::KingInCheck,
-                Some(&att("e3", "c4", 'N'))
-            ),
-            "Ne3-c4 would leave the white king on e1 in check"
-        );
-        let c = Position::from_fen("r3k2r/8/8/8/2b5/8/8/R3K2R w KQkq - 0 1").unwrap();
-        assert!(illegal(
-            &c,
-            c.placement(),
-            IllegalCategory::Castling,
-            Some(&att("e1", "g1", 'K'))
-        )
-        .contains("cross an attacked square"));
-        // A captured black knight brought back onto c3, where the white pawn stood.
-        let q = Position::from_fen("r1bqkbnr/pppppppp/8/8/8/2P5/PP1PPPPP/R1BQKBNR w KQkq - 0 3")
-            .unwrap();
-        let mut seen = *q.placement();
-        seen.set(
-            "c3".parse().unwrap(),
-            Some(Piece::from_fen_char('n').unwrap()),
-        );
-        assert_eq!(
-            illegal(&q, &seen, IllegalCategory::PieceAddedOrRemoved, None),
-            "a black knight was put on c3 from off the board, in place of the white pawn"
-        );
-        let mut gone = *q.placement();
-        gone.set("g1".parse().unwrap(), None);
-        assert_eq!(
-            illegal(&q, &gone, IllegalCategory::PieceAddedOrRemoved, None),
-            "the white knight on g1 was taken off the board"
-        );
-    }
-}
-
 /// A time for people: `1:30:00`, `2:31`.
 fn hms(ms: u64) -> String {
     let secs = ms / 1000;
@@ -334,4 +266,72 @@ pub fn clock_counted_press(offender: Color) -> String {
         "; the clock counted this press as a move of {offender}'s: take its move counter \
          back by one, or the next period's time comes a move early"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chess_rules::Piece;
+
+    fn att(from: &str, to: &str, p: char) -> Attempt {
+        Attempt {
+            from: from.parse().unwrap(),
+            to: to.parse().unwrap(),
+            piece: Piece::from_fen_char(p).unwrap(),
+        }
+    }
+
+    #[test]
+    fn sentences() {
+        let p = Position::from_fen("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+            .unwrap();
+        assert_eq!(
+            illegal(
+                &p,
+                p.placement(),
+                IllegalCategory::PieceMovement,
+                Some(&att("f1", "f3", 'B'))
+            ),
+            "Bf1-f3 is not a bishop move"
+        );
+        assert!(
+            illegal(&p, p.placement(), IllegalCategory::ClockWithoutMove, None).contains("without")
+        );
+        let pinned = Position::from_fen("4k3/4r3/8/8/8/4N3/8/4K3 w - - 0 1").unwrap();
+        assert_eq!(
+            illegal(
+                &pinned,
+                pinned.placement(),
+                IllegalCategory::KingInCheck,
+                Some(&att("e3", "c4", 'N'))
+            ),
+            "Ne3-c4 would leave the white king on e1 in check"
+        );
+        let c = Position::from_fen("r3k2r/8/8/8/2b5/8/8/R3K2R w KQkq - 0 1").unwrap();
+        assert!(illegal(
+            &c,
+            c.placement(),
+            IllegalCategory::Castling,
+            Some(&att("e1", "g1", 'K'))
+        )
+        .contains("cross an attacked square"));
+        // A captured black knight brought back onto c3, where the white pawn stood.
+        let q = Position::from_fen("r1bqkbnr/pppppppp/8/8/8/2P5/PP1PPPPP/R1BQKBNR w KQkq - 0 3")
+            .unwrap();
+        let mut seen = *q.placement();
+        seen.set(
+            "c3".parse().unwrap(),
+            Some(Piece::from_fen_char('n').unwrap()),
+        );
+        assert_eq!(
+            illegal(&q, &seen, IllegalCategory::PieceAddedOrRemoved, None),
+            "a black knight was put on c3 from off the board, in place of the white pawn"
+        );
+        let mut gone = *q.placement();
+        gone.set("g1".parse().unwrap(), None);
+        assert_eq!(
+            illegal(&q, &gone, IllegalCategory::PieceAddedOrRemoved, None),
+            "the white knight on g1 was taken off the board"
+        );
+    }
 }
