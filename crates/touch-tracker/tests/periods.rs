@@ -496,3 +496,91 @@ fn a_single_sudden_death_period_never_alerts() {
     play_plies(&mut b, &line, 0, 90, 60_000);
     assert!(mismatches(&b.events()).is_empty());
 }
+
+/// A capture of `line` played on the emulated board, its clock set to `clock_tc` (the
+/// emulator's DGT3000 adds the first period's increment and never a period), with a
+/// `time-control:` header of `header_tc`.
+fn capture_of(line: &[chess_rules::Move], clock_tc: &str, header_tc: &str) -> Vec<u8> {
+    use dgt_protocol::capture::{CaptureHeader, CaptureWriter};
+    use dgt_protocol::HostCommand;
+    use dgt_sim::hands::{generate, GameInput, HandOptions, Variations};
+    use dgt_sim::{Emulator, EmulatorConfig};
+
+    let game = GameInput::new(Position::start(), line.to_vec()).unwrap();
+    let opts = HandOptions {
+        seed: 38,
+        time_control: tc(clock_tc),
+        think_scale: 0.05,
+        variations: Variations::none(),
+        ..HandOptions::default()
+    };
+    let script = generate(&game, &opts).unwrap();
+    let mut emu = Emulator::new(EmulatorConfig {
+        scan_interval_ms: 250,
+        ..script.emulator_config()
+    });
+    emu.record_capture();
+    emu.receive_at(
+        0,
+        &[
+            HostCommand::SendBoard.encode(),
+            HostCommand::SendUpdateNice.encode(),
+        ]
+        .concat(),
+    );
+    for a in &script.actions {
+        emu.apply_at(a.at_ms, &a.action);
+    }
+    emu.advance_to(script.end_ms + 2000);
+    let header = CaptureHeader {
+        board: Some("periods".to_owned()),
+        start_fen: None,
+        time_control: Some(tc(header_tc)),
+        white_clock: Some(ClockSide::Left),
+        extra: Vec::new(),
+    };
+    let mut w = CaptureWriter::new(Vec::new(), &header).unwrap();
+    for r in emu.take_capture() {
+        w.write(&r).unwrap();
+    }
+    w.flush().unwrap();
+    w.into_inner()
+}
+
+fn replay_bytes(capture: Vec<u8>) -> Vec<ArbiterEvent> {
+    use touch_tracker::replay::{Replay, ReplayOptions};
+    let inputs: Vec<(String, Box<dyn std::io::BufRead>)> = vec![(
+        "periods".to_owned(),
+        Box::new(std::io::Cursor::new(capture)),
+    )];
+    let mut r = Replay::new(inputs, &ReplayOptions::default()).unwrap();
+    let mut out = Vec::new();
+    r.run(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn a_replayed_capture_of_a_clock_without_the_period_is_said_at_move_40() {
+    let line = long_game(86, 10);
+    // The clock on the board is set to 5400+30; the event plays 40/5400+30:1800+30.
+    let events = replay_bytes(capture_of(&line, "5400+30", CLASSICAL));
+    assert_eq!(common::moves(&events).len(), 86, "every move followed");
+    assert!(game_over(&events).is_empty());
+    let m = mismatches(&events);
+    let got: Vec<_> = m
+        .iter()
+        .map(|e| (e.color, e.reason, e.move_number, e.due_move))
+        .collect();
+    let not_added = MismatchReason::PeriodNotAdded;
+    assert_eq!(
+        got,
+        [
+            (Color::White, not_added, 40, 40),
+            (Color::Black, not_added, 40, 40)
+        ],
+        "{m:#?}"
+    );
+    // The same capture read as a 5400+30 game: nothing to say.
+    let events = replay_bytes(capture_of(&line, "5400+30", "5400+30"));
+    assert!(mismatches(&events).is_empty());
+}
