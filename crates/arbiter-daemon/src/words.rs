@@ -121,6 +121,10 @@ pub fn illegal(i: &IllegalMoveEvent) -> String {
     if i.count > 1 {
         out.push_str(&format!(", their illegal move no. {}", i.count));
     }
+    if i.clock_counted_press() && i.category != IllegalCategory::PieceAddedOrRemoved {
+        // Periods to come (arbiter-rules.md section 5): the clock's count is one ahead.
+        out.push_str("; the clock counted this press as a move: take its move counter back by one");
+    }
     if !i.restore.is_empty() {
         let what = if i.category == IllegalCategory::UnpromotedPawn {
             "correct"

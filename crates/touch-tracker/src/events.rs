@@ -244,6 +244,15 @@ pub struct IllegalMoveEvent {
     pub clock_after: Option<ClockMs>,
 }
 
+impl IllegalMoveEvent {
+    /// Whether the ruling tells the arbiter that the clock counted the illegal press as a
+    /// move (a time control with periods still to come: its move counter must go back by
+    /// one, arbiter-rules.md section 5).
+    pub fn clock_counted_press(&self) -> bool {
+        self.explanation.contains(crate::explain::COUNTED_PRESS)
+    }
+}
+
 /// A piece as it stood before the turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Touched {

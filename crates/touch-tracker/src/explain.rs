@@ -263,10 +263,13 @@ pub fn clock_at_zero(e: &ClockMismatchEvent, index: u32, period_ms: u64) -> Stri
 /// DGT3000 counted the press as a move (art. 6.10.2 if left so).
 pub fn clock_counted_press(offender: Color) -> String {
     format!(
-        "; the clock counted this press as a move of {offender}'s: take its move counter \
-         back by one, or the next period's time comes a move early"
+        "; {COUNTED_PRESS} of {offender}'s: take its move counter back by one, or the next \
+         period's time comes a move early"
     )
 }
+
+/// The words [`clock_counted_press`] begins with (what `IllegalMoveEvent` looks for).
+pub(crate) const COUNTED_PRESS: &str = "the clock counted this press as a move";
 
 #[cfg(test)]
 mod tests {

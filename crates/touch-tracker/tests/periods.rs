@@ -321,6 +321,7 @@ fn a_clock_that_counted_an_illegal_press_adds_the_period_early() {
         "{}",
         illegal.explanation
     );
+    assert!(illegal.clock_counted_press());
     play_plies(&mut b, &line, ply_of(Color::White, 10), 90, 60_000);
     let ev = b.events();
     let m = mismatches(&ev);
@@ -493,8 +494,37 @@ fn a_single_sudden_death_period_never_alerts() {
     let line = long_game(90, 9);
     // The clock adds a period the game does not have: no period is followed in BASE+INC.
     let mut b = Bench::new("5400+30", CLASSICAL);
-    play_plies(&mut b, &line, 0, 90, 60_000);
-    assert!(mismatches(&b.events()).is_empty());
+    play_plies(&mut b, &line, 0, 20, 60_000);
+    b.press_without_move();
+    play_plies(&mut b, &line, 20, 90, 60_000);
+    let ev = b.events();
+    assert!(mismatches(&ev).is_empty());
+    // The ruling's words are today's: no clock count to take back.
+    let illegal = only_illegal(&ev);
+    assert!(!illegal.clock_counted_press(), "{}", illegal.explanation);
+    assert_eq!(
+        illegal.explanation,
+        "white pressed the clock without making a move"
+    );
+
+    // Past the last control nothing is counted either: no period is left to come.
+    let mut b = Bench::new(CLASSICAL, CLASSICAL);
+    play_plies(&mut b, &line, 0, ply_of(Color::White, 45), 60_000);
+    b.press_without_move();
+    let illegal = only_illegal(&b.events());
+    assert!(!illegal.clock_counted_press(), "{}", illegal.explanation);
+}
+
+fn only_illegal(events: &[ArbiterEvent]) -> touch_tracker::events::IllegalMoveEvent {
+    let found: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::IllegalMove(i) => Some(i.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    found[0].clone()
 }
 
 /// A capture of `line` played on the emulated board, its clock set to `clock_tc` (the

@@ -1717,6 +1717,7 @@ impl Tracker {
         self.counts = [0, 0];
         self.periods = crate::periods::PeriodWatch::default();
         self.press_readings = [None, None];
+        self.stopped_times = None;
         self.phase = Phase::Playing;
         self.touches.clear();
         self.history.clear();
