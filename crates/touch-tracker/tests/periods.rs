@@ -204,6 +204,39 @@ impl Bench {
         self.frame();
     }
 
+    /// The line goes down; the player to move plays `m` and presses unseen; the line comes
+    /// back with a dump and the clock's frames.
+    fn move_while_line_down(&mut self, m: chess_rules::Move) {
+        self.feed(BoardEvent::Disconnected {
+            reason: "cable".into(),
+        });
+        self.pass(20_000);
+        let pos = self.pos;
+        self.pos = pos.play(m).unwrap();
+        self.board = *self.pos.placement();
+        let c = self.lever;
+        let i = slot(c);
+        self.presses[i] += 1;
+        let owed = self.clock_tc.owed_at_move(self.presses[i]);
+        self.ms[i] += u64::from(owed.increment_secs) * 1000;
+        if let Some(p) = owed.next_period {
+            self.ms[i] += u64::from(p.secs) * 1000;
+        }
+        self.lever = c.opponent();
+        self.pass(3_000);
+        self.feed(BoardEvent::Connected {
+            serial: None,
+            version: None,
+            clock_version: None,
+        });
+        self.feed(BoardEvent::Dump {
+            board: RawBoard::from_placement(&self.board, Orientation::Normal),
+        });
+        self.frame();
+        self.pass(1_000);
+        self.frame();
+    }
+
     fn events(&mut self) -> Vec<ArbiterEvent> {
         let new = self.out[self.read..].to_vec();
         self.read = self.out.len();
@@ -461,6 +494,24 @@ fn a_clock_at_zero_unread_at_the_control_is_said_then() {
         (MismatchReason::PeriodNotAdded, 41, 40, 0)
     );
     assert_eq!(m[0].expected_ms, Some(1_800_000));
+}
+
+#[test]
+fn a_press_the_line_hid_is_not_read() {
+    let line = long_game(90, 11);
+    let mut b = Bench::new(CLASSICAL, "5400+30");
+    play_plies(&mut b, &line, 0, ply_of(Color::White, 40), 60_000);
+    b.pass(30_000);
+    b.move_while_line_down(line[ply_of(Color::White, 40)]);
+    play_plies(&mut b, &line, ply_of(Color::White, 40) + 1, 90, 60_000);
+    let ev = b.events();
+    assert_eq!(common::moves(&ev).len(), 90, "every move followed");
+    // White's move 40 was completed unseen: nothing said of his clock; Black's was seen.
+    let m: Vec<_> = mismatches(&ev)
+        .iter()
+        .map(|e| (e.color, e.reason, e.move_number))
+        .collect();
+    assert_eq!(m, [(Color::Black, MismatchReason::PeriodNotAdded, 40)]);
 }
 
 #[test]

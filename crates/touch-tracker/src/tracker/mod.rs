@@ -347,6 +347,9 @@ pub struct Tracker {
     press_readings: [Option<crate::periods::Reading>; 2],
     /// Both clocks when the clock was stopped (the arbiter may set them before restarting).
     stopped_times: Option<ClockMs>,
+    /// The game goes on from a position whose ply nobody gave (accepted after a gap): the
+    /// players' move numbers may be wrong, so no period is judged until a new game.
+    period_moves_unknown: bool,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -446,6 +449,7 @@ impl Tracker {
             periods: crate::periods::PeriodWatch::default(),
             press_readings: [None, None],
             stopped_times: None,
+            period_moves_unknown: false,
             cfg,
         }
     }
@@ -1718,6 +1722,7 @@ impl Tracker {
         self.periods = crate::periods::PeriodWatch::default();
         self.press_readings = [None, None];
         self.stopped_times = None;
+        self.period_moves_unknown = false;
         self.phase = Phase::Playing;
         self.touches.clear();
         self.history.clear();

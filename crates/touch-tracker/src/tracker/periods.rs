@@ -15,8 +15,12 @@ use crate::periods::{player_moves, AtZero, Press, Reading, MAX_READING_SPAN_MS};
 
 impl Tracker {
     /// The time control, when it has periods (a clock that adds time by its count of
-    /// presses); `None` for one sudden-death period, or an unknown control.
+    /// presses) and the players' move numbers are known; `None` for one sudden-death
+    /// period, an unknown control, or a game followed from a position of unknown ply.
     pub(super) fn period_control(&self) -> Option<TimeControl> {
+        if self.period_moves_unknown {
+            return None;
+        }
         self.time_control.filter(|tc| !tc.is_sudden_death_only())
     }
 
