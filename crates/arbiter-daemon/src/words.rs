@@ -216,6 +216,12 @@ pub fn displaced(d: &DisplacedEvent) -> String {
 /// fault): what it did, the move it was due at, and what to set; never a penalty.
 pub fn clock_mismatch(m: &ClockMismatchEvent) -> String {
     let what = match m.reason {
+        // Seen at a press that was no move (the move it belongs to is not completed).
+        MismatchReason::PeriodAddedEarly if m.move_number >= m.due_move => format!(
+            "the clock added the next period's time at a press that was no move, before move \
+             {} was completed (set its move counter right)",
+            m.due_move
+        ),
         MismatchReason::PeriodAddedEarly => format!(
             "the clock added the next period's time at move {}, but it is due at move {} \
              (the clock counted a press that was no move: set its move counter right)",

@@ -493,7 +493,8 @@ pub struct ClockMismatchEvent {
     pub color: Color,
     pub reason: MismatchReason,
     /// The player's move number (1-based, his own moves) at whose press it was seen; for
-    /// a clock at 0:00, the move he was playing.
+    /// a press that was no move (an illegal move, a clock pressed without a move) and for a
+    /// clock at 0:00, the move he was to make.
     #[serde(rename = "move")]
     pub move_number: u32,
     /// The move at whose press the period's time was due.

@@ -221,6 +221,12 @@ pub fn clock_mismatch(e: &ClockMismatchEvent, index: u32, period_ms: u64) -> Str
     let who = e.color;
     let period = period_words(index, period_ms);
     match e.reason {
+        MismatchReason::PeriodAddedEarly if e.move_number >= e.due_move => format!(
+            "{who}'s clock added {period} at a press that was no move, before he completed \
+             move {}: the clock counts presses, not moves (art. 6.10.2); set its move \
+             counter right; no penalty, no result",
+            e.due_move
+        ),
         MismatchReason::PeriodAddedEarly => format!(
             "{who}'s clock added {period} at the press of his move {}, but it is due at the \
              press of move {}: the clock counts a press that was no move, or is set wrong \

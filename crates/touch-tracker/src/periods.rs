@@ -406,6 +406,11 @@ mod tests {
             (e.reason, e.move_number, e.due_move),
             (MismatchReason::PeriodAddedEarly, 40, 40)
         );
+        assert!(
+            e.explanation.contains("a press that was no move"),
+            "{}",
+            e.explanation
+        );
     }
 
     #[test]
