@@ -237,21 +237,30 @@ impl PeriodWatch {
         Some(event)
     }
 
-    /// The clock was stopped and started again (the arbiter's hands): a side that gained
-    /// the next period's time had it set by hand. No alert: it is the correction.
-    pub fn set_by_hand(&mut self, tc: &TimeControl, color: Color, reading: &Reading) {
-        let Some(next) = self.given(color).checked_add(1) else {
+    /// The clock was stopped and started again (the arbiter's hands) while `color`, who
+    /// completed `completed` moves, was owed the next period's time: if his clock gained at
+    /// least half of it, the arbiter set it (art. 6.10.2's correction; no alert). Half, not
+    /// the exact time: the arbiter sets what the player should have, which the seconds run
+    /// since the due press change.
+    pub fn set_by_hand(
+        &mut self,
+        tc: &TimeControl,
+        color: Color,
+        completed: u32,
+        reading: &Reading,
+    ) {
+        let given = self.given(color);
+        if tc.period_after_moves(completed) <= given {
+            return;
+        }
+        let Some(next) = given.checked_add(1) else {
             return;
         };
         let Some(period) = tc.period(next) else {
             return;
         };
-        if tc.move_adding_period(next).is_none() {
-            return;
-        }
-        let inc = |i: u32| tc.period(i).map_or(0, |p| secs_ms(p.increment_secs));
-        let increments = [0, inc(self.given(color)), inc(next)];
-        if reading.rise(&increments, Some(secs_ms(period.secs)), 1.0) == Rise::Period {
+        let half = i64::from(period.secs) * 1000 / 2;
+        if reading.added_ms() >= half {
             self.given[slot(color)] = next;
         }
     }
@@ -428,9 +437,20 @@ mod tests {
         let period = reading(100_000, 1_929_000, 800);
         w.at_press(&t, Color::White, Press::Move(40), &period, 1.0);
         assert_eq!(w.at_zero(&t, Color::White, 55), AtZero::Flag);
-        // Set by hand after the alert: a flag again.
+        // Set by hand after the alert (a little less than the period: the seconds run
+        // since): a flag again.
         let mut w = PeriodWatch::default();
-        w.set_by_hand(&t, Color::Black, &reading(10_000, 1_810_000, 0));
+        let set = reading(10_000, 1_790_000, 0);
+        w.set_by_hand(&t, Color::Black, 39, &set);
+        assert_eq!(w.given(Color::Black), 0, "not owed before move 40");
+        w.set_by_hand(&t, Color::Black, 40, &reading(10_000, 130_000, 0));
+        assert_eq!(
+            w.given(Color::Black),
+            0,
+            "2 minutes are a penalty, not the period"
+        );
+        w.set_by_hand(&t, Color::Black, 40, &set);
         assert_eq!(w.given(Color::Black), 1);
+        assert_eq!(w.at_zero(&t, Color::Black, 50), AtZero::Flag);
     }
 }

@@ -464,6 +464,34 @@ fn a_clock_at_zero_after_the_control_s_moves_is_the_clock_s_fault() {
 }
 
 #[test]
+fn once_the_arbiter_set_the_period_a_clock_at_zero_is_a_flag_fall() {
+    let line = long_game(90, 12);
+    let mut b = Bench::new(CLASSICAL, "5400+30");
+    play_plies(&mut b, &line, 0, ply_of(Color::White, 41), 60_000);
+    assert_eq!(mismatches(&b.events()).len(), 2);
+    // The arbiter stops the clock and gives White the period's time (less the seconds
+    // run since move 40), then restarts it.
+    b.pass(500);
+    b.frame();
+    b.running = false;
+    b.frame();
+    b.ms[0] += 1_800_000 - 70_000;
+    b.frame();
+    b.t += 100;
+    b.running = true;
+    b.frame();
+    b.run_out();
+    let ev = b.events();
+    let g = game_over(&ev);
+    assert_eq!(g.len(), 1, "{ev:#?}");
+    assert_eq!(
+        (g[0].result, g[0].reason, g[0].flag),
+        (GameResult::BlackWins, EndReason::Flag, Some(Color::White))
+    );
+    assert!(mismatches(&ev).is_empty());
+}
+
+#[test]
 fn a_clock_at_zero_unread_at_the_control_is_said_then() {
     let line = long_game(90, 7);
     let mut b = Bench::new(CLASSICAL, "5400+30");

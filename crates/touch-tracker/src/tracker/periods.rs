@@ -63,13 +63,15 @@ impl Tracker {
         } else if !prev.running && frame.running {
             if let Some(stopped) = self.stopped_times.take() {
                 let now = times(frame);
+                let plies = self.game.position().plies();
                 for color in Color::ALL {
                     let reading = Reading {
                         before_ms: stopped.get(color),
                         after_ms: now.get(color),
                         ran_ms: 0,
                     };
-                    self.periods.set_by_hand(&tc, color, &reading);
+                    let completed = player_moves(self.cfg.start.plies(), plies, color);
+                    self.periods.set_by_hand(&tc, color, completed, &reading);
                 }
             }
         }
