@@ -6,7 +6,10 @@ use chess_rules::{Attempt, Color, IllegalCategory, Move, Piece, RestoreStep, Rol
 use touch_tracker::events::{
     DisplacedEvent, IllegalMoveEvent, RecoveryUncertainEvent, TouchMoveEvent,
 };
-use touch_tracker::{ArbiterEvent, BoardStatus, ClaimReason, EndReason, EventKind, Obligation};
+use touch_tracker::{
+    ArbiterEvent, BoardStatus, ClaimReason, ClockMismatchEvent, EndReason, EventKind,
+    MismatchReason, Obligation,
+};
 
 /// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
 pub fn clock(ms: u64) -> String {
@@ -118,6 +121,10 @@ pub fn illegal(i: &IllegalMoveEvent) -> String {
     if i.count > 1 {
         out.push_str(&format!(", their illegal move no. {}", i.count));
     }
+    if i.clock_counted_press() && i.category != IllegalCategory::PieceAddedOrRemoved {
+        // Periods to come (arbiter-rules.md section 5): the clock's count is one ahead.
+        out.push_str("; the clock counted this press as a move: take its move counter back by one");
+    }
     if !i.restore.is_empty() {
         let what = if i.category == IllegalCategory::UnpromotedPawn {
             "correct"
@@ -205,6 +212,47 @@ pub fn displaced(d: &DisplacedEvent) -> String {
     )
 }
 
+/// A clock wrong about a period's time (art. 6.10.2: its setting, not the player's
+/// fault): what it did, the move it was due at, and what to set; never a penalty.
+pub fn clock_mismatch(m: &ClockMismatchEvent) -> String {
+    let what = match m.reason {
+        // Seen at a press that was no move (the move it belongs to is not completed).
+        MismatchReason::PeriodAddedEarly if m.move_number >= m.due_move => format!(
+            "the clock added the next period's time at a press that was no move, before move \
+             {} was completed (set its move counter right)",
+            m.due_move
+        ),
+        MismatchReason::PeriodAddedEarly => format!(
+            "the clock added the next period's time at move {}, but it is due at move {} \
+             (the clock counted a press that was no move: set its move counter right)",
+            m.move_number, m.due_move
+        ),
+        MismatchReason::PeriodAddedLate => format!(
+            "the clock added the next period's time at move {}; it was due at move {}",
+            m.move_number, m.due_move
+        ),
+        MismatchReason::PeriodNotAdded => format!(
+            "the clock did not add the next period's time due at move {}",
+            m.due_move
+        ),
+    };
+    let set = m
+        .expected_ms
+        .map(|e| {
+            format!(
+                "; set {}'s clock: {} -> {}",
+                side(m.color),
+                clock(m.clock_ms),
+                clock(e)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{}: clock mismatch: {what} (art. 6.10.2){set}; no penalty, no result",
+        side(m.color)
+    )
+}
+
 /// The moves rebuilt after a disconnection, and what else could have been played.
 fn uncertain(r: &RecoveryUncertainEvent) -> String {
     format!(
@@ -270,6 +318,13 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
         EventKind::RulingUnclear(u) => {
             format!("{}{}: {}", prefix(u.ply), side(u.color), u.explanation)
         }
+        // The player's own move number, which from the standard start is the full move.
+        EventKind::ClockMismatch(m) => format!(
+            "board {}, move {}, {}",
+            e.board,
+            m.move_number,
+            clock_mismatch(m)
+        ),
         EventKind::PositionAccepted(a) => format!(
             "board {}: {}, {} to move ({}); the moves after ply {} were not seen{}",
             e.board,
@@ -346,6 +401,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
         ),
         EventKind::RecoveryUncertain(r) => uncertain(r),
         EventKind::RulingUnclear(u) => format!("{}: {}", side(u.color), u.explanation),
+        EventKind::ClockMismatch(m) => clock_mismatch(m),
         EventKind::ArbiterDecision(d) => format!("the arbiter's decision: {}", d.explanation),
         EventKind::DrawClaimable(_) | EventKind::IllegalMoveStands(_) => {
             let line = ruling(e)?;
@@ -365,6 +421,46 @@ mod tests {
     use super::*;
     use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
     use touch_tracker::{ClockMs, Penalty};
+
+    #[test]
+    fn a_period_not_added_says_what_to_set_and_no_penalty() {
+        let m = ClockMismatchEvent {
+            color: Color::Black,
+            reason: MismatchReason::PeriodNotAdded,
+            move_number: 40,
+            due_move: 40,
+            clock_ms: 62_000,
+            expected_ms: Some(1_862_000),
+            explanation: String::new(),
+        };
+        let e = ArbiterEvent {
+            t_ms: 0,
+            board: "3".into(),
+            kind: EventKind::ClockMismatch(m.clone()),
+        };
+        assert_eq!(
+            ruling(&e).unwrap(),
+            "board 3, move 40, Black: clock mismatch: the clock did not add the next \
+             period's time due at move 40 (art. 6.10.2); set Black's clock: 1:02 -> 31:02; \
+             no penalty, no result"
+        );
+        let early = ClockMismatchEvent {
+            reason: MismatchReason::PeriodAddedEarly,
+            move_number: 39,
+            expected_ms: None,
+            ..m
+        };
+        let line = clock_mismatch(&early);
+        assert!(
+            line.contains("at move 39, but it is due at move 40"),
+            "{line}"
+        );
+        assert!(!line.contains("set Black's clock"), "{line}");
+        assert_eq!(
+            comment(&e).as_deref(),
+            ruling(&e).as_deref().map(|l| &l[18..])
+        );
+    }
 
     #[test]
     fn clock_and_numbers() {

@@ -212,27 +212,27 @@ impl TimeControl {
         }
     }
 
-    /// The move (1-based) whose press begins period `index` (0-based, as
-    /// [`TimeControl::period`]): the moves of every period before it (40, 80, ... or 40,
-    /// 60). `None` for period 0 (it begins with the game) and past a sudden-death end.
-    pub fn period_due_move(&self, index: u32) -> Option<u32> {
+    /// The player's move at whose press period `index` (0-based, as [`TimeControl::period`])
+    /// begins: the moves of every period before it (40 for period 1 of
+    /// `40/5400+30:1800+30`, 80 for period 2 of `40/7200`). `None` for the first period
+    /// (on the clock from the start) and for a period past a sudden-death end.
+    pub fn move_adding_period(&self, index: u32) -> Option<u32> {
         if index == 0 {
             return None;
         }
         self.period(index)?;
-        let periods = self.periods();
-        let last = periods.len() - 1;
-        let written = usize::try_from(index).map_or(last, |i| i.min(last));
-        let mut end: u64 = 0;
-        for p in &periods[..written] {
-            end += u64::from(p.moves?.get());
+        let mut moves: u32 = 0;
+        for i in 0..index {
+            let m = self.period(i)?.moves?;
+            moves = moves.checked_add(m.get())?;
         }
-        // The repetitions of a repeating last period before `index`.
-        let repeats = u64::from(index).saturating_sub(last as u64);
-        if repeats > 0 {
-            end += repeats * u64::from(periods[last].moves?.get());
-        }
-        u32::try_from(end).ok()
+        Some(moves)
+    }
+
+    /// The period (0-based) a player who has completed `completed` moves plays his next
+    /// move in: the period whose time his clock should hold now.
+    pub fn period_after_moves(&self, completed: u32) -> u32 {
+        self.period_of_move(completed.saturating_add(1)).0
     }
 
     /// Moves a player who has completed `completed` moves still has to make to reach the

@@ -147,6 +147,39 @@ fn a_period_is_due_at_the_press_that_ends_the_previous_one() {
 }
 
 #[test]
+fn each_period_begins_at_the_move_that_ends_the_ones_before() {
+    let t = tc("40/7200:20/3600:900+30");
+    assert_eq!(
+        t.move_adding_period(0),
+        None,
+        "the first is on the clock at the start"
+    );
+    assert_eq!(t.move_adding_period(1), Some(40));
+    assert_eq!(t.move_adding_period(2), Some(60));
+    assert_eq!(t.move_adding_period(3), None, "nothing after sudden death");
+    assert_eq!(t.period_after_moves(0), 0);
+    assert_eq!(t.period_after_moves(39), 0);
+    assert_eq!(t.period_after_moves(40), 1);
+    assert_eq!(t.period_after_moves(60), 2);
+    assert_eq!(t.period_after_moves(500), 2);
+    // A repeating last period: every 40 moves.
+    let r = tc("40/7200");
+    assert_eq!(r.move_adding_period(1), Some(40));
+    assert_eq!(r.move_adding_period(3), Some(120));
+    assert_eq!(r.period_after_moves(79), 1);
+    assert_eq!(r.period_after_moves(80), 2);
+    // One sudden-death period: no period is ever added.
+    let s = tc("5400+30");
+    assert_eq!(s.move_adding_period(1), None);
+    assert_eq!(s.period_after_moves(200), 0);
+    // A repeating last period of two: 40, 60, then every 20.
+    let repeating = tc("40/7200:20/3600");
+    assert_eq!(repeating.move_adding_period(2), Some(60));
+    assert_eq!(repeating.move_adding_period(4), Some(100));
+    assert_eq!(tc("1/60").move_adding_period(u32::MAX), Some(u32::MAX));
+}
+
+#[test]
 fn moves_to_the_control_count_down_to_each_period() {
     let t = tc("40/5400+30:20/1800+30:900+30");
     assert_eq!(t.moves_to_control(0), Some(40));
@@ -171,24 +204,6 @@ fn serde_carries_the_text_form() {
     assert!(e.to_string().contains("the time \"90m\""), "{e}");
 }
 
-#[test]
-fn the_move_that_begins_each_period() {
-    let two = tc("40/5400+30:1800+30");
-    assert_eq!(two.period_due_move(0), None);
-    assert_eq!(two.period_due_move(1), Some(40));
-    assert_eq!(two.period_due_move(2), None, "after sudden death");
-    let three = tc("40/7200:20/3600:900+30");
-    assert_eq!(three.period_due_move(1), Some(40));
-    assert_eq!(three.period_due_move(2), Some(60));
-    assert_eq!(three.period_due_move(3), None);
-    let repeating = tc("40/7200:20/3600");
-    assert_eq!(repeating.period_due_move(2), Some(60));
-    assert_eq!(repeating.period_due_move(4), Some(100));
-    assert_eq!(tc("40/7200").period_due_move(3), Some(120));
-    assert_eq!(tc("300+3").period_due_move(1), None);
-    assert_eq!(tc("1/60").period_due_move(u32::MAX), Some(u32::MAX));
-}
-
 proptest! {
     /// A period's due move is exactly the move whose press `owed_at_move` begins it.
     #[test]
@@ -206,10 +221,10 @@ proptest! {
         }
         let t = TimeControl::from_periods(&ps).unwrap();
         match t.owed_at_move(n).next_period {
-            Some(start) => prop_assert_eq!(t.period_due_move(start.index), Some(n)),
+            Some(start) => prop_assert_eq!(t.move_adding_period(start.index), Some(n)),
             None => {
                 let (index, _) = t.period_of_move(n);
-                prop_assert_ne!(t.period_due_move(index + 1), Some(n));
+                prop_assert_ne!(t.move_adding_period(index + 1), Some(n));
             }
         }
     }
@@ -236,5 +251,10 @@ proptest! {
         let due = t.owed_at_move(n).next_period.is_some();
         let to_control = t.moves_to_control(n - 1);
         prop_assert_eq!(due, to_control == Some(1), "move {} of {}", n, t);
+        // The period a press adds is the one that begins at that move.
+        if let Some(p) = t.owed_at_move(n).next_period {
+            prop_assert_eq!(t.move_adding_period(p.index), Some(n));
+            prop_assert_eq!(t.period_after_moves(n), p.index);
+        }
     }
 }

@@ -104,6 +104,10 @@ pub enum EventKind {
     /// pieces, art. 7.4 / 12.9; a result set, cleared or confirmed). Never emitted on the
     /// tracker's own initiative.
     ArbiterDecision(ArbiterDecisionEvent),
+    /// A player's clock disagrees with the time control's periods (art. 6.10.2): a
+    /// period's time added at the wrong press, or not added. An alert for the arbiter; no
+    /// penalty, no result.
+    ClockMismatch(ClockMismatchEvent),
 }
 
 impl EventKind {
@@ -125,6 +129,7 @@ impl EventKind {
             EventKind::RulingUnclear(_) => "ruling_unclear",
             EventKind::PositionAccepted(_) => "position_accepted",
             EventKind::ArbiterDecision(_) => "arbiter_decision",
+            EventKind::ClockMismatch(_) => "clock_mismatch",
         }
     }
 }
@@ -237,6 +242,15 @@ pub struct IllegalMoveEvent {
     /// increment from the illegal press taken off (if so configured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_after: Option<ClockMs>,
+}
+
+impl IllegalMoveEvent {
+    /// Whether the ruling tells the arbiter that the clock counted the illegal press as a
+    /// move (a time control with periods still to come: its move counter must go back by
+    /// one, arbiter-rules.md section 5).
+    pub fn clock_counted_press(&self) -> bool {
+        self.explanation.contains(crate::explain::COUNTED_PRESS)
+    }
 }
 
 /// A piece as it stood before the turn.
@@ -443,6 +457,53 @@ pub struct RulingUnclearEvent {
     pub ply: u32,
     /// Each reading in words ("Rd1 with the rook f1 knocked off").
     pub readings: Vec<String>,
+    pub explanation: String,
+}
+
+/// How a player's clock went wrong with a period's time (arbiter-rules.md section 5,
+/// "Time controls with periods").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchReason {
+    /// Added at a press before the one of the move that ends the period.
+    PeriodAddedEarly,
+    /// Added at a press after it.
+    PeriodAddedLate,
+    /// Not added at the press of the move that ends the period (nor earlier), or the
+    /// clock reached 0:00 after the player completed the period's moves.
+    PeriodNotAdded,
+}
+
+impl MismatchReason {
+    /// The JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MismatchReason::PeriodAddedEarly => "period_added_early",
+            MismatchReason::PeriodAddedLate => "period_added_late",
+            MismatchReason::PeriodNotAdded => "period_not_added",
+        }
+    }
+}
+
+/// `kind: clock_mismatch` (formats.md §2): a period's time and the press that brought
+/// it, or should have.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockMismatchEvent {
+    /// Whose clock.
+    pub color: Color,
+    pub reason: MismatchReason,
+    /// The player's move number (1-based, his own moves) at whose press it was seen; for
+    /// a press that was no move (an illegal move, a clock pressed without a move) and for a
+    /// clock at 0:00, the move he was to make.
+    #[serde(rename = "move")]
+    pub move_number: u32,
+    /// The move at whose press the period's time was due.
+    pub due_move: u32,
+    /// The player's clock as read after the press (0 for a clock at 0:00).
+    pub clock_ms: u64,
+    /// What the player's clock should show, when the daemon knows it.
+    pub expected_ms: Option<u64>,
+    /// Plain words for the arbiter.
     pub explanation: String,
 }
 

@@ -637,6 +637,24 @@ mod tests {
                 explanation: "2 minutes".into(),
             }),
         ];
+        kinds.push(EventKind::ClockMismatch(ClockMismatchEvent {
+            color: Color::Black,
+            reason: MismatchReason::PeriodNotAdded,
+            move_number: 40,
+            due_move: 40,
+            clock_ms: 61_000,
+            expected_ms: Some(1_861_000),
+            explanation: "period 2".into(),
+        }));
+        kinds.push(EventKind::ClockMismatch(ClockMismatchEvent {
+            color: Color::White,
+            reason: MismatchReason::PeriodAddedEarly,
+            move_number: 39,
+            due_move: 40,
+            clock_ms: 1_861_000,
+            expected_ms: None,
+            explanation: String::new(),
+        }));
         kinds.extend(ALL_STATUSES.map(|status| {
             EventKind::BoardStatus(BoardStatusEvent {
                 status,
@@ -662,7 +680,7 @@ mod tests {
     fn every_kind_is_written_as_serde_writes_it() {
         let kinds = every_kind();
         // One of each: a kind added later fails to compile here until it is listed.
-        let mut seen = [false; 15];
+        let mut seen = [false; 16];
         for kind in &kinds {
             let i = match kind {
                 EventKind::Move(_) => 0,
@@ -680,6 +698,7 @@ mod tests {
                 EventKind::RulingUnclear(_) => 12,
                 EventKind::PositionAccepted(_) => 13,
                 EventKind::ArbiterDecision(_) => 14,
+                EventKind::ClockMismatch(_) => 15,
             };
             seen[i] = true;
         }

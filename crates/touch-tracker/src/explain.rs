@@ -1,8 +1,12 @@
-//! Plain words for an illegal move ruling, for the arbiter's screen.
+//! Plain words for an illegal move ruling and a clock's period gone wrong, for the
+//! arbiter's screen.
 
 use chess_rules::{
-    Attempt, CastleSide, IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role,
+    Attempt, CastleSide, Color, IllegalCategory, Move, Piece, Placement, Position, RestoreStep,
+    Role,
 };
+
+use crate::events::{ClockMismatchEvent, MismatchReason};
 
 /// The pieces knocked over (art. 7.4), from the steps that re-establish them: "pawn c2
 /// knocked over", "black knight f6 knocked onto g5". The mover's own pieces go without
@@ -189,6 +193,89 @@ fn castling(base: &Position, a: &Attempt) -> String {
 fn letter(role: Role) -> String {
     role.san_char().map(String::from).unwrap_or_default()
 }
+
+/// A time for people: `1:30:00`, `2:31`.
+fn hms(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// A period's time and its number for people: "the 30:00 of period 2" (`index` 0-based).
+fn period_words(index: u32, period_ms: u64) -> String {
+    format!(
+        "the {} of period {}",
+        hms(period_ms),
+        index.saturating_add(1)
+    )
+}
+
+/// Words for a `clock_mismatch` seen at a press: period `index` (0-based) gives
+/// `period_ms`. Art. 6.10.2: the clock's setting is wrong; the arbiter corrects it, no
+/// penalty, no result.
+pub fn clock_mismatch(e: &ClockMismatchEvent, index: u32, period_ms: u64) -> String {
+    let who = e.color;
+    let period = period_words(index, period_ms);
+    match e.reason {
+        MismatchReason::PeriodAddedEarly if e.move_number >= e.due_move => format!(
+            "{who}'s clock added {period} at a press that was no move, before he completed \
+             move {}: the clock counts presses, not moves (art. 6.10.2); set its move \
+             counter right; no penalty, no result",
+            e.due_move
+        ),
+        MismatchReason::PeriodAddedEarly => format!(
+            "{who}'s clock added {period} at the press of his move {}, but it is due at the \
+             press of move {}: the clock counts a press that was no move, or is set wrong \
+             (art. 6.10.2); set its move counter right; no penalty, no result",
+            e.move_number, e.due_move
+        ),
+        MismatchReason::PeriodAddedLate => format!(
+            "{who}'s clock added {period} at the press of his move {}; it was due at the \
+             press of move {} (art. 6.10.2: the clock is set wrong or missed a press); \
+             no penalty, no result",
+            e.move_number, e.due_move
+        ),
+        MismatchReason::PeriodNotAdded => format!(
+            "{who} completed move {} and his clock did not add {period}: it shows {}, it \
+             should show {} (art. 6.10.2: the arbiter corrects the clock); no penalty, no \
+             result",
+            e.due_move,
+            hms(e.clock_ms),
+            hms(e.expected_ms.unwrap_or(e.clock_ms)),
+        ),
+    }
+}
+
+/// Words for a clock at 0:00 after the player completed the period's moves: not a flag
+/// fall (art. 6.9 needs the period's time to have run out; art. 6.10.2, the clock is
+/// wrong).
+pub fn clock_at_zero(e: &ClockMismatchEvent, index: u32, period_ms: u64) -> String {
+    format!(
+        "{}'s clock shows 0:00 after he completed move {}: {} was never added, so this is \
+         not a flag fall (art. 6.9, 6.10.2); the arbiter sets the clock right (about {} \
+         more); no result",
+        e.color,
+        e.due_move,
+        period_words(index, period_ms),
+        hms(period_ms)
+    )
+}
+
+/// The sentence added to an illegal-move ruling in a game with periods still to come: the
+/// DGT3000 counted the press as a move (art. 6.10.2 if left so).
+pub fn clock_counted_press(offender: Color) -> String {
+    format!(
+        "; {COUNTED_PRESS} of {offender}'s: take its move counter back by one, or the next \
+         period's time comes a move early"
+    )
+}
+
+/// The words [`clock_counted_press`] begins with (what `IllegalMoveEvent` looks for).
+pub(crate) const COUNTED_PRESS: &str = "the clock counted this press as a move";
 
 #[cfg(test)]
 mod tests {

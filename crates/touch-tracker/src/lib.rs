@@ -24,6 +24,7 @@ pub mod config;
 pub mod events;
 mod events_json;
 mod explain;
+mod periods;
 pub mod recover;
 pub mod replay;
 mod sync;
@@ -38,8 +39,8 @@ pub use chess_rules::{EndReason, Obligation};
 pub use config::{Penalties, Supervision, TimeCategory, TrackerConfig};
 pub use events::{
     ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, BoardStatus, ClaimReason,
-    ClockMs, Decision, EventKind, GapCandidate, MoveEvent, Penalty, PositionAcceptedEvent, Touch,
-    TouchAction, Touched,
+    ClockMismatchEvent, ClockMs, Decision, EventKind, GapCandidate, MismatchReason, MoveEvent,
+    Penalty, PositionAcceptedEvent, Touch, TouchAction, Touched,
 };
 pub use sync::SyncTracker;
 pub use tracker::{AcceptError, AcceptedPosition, GameState, KnownGame, Snapshot, Tracker};

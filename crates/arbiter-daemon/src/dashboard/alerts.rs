@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use touch_tracker::{BoardStatus, EndReason, EventKind};
+use touch_tracker::{BoardStatus, EndReason, EventKind, MismatchReason};
 
 use crate::hub::HubEvent;
 use crate::wall::rfc3339;
@@ -559,6 +559,16 @@ impl Alerts {
             }
             EventKind::RulingUnclear(_) => {
                 let at = self.add(e, Urgency::Illegal, "No ruling: arbiter, look".into());
+                out.push(Change::Alert(self.alerts[at].clone()));
+            }
+            // Art. 6.10.2: the clock's setting is wrong; the arbiter corrects the clock.
+            EventKind::ClockMismatch(m) => {
+                let title = match m.reason {
+                    MismatchReason::PeriodAddedEarly => "Clock: period's time added early",
+                    MismatchReason::PeriodAddedLate => "Clock: period's time added late",
+                    MismatchReason::PeriodNotAdded => "Clock: period's time not added",
+                };
+                let at = self.add(e, Urgency::Illegal, title.into());
                 out.push(Change::Alert(self.alerts[at].clone()));
             }
             EventKind::RecoveryUncertain(_) => {

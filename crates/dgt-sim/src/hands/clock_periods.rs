@@ -75,7 +75,7 @@ fn mismatches_of(script: &Script, color: Color, plies: &[&PlyRecord]) -> Vec<Per
         let found = match p.period_began {
             Some(began) => {
                 in_period = began.0;
-                tc.period_due_move(began.0)
+                tc.move_adding_period(began.0)
                     .filter(|due| *due != mv)
                     .map(|due_move| {
                         let reason = if mv < due_move {

@@ -271,6 +271,8 @@ impl Tracker {
         let last_known_ply = self.game.position().plies();
         self.game = Game::new(pos);
         self.generation += 1;
+        // Move numbers from a guessed ply may be wrong: periods are not judged on them.
+        self.period_moves_unknown |= ply_unknown;
         self.touches.clear();
         self.history.clear();
         self.clear_pending();

@@ -34,6 +34,7 @@ use crate::recover;
 mod accept;
 mod arbiter;
 mod deep;
+mod periods;
 mod proof;
 mod record;
 mod rulings;
@@ -340,6 +341,15 @@ pub struct Tracker {
     /// The daemon lost inputs of this game (see [`Tracker::hold_for_arbiter`]): out of
     /// sync, nothing recognised or ruled, until the arbiter accepts the position.
     held: Option<accept::Held>,
+    /// Time controls with periods: the period each clock is seen to hold, the alerts said.
+    periods: crate::periods::PeriodWatch,
+    /// Each player's clock across his last press, until his move (or no move) is ruled.
+    press_readings: [Option<crate::periods::Reading>; 2],
+    /// Both clocks when the clock was stopped (the arbiter may set them before restarting).
+    stopped_times: Option<ClockMs>,
+    /// The game goes on from a position whose ply nobody gave (accepted after a gap): the
+    /// players' move numbers may be wrong, so no period is judged until a new game.
+    period_moves_unknown: bool,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -436,6 +446,10 @@ impl Tracker {
             gap_dump: None,
             evidence: proof::GapEvidence::default(),
             held: None,
+            periods: crate::periods::PeriodWatch::default(),
+            press_readings: [None, None],
+            stopped_times: None,
+            period_moves_unknown: false,
             cfg,
         }
     }
@@ -711,6 +725,8 @@ impl Tracker {
                     self.clock_before_gap = Some((*last, self.game.position().side_to_move()));
                 }
                 self.clock.reset();
+                self.press_readings = [None, None];
+                self.stopped_times = None;
                 self.held_clock = None;
                 self.clock_heard_at = None;
                 self.last_gap_ms = Some(t);
@@ -1432,6 +1448,8 @@ impl Tracker {
 
     /// Takes a clock frame as a fact.
     fn take_clock(&mut self, t: u64, c: &ClockTime, out: &mut Vec<ArbiterEvent>) {
+        let prev_at = self.clock_taken_at;
+        let prev = self.clock.last().copied();
         self.clock_taken_at = t;
         if self.time_control.is_none() && self.clock.last().is_none() {
             // Unknown time control: the first reading stands for the base time.
@@ -1445,6 +1463,7 @@ impl Tracker {
             Some(_) => None,
         };
         let change = self.clock.on_frame(c);
+        self.read_periods(prev, prev_at, t, c, change.press);
         if let Some((prev, to_move)) = before_gap {
             if prev.running && c.running && self.clock.color_of(prev.lever) == to_move {
                 self.running_after_gap = Some(self.clock.color_of(c.lever));
@@ -1664,6 +1683,10 @@ impl Tracker {
             return;
         }
         let flag = self.clock.color_of(side);
+        if self.clock_fault_at_zero(t, flag, out) {
+            // Art. 6.10.2: the period's time was never added; 0:00 is no flag fall.
+            return;
+        }
         let position = *self.game.position();
         self.phase = Phase::Over;
         self.clear_pending();
@@ -1696,6 +1719,10 @@ impl Tracker {
         self.game = Game::new(self.cfg.start);
         self.generation += 1;
         self.counts = [0, 0];
+        self.periods = crate::periods::PeriodWatch::default();
+        self.press_readings = [None, None];
+        self.stopped_times = None;
+        self.period_moves_unknown = false;
         self.phase = Phase::Playing;
         self.touches.clear();
         self.history.clear();

@@ -59,6 +59,10 @@ impl Tracker {
                 touches: mine.clone(),
             }),
         );
+        if how.pressed && !how.recovered && how.replaces.is_none() {
+            // A period's time is due at the press of the move that ends the period.
+            self.periods_at_move(t, mover, ply, how.clock, out);
+        }
         // Events lost during this turn leave its touch log incomplete: no evidence from it.
         let gap = self.last_gap_ms.is_some_and(|g| g >= self.turn_start_ms);
         if !how.correction && !how.recovered && !gap {

@@ -219,6 +219,11 @@ impl Tracker {
             clock_before: clock,
             clock_after: None,
         };
+        if count < 2 && counted_by_clock(category) {
+            // Art. 6.10.2: a DGT3000 counts this press as a move (section 5).
+            let words = self.counted_press_words(offender, base);
+            event.explanation.push_str(&words);
+        }
         if count >= 2 {
             event.must_move = None;
             self.phase = Phase::Over;
@@ -292,6 +297,7 @@ impl Tracker {
         };
         let penalty = event.penalty;
         self.emit(out, t, EventKind::IllegalMove(event));
+        self.periods_at_no_move(t, base.side_to_move(), &base, clock, out);
         if category == IllegalCategory::ClockWithoutMove {
             // The board is as it was: restored at once, and the turn goes on.
             self.emit(out, t, EventKind::Restored { fen: base.fen() });
@@ -472,6 +478,16 @@ impl Tracker {
             self.emit(out, t, EventKind::IllegalMove(event));
         }
     }
+}
+
+/// Whether the clock counted the press of an illegal move of this category as a move that
+/// is not one: an unpromoted pawn's press completes the promotion (the move stands), a
+/// two-handed move is a move; the others are taken back.
+fn counted_by_clock(category: IllegalCategory) -> bool {
+    !matches!(
+        category,
+        IllegalCategory::UnpromotedPawn | IllegalCategory::TwoHanded
+    )
 }
 
 /// The loser's result unless the winner cannot mate by any series of legal moves (then a
