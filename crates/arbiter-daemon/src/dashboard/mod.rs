@@ -384,6 +384,9 @@ impl Dashboard {
                     "ok"
                 };
                 let ply = snap.map_or(0, |s| s.ply);
+                let time_control = cfg.map_or(self.config.time_control, |c| {
+                    self.config.board_time_control(c)
+                });
                 BoardSummary {
                     number: v.number,
                     white: cfg.and_then(|c| c.white.as_deref()),
@@ -399,6 +402,8 @@ impl Dashboard {
                         .map(|p| p.display().to_string()),
                     clock_present,
                     clock_ms: snap.and_then(|s| s.clock_ms),
+                    time_control: time_control.to_string(),
+                    to_control: ToControl::at(time_control, ply),
                     ply,
                     move_number: crate::words::move_number(ply + 1),
                     side_to_move: snap.map(|s| s.side_to_move),
@@ -604,6 +609,11 @@ struct BoardSummary<'a> {
     port: Option<String>,
     clock_present: bool,
     clock_ms: Option<touch_tracker::ClockMs>,
+    /// The board's time control in the PGN form (`40/5400+30:1800+30`).
+    time_control: String,
+    /// Each player's moves still to make to the next time control (art. 6; "12 moves to
+    /// the time control"); `None` in sudden death.
+    to_control: Option<ToControl>,
     ply: u32,
     move_number: u32,
     side_to_move: Option<chess_rules::Color>,
@@ -624,6 +634,26 @@ struct LastMove<'a> {
     san: &'a str,
     uci: chess_rules::Move,
     color: chess_rules::Color,
+}
+
+#[derive(serde::Serialize)]
+struct ToControl {
+    white: Option<u32>,
+    black: Option<u32>,
+}
+
+impl ToControl {
+    /// At `ply` of a game in the standard numbering (White moves on odd plies): each
+    /// player's moves completed, and what is left of his period's moves.
+    fn at(tc: dgt_protocol::capture::TimeControl, ply: u32) -> Option<ToControl> {
+        if tc.is_sudden_death_only() {
+            return None;
+        }
+        Some(ToControl {
+            white: tc.moves_to_control(ply.div_ceil(2)),
+            black: tc.moves_to_control(ply / 2),
+        })
+    }
 }
 
 #[derive(serde::Serialize)]

@@ -392,6 +392,9 @@ async fn boards_at_a_glance() {
     assert_eq!(b[0]["status"], "offline");
     assert_eq!(b[1]["unattended"], true);
     assert_eq!(b[1]["last_move"], Value::Null);
+    // Sudden death: no control to count down to.
+    assert_eq!(b[0]["time_control"], "180+2");
+    assert_eq!(b[0]["to_control"], Value::Null);
     assert_eq!(v["claims"], serde_json::json!([]));
     assert_eq!(v["event"], "Club blitz");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -603,4 +606,21 @@ async fn a_flood_of_alerts_keeps_the_state_bounded_and_archives_what_is_resolved
     let again = std::fs::read_to_string(dir.join(ARCHIVE_FILE)).unwrap();
     assert_eq!(again.lines().count(), lines.len(), "archived twice");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn each_player_counts_down_to_his_time_control() {
+    let tc: dgt_protocol::capture::TimeControl = "40/5400+30:1800+30".parse().unwrap();
+    // After 28. ... (ply 56) both have 12 moves to make; White's 29th move leaves him 11.
+    let t = ToControl::at(tc, 56).unwrap();
+    assert_eq!((t.white, t.black), (Some(12), Some(12)));
+    let t = ToControl::at(tc, 57).unwrap();
+    assert_eq!((t.white, t.black), (Some(11), Some(12)));
+    // Past move 40 the last period is sudden death: no control left.
+    let t = ToControl::at(tc, 80).unwrap();
+    assert_eq!((t.white, t.black), (None, None));
+    // A repeating period counts to the next one.
+    let t = ToControl::at("40/7200".parse().unwrap(), 81).unwrap();
+    assert_eq!((t.white, t.black), (Some(39), Some(40)));
+    assert!(ToControl::at("180+2".parse().unwrap(), 10).is_none());
 }

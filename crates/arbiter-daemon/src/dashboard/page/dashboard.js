@@ -381,7 +381,17 @@
       el("span", { class: toMove === "white" ? "to-move" : null, title: "White" }, clock(c.white)),
       el("span", { class: toMove === "black" ? "to-move" : null, title: "Black" }, clock(c.black))),
     el("div", { class: "tile-move" },
-      b.result ? `${b.result} \u00b7 ${last}` : `move ${b.move_number}, ${sideName(b.side_to_move)} to move \u00b7 ${last}`));
+      b.result ? `${b.result} \u00b7 ${last}` : `move ${b.move_number}, ${sideName(b.side_to_move)} to move \u00b7 ${last}`),
+    toControl(b));
+  }
+
+  // Classical controls with periods: each player's moves to the next control (art. 6).
+  function toControl(b) {
+    const t = b.to_control;
+    if (!t || b.result) return null;
+    const one = (n) => (n == null ? "no control left" : `${n} move${n === 1 ? "" : "s"} to the time control`);
+    return el("div", { class: "tile-control", title: b.time_control },
+      `White: ${one(t.white)} \u00b7 Black: ${one(t.black)}`);
   }
 
   function renderBoards() {
