@@ -545,3 +545,41 @@ mod toml_like {
         doc
     }
 }
+
+#[test]
+fn a_trf_control_in_the_pgn_form_must_be_the_events() {
+    let dir = temp_dir("trf-control");
+    let demo = arbiter_daemon::demo::TIME_CONTROL.to_string();
+    let with_control = |control: &str| {
+        let mut bytes = format!("122 {control}\r\n").into_bytes();
+        bytes.extend(trf_bytes((' ', ' ')));
+        bytes
+    };
+    let config = format!(
+        "[event]\nname = \"E2E Open\"\nround = 2\ntrf = \"round.trf\"\ntime_control = \"{}\"\n\n\
+         [output]\ndir = \"out\"\n\n[[board]]\nnumber = 1\nport = \"/dev/null\"\n",
+        arbiter_daemon::demo::TIME_CONTROL
+    );
+    std::fs::write(dir.join("arbiter.toml"), config).unwrap();
+    let check = || dgt_arbiter(&["run", "--check", "--config", "arbiter.toml"], &dir);
+    // The pairing program says classical; the config says the demo's blitz.
+    std::fs::write(dir.join("round.trf"), with_control("40/5400+30:1800+30")).unwrap();
+    let out = check();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("is not the control of event.trf (its line 122 says 40/5400+30:1800+30)"),
+        "{err}"
+    );
+    // The same control, or words the pairing program wrote its own way: accepted.
+    for control in [demo.as_str(), "90'/40 + 30' + 30''/move"] {
+        std::fs::write(dir.join("round.trf"), with_control(control)).unwrap();
+        let out = check();
+        assert!(
+            out.status.success(),
+            "{control}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -989,7 +989,13 @@ impl Validate<'_> {
             }
         }
         let trf = match &e.trf {
-            Some(t) => self.keep(self.trf_players(t, round as u32, &raw.boards, &mut boards)),
+            Some(t) => self.keep(self.trf_players(
+                t,
+                round as u32,
+                (time_control, &e.time_control),
+                &raw.boards,
+                &mut boards,
+            )),
             None => None,
         };
         let broadcast = match &raw.broadcast {
@@ -1335,6 +1341,7 @@ impl Validate<'_> {
         &self,
         t: &Spanned<String>,
         round: u32,
+        (time_control, tc_text): (TimeControl, &Spanned<String>),
         raw: &[Spanned<RawBoard>],
         boards: &mut [BoardConfig],
     ) -> Result<PathBuf, ConfigError> {
@@ -1354,6 +1361,22 @@ impl Validate<'_> {
                 format!("event.trf: {e}{cause}; expected the pairing program's TRF-16 file with round {round} paired"),
             )
         })?;
+        // A TRF's own control (line 122), where it is written in the PGN form, must be the
+        // event's: two controls for one round would leave the category and penalties
+        // (art. 7.5.5) to a guess. Words there (`90'/40 + 30'`) are the pairing
+        // program's, not read.
+        let trf_control = loaded.trf.time_control_text();
+        if let Some(Ok(trf_tc)) = trf_control.map(str::parse::<TimeControl>) {
+            if trf_tc != time_control {
+                return Err(self.err(
+                    tc_text.span(),
+                    format!(
+                        "event.time_control {time_control} is not the control of event.trf \
+                         (its line 122 says {trf_tc}); expected the same control in both"
+                    ),
+                ));
+            }
+        }
         for r in raw {
             let r = r.get_ref();
             if let Some(name) = r.white.as_ref().or(r.black.as_ref()) {

@@ -406,6 +406,12 @@ impl Trf {
         self.header_value("012").filter(|s| !s.is_empty())
     }
 
+    /// `122`: the allotted times per moves/game, as the pairing program wrote it (free
+    /// text in TRF-16: `40/5400+30:1800+30`, or words such as `90'/40 + 30' + 30''`).
+    pub fn time_control_text(&self) -> Option<&str> {
+        self.header_value("122").filter(|s| !s.is_empty())
+    }
+
     /// `022`: the city.
     pub fn city(&self) -> Option<&str> {
         self.header_value("022").filter(|s| !s.is_empty())
