@@ -524,20 +524,24 @@ impl Tracker {
 
     /// The earliest time at which [`Tracker::handle_timeout`] has work to do.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let press = self
-            .pending_press
-            .filter(|_| !self.line_down)
-            .map(|p| p.deadline);
-        let recovery = self
-            .pending_recovery
-            .as_ref()
-            .filter(|_| !self.line_down)
-            .map(|p| p.since + self.cfg.settle_window_ms);
-        let held = self.held_clock.map(|h| h.deadline);
-        [press, self.quiet_deadline, recovery, held]
-            .into_iter()
-            .flatten()
-            .min()
+        // Called before every input: by reference and without an iterator chain (a copy
+        // of each pending state and a flatten cost the bench 2% of its instructions).
+        fn earliest(due: Option<u64>, d: u64) -> Option<u64> {
+            Some(due.map_or(d, |x| x.min(d)))
+        }
+        let mut due = self.quiet_deadline;
+        if !self.line_down {
+            if let Some(p) = &self.pending_press {
+                due = earliest(due, p.deadline);
+            }
+            if let Some(r) = &self.pending_recovery {
+                due = earliest(due, r.since + self.cfg.settle_window_ms);
+            }
+        }
+        if let Some(h) = &self.held_clock {
+            due = earliest(due, h.deadline);
+        }
+        due
     }
 
     /// Time has reached `now_ms`: rule on a press whose settle window has passed, record a
@@ -1373,7 +1377,7 @@ impl Tracker {
     /// The next frame confirms a held one (it is taken, at its own time) or contradicts it
     /// (noise). A self-contradictory frame says nothing.
     fn resolve_held_clock(&mut self, next: &ClockTime, out: &mut Vec<ArbiterEvent>) {
-        if clock::self_contradictory(next) {
+        if self.held_clock.is_none() || clock::self_contradictory(next) {
             return;
         }
         let Some(held) = self.held_clock.take() else {
