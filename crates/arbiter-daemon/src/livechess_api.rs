@@ -172,7 +172,9 @@ fn game_view(games: &BoardGames) -> GameView {
                 clock_s: m.clock_ms.map(|ms| ms / 1000),
             })
             .collect(),
-        result: g.result.filter(|r| *r != GameResult::Ongoing),
+        // The arbiter's result where he set one, as the PGN has it (issue 37: the two
+        // outputs disagreed after a decision).
+        result: Some(g.result_or_ongoing()).filter(|r| *r != GameResult::Ongoing),
         live: g.is_live(),
     }
 }
@@ -480,6 +482,18 @@ mod tests {
     use super::*;
     use crate::hub::HubEvent;
     use touch_tracker::{ArbiterEvent, EventKind, MoveEvent};
+
+    #[test]
+    fn the_game_s_result_is_the_arbiter_s_where_he_set_one() {
+        let mut games = BoardGames::default();
+        assert_eq!(game_view(&games).result, None);
+        games.games[0].result = Some(GameResult::WhiteWins);
+        assert_eq!(game_view(&games).result, Some(GameResult::WhiteWins));
+        // The arbiter decided otherwise (say, an appeal): the PGN's result, here too.
+        games.games[0].arbiter_result = Some(touch_tracker::ArbiterResult::Draw);
+        assert_eq!(games.games[0].result_or_ongoing(), GameResult::Draw);
+        assert_eq!(game_view(&games).result, Some(GameResult::Draw));
+    }
 
     fn config(extra: &str) -> Config {
         let text = format!(
