@@ -514,6 +514,7 @@ mod tests {
                     replaces: None,
                     recovered: false,
                     correction: false,
+                    entered: false,
                     touches: vec![],
                 }),
             },

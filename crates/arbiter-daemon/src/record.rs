@@ -329,6 +329,7 @@ mod tests {
                 replaces: replaces.map(|r| r.parse().unwrap()),
                 recovered: false,
                 correction: false,
+                entered: false,
                 touches: vec![],
             }),
         }
