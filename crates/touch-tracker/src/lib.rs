@@ -44,5 +44,6 @@ pub use events::{
 };
 pub use sync::SyncTracker;
 pub use tracker::{
-    AcceptError, AcceptedPosition, FillError, GameState, KnownGame, Snapshot, TakebackError, Tracker,
+    AcceptError, AcceptedPosition, FillError, GameState, KnownGame, Snapshot, TakebackError,
+    Tracker,
 };

@@ -962,9 +962,7 @@ fn the_arbiter_enters_the_moves_of_a_gap_and_play_goes_on() {
     let line = sans(&p, &moves[2..22]);
     let mut out = Vec::new();
     b.t += 100;
-    b.tracker
-        .enter_moves(b.t, None, &line, &mut out)
-        .unwrap();
+    b.tracker.enter_moves(b.t, None, &line, &mut out).unwrap();
     let want: Vec<(u32, Move)> = (2..22).map(|i| (i as u32 + 1, moves[i])).collect();
     assert_eq!(entered(&out), want, "{out:#?}");
     b.out.extend(out);
@@ -1015,7 +1013,9 @@ fn moves_that_do_not_lead_to_the_board_are_refused_and_nothing_changes() {
     let mut wrong = full.clone();
     wrong[4] = "O-O-O".into();
     match b.tracker.enter_moves(b.t, None, &wrong, &mut out) {
-        Err(touch_tracker::FillError::NotLegal { index, ply, text, .. }) => {
+        Err(touch_tracker::FillError::NotLegal {
+            index, ply, text, ..
+        }) => {
             assert_eq!((index, ply, text.as_str()), (5, 7, "O-O-O"));
         }
         other => panic!("{other:?}"),
@@ -1070,7 +1070,10 @@ fn the_moves_of_a_gap_followed_on_make_the_record_whole() {
 fn the_arbiter_takes_the_game_back_and_the_board_must_show_it_again() {
     let mut b = bench_after(&["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
     b.settle();
-    assert!(b.tracker.tracker().check_takeback(5).is_err(), "not earlier");
+    assert!(
+        b.tracker.tracker().check_takeback(5).is_err(),
+        "not earlier"
+    );
     assert!(b.tracker.tracker().check_takeback(9).is_err());
     let mut out = Vec::new();
     b.t += 100;
@@ -1087,8 +1090,14 @@ fn the_arbiter_takes_the_game_back_and_the_board_must_show_it_again() {
     assert_eq!((cut.to_ply, cut.from_ply), (3, 5));
     // Bc4 back to f1, Nc6 back to b8: two pieces, each lifted and put down.
     assert_eq!(cut.restore.len(), 4, "{cut:#?}");
-    assert_eq!(out.iter().filter(|e| e.kind_name() == "restored").count(), 0);
-    assert_eq!(b.tracker.tracker().state(), touch_tracker::GameState::Restoring);
+    assert_eq!(
+        out.iter().filter(|e| e.kind_name() == "restored").count(),
+        0
+    );
+    assert_eq!(
+        b.tracker.tracker().state(),
+        touch_tracker::GameState::Restoring
+    );
     b.out.extend(out);
     // The board shows ply 3 again: restored, and Black plays on from it.
     let target = {
@@ -1108,7 +1117,10 @@ fn the_arbiter_takes_the_game_back_and_the_board_must_show_it_again() {
     }
     b.pos = target;
     assert_eq!(b.kinds("restored"), 1, "{:#?}", b.out);
-    assert_eq!(b.tracker.tracker().state(), touch_tracker::GameState::Playing);
+    assert_eq!(
+        b.tracker.tracker().state(),
+        touch_tracker::GameState::Playing
+    );
     b.play_pressed(&uci_line(&b.pos, &["d7d6"]));
     b.settle();
     b.no_ruling();

@@ -37,7 +37,11 @@ pub enum FillError {
     #[error(
         "from_ply {from_ply} is not a ply of the record: it runs from ply {first} to ply {last}"
     )]
-    BadPly { from_ply: u32, first: u32, last: u32 },
+    BadPly {
+        from_ply: u32,
+        first: u32,
+        last: u32,
+    },
     #[error("move {index} ({text:?}, ply {ply}) does not fit: not legal in that position ({why})")]
     NotLegal {
         /// 1-based, in the list given.
@@ -84,7 +88,9 @@ pub enum TakebackError {
          the moves of the gap or accept the board first"
     )]
     OutOfSync(String),
-    #[error("ply {to_ply} is not an earlier ply of the record: it runs from ply {first} to ply {last}")]
+    #[error(
+        "ply {to_ply} is not an earlier ply of the record: it runs from ply {first} to ply {last}"
+    )]
     BadPly { to_ply: u32, first: u32, last: u32 },
 }
 
@@ -175,12 +181,14 @@ impl Tracker {
         let mut pos = *start.position();
         let mut line = Vec::with_capacity(moves.len());
         for (i, text) in moves.iter().enumerate() {
-            let m = pos.parse_san(text.trim()).map_err(|e| FillError::NotLegal {
-                index: i + 1,
-                text: text.clone(),
-                ply: pos.plies() + 1,
-                why: e.to_string(),
-            })?;
+            let m = pos
+                .parse_san(text.trim())
+                .map_err(|e| FillError::NotLegal {
+                    index: i + 1,
+                    text: text.clone(),
+                    ply: pos.plies() + 1,
+                    why: e.to_string(),
+                })?;
             pos = pos.play(m).map_err(|e| FillError::NotLegal {
                 index: i + 1,
                 text: text.clone(),
