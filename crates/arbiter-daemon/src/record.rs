@@ -402,6 +402,100 @@ mod tests {
         }
     }
 
+    fn entered(ply: u32, uci: &str, san: &str) -> ArbiterEvent {
+        let mut e = mv(ply, uci, san, None);
+        if let EventKind::Move(m) = &mut e.kind {
+            m.entered = true;
+            m.pressed = false;
+            m.clock_ms = None;
+        }
+        e
+    }
+
+    fn event(kind: EventKind) -> ArbiterEvent {
+        ArbiterEvent {
+            t_ms: 0,
+            board: "1".into(),
+            kind,
+        }
+    }
+
+    fn sans(g: &GameRecord) -> Vec<&str> {
+        g.moves.iter().map(|m| m.san.as_str()).collect()
+    }
+
+    #[test]
+    fn a_takeback_cuts_the_record_and_says_why() {
+        let mut games = BoardGames::default();
+        for (i, (uci, san)) in [
+            ("e2e4", "e4"),
+            ("e7e5", "e5"),
+            ("g1f3", "Nf3"),
+            ("b8c6", "Nc6"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            games.apply(&mv(i as u32 + 1, uci, san, None));
+        }
+        games.apply(&event(EventKind::TakenBack(
+            touch_tracker::events::TakenBackEvent {
+                to_ply: 2,
+                from_ply: 4,
+                fen: String::new(),
+                reason: "illegal move at ply 3 found later (art. 7.5.1)".into(),
+                restore: Vec::new(),
+            },
+        )));
+        let g = games.current();
+        assert_eq!(sans(g), ["e4", "e5"]);
+        assert!(
+            g.moves[1].comments[0].contains("took the game back to ply 2 (2 plies annulled)"),
+            "{:?}",
+            g.moves[1].comments
+        );
+        // Play goes on from ply 3.
+        games.apply(&mv(3, "f1c4", "Bc4", None));
+        assert_eq!(sans(games.current()), ["e4", "e5", "Bc4"]);
+    }
+
+    #[test]
+    fn the_moves_of_a_gap_followed_on_make_one_game_again() {
+        let mut games = BoardGames::default();
+        games.apply(&mv(1, "e2e4", "e4", None));
+        games.apply(&mv(2, "e7e5", "e5", None));
+        games.apply(&event(EventKind::PositionAccepted(
+            touch_tracker::PositionAcceptedEvent {
+                fen: "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3".into(),
+                side_to_move: Color::White,
+                last_known_ply: 2,
+                ply: 4,
+                ply_unknown: false,
+                candidates: vec![touch_tracker::GapCandidate {
+                    ply: 3,
+                    uci: vec!["g1f3".parse().unwrap(), "b8c6".parse().unwrap()],
+                    san: "2. Nf3 Nc6".into(),
+                }],
+            },
+        )));
+        games.apply(&mv(5, "f1c4", "Bc4", None));
+        assert_eq!(games.games.len(), 2);
+        games.apply(&entered(3, "g1f3", "Nf3"));
+        games.apply(&entered(4, "b8c6", "Nc6"));
+        assert_eq!(games.games.len(), 1, "{games:#?}");
+        let g = games.current();
+        assert_eq!(sans(g), ["e4", "e5", "Nf3", "Nc6", "Bc4"]);
+        assert!(g.is_live());
+        assert!(g.moves[2]
+            .comments
+            .iter()
+            .any(|c| c == "entered by the arbiter"));
+        assert!(g.moves[3]
+            .comments
+            .iter()
+            .any(|c| c.contains("moves of the gap were entered")));
+    }
+
     #[test]
     fn displaced_pieces_comment_the_move_they_came_with() {
         let mut b = BoardGames::default();
