@@ -496,6 +496,7 @@ mod tests {
                 replaces: Some("e7e8".parse().unwrap()),
                 recovered: true,
                 correction: true,
+                entered: true,
                 touches: vec![
                     Touch {
                         t_ms: 1000,
