@@ -111,6 +111,12 @@ fn the_moves_of_a_gap_entered_by_the_arbiter_make_the_pgn_whole_and_survive_a_re
             .collect::<Vec<_>>(),
     );
     let from = usize::try_from(recorded).unwrap();
+    let gap = board_events(&ev, 1)
+        .iter()
+        .rfind(|e| e["kind"] == "position_accepted" || e["status"] == "out_of_sync")
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    eprintln!("the gap after ply {from}: {gap}");
     assert!(from < PLIES, "no gap left: {recorded}");
     let host = http_host(&out);
     let token = token_header(&out);
