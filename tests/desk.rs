@@ -60,6 +60,17 @@ fn pgn_moves(out: &std::path::Path) -> (Vec<String>, String) {
     (moves, text)
 }
 
+/// The dashboard's host once the daemon listens again.
+fn host_of(out: &std::path::Path) -> String {
+    for _ in 0..100 {
+        if let Some(h) = try_http_host(out) {
+            return h;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    http_host(out)
+}
+
 /// The last sync status of board 1.
 fn last_sync(out: &std::path::Path) -> Option<String> {
     let ev = events(out);
@@ -198,6 +209,51 @@ fn the_moves_of_a_gap_entered_by_the_arbiter_make_the_pgn_whole_and_survive_a_re
     let _ = try_http_host(&out);
     std::thread::sleep(Duration::from_secs(5));
     check("after the restart");
+
+    // Art. 7.5.1: an illegal move found later; the game taken back to ply 20. The PGN
+    // loses plies 21 and 22, the board must show ply 20 again, and kill -9 keeps the cut.
+    let (code, body) = http_json(
+        &host_of(&out),
+        "POST",
+        "/api/boards/1/takeback",
+        &token,
+        r#"{"to_ply": 20, "reason": "illegal move at ply 21 found later (art. 7.5.1)"}"#,
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["ply"].as_u64(), Some(20), "{body}");
+    let (code, body) = http_json(
+        &host_of(&out),
+        "POST",
+        "/api/boards/1/takeback",
+        &token,
+        r#"{"to_ply": "x"}"#,
+    );
+    assert_eq!(code, 400, "{body}");
+    let cut = |when: &str| {
+        let (moves, text) = pgn_moves(&out);
+        assert_eq!(moves, want[..20], "{when}: the PGN's moves\n{text}");
+        assert!(
+            text.contains("took the game back to ply 20"),
+            "{when}: {text}"
+        );
+        let ev = events(&out);
+        let b = board_events(&ev, 1);
+        let taken: Vec<&&Value> = b.iter().filter(|e| e["kind"] == "taken_back").collect();
+        assert_eq!(taken.len(), 1, "{when}: {taken:?}");
+        assert_eq!(taken[0]["from_ply"].as_u64(), Some(PLIES as u64), "{when}");
+        assert!(
+            !taken[0]["restore"].as_array().unwrap().is_empty(),
+            "{when}"
+        );
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    cut("taken back");
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
+    let mut daemon = start(&cfg);
+    let _ = try_http_host(&out);
+    std::thread::sleep(Duration::from_secs(5));
+    cut("taken back, after the restart");
     assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
     let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
     assert!(!log.contains("panicked"), "a panic");
