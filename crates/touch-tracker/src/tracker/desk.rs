@@ -232,13 +232,16 @@ impl Tracker {
         let fill = self.fill_of(from_ply, moves)?;
         let mut game = fill.start;
         let first = game.start().plies();
-        let mut history = match (fill.followed, self.followed.take()) {
-            (true, Some(f)) => f.before_history,
-            _ => {
-                let mut h = std::mem::take(&mut self.history);
-                h.truncate((game.position().plies() - first) as usize);
-                h
-            }
+        // A gap followed on earlier stays there to fill when this one is another.
+        let mut history = if fill.followed {
+            self.followed
+                .take()
+                .map(|f| f.before_history)
+                .unwrap_or_default()
+        } else {
+            let mut h = std::mem::take(&mut self.history);
+            h.truncate((game.position().plies() - first) as usize);
+            h
         };
         let mut last_ply = game.position().plies();
         for m in fill.moves {
