@@ -141,6 +141,21 @@ pub enum Record {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ply: Option<u32>,
     },
+    /// `Tracker::enter_moves(t_ms, from_ply, moves)`: the arbiter entered the moves of a
+    /// gap (SAN or UCI, as he gave them; issue 40).
+    Moves {
+        t_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_ply: Option<u32>,
+        moves: Vec<String>,
+    },
+    /// `Tracker::take_back(t_ms, to_ply, reason)`: the arbiter took the game back to
+    /// `to_ply` (art. 7.5.1, or his decision; issue 40).
+    Takeback {
+        t_ms: u64,
+        to_ply: u32,
+        reason: String,
+    },
     /// `Tracker::arbiter(t_ms, input)` was called: the arbiter's decision on the
     /// dashboard ([`crate::decisions`]).
     Arbiter {
@@ -164,7 +179,10 @@ impl Record {
     pub fn t_ms(&self) -> Option<u64> {
         match self {
             Record::Event(e) => Some(e.t_ms),
-            Record::Timeout { t_ms } | Record::Accept { t_ms, .. } => Some(*t_ms),
+            Record::Timeout { t_ms }
+            | Record::Accept { t_ms, .. }
+            | Record::Moves { t_ms, .. }
+            | Record::Takeback { t_ms, .. } => Some(*t_ms),
             Record::Analysis { .. } => None,
             Record::Arbiter { t_ms, .. } | Record::Held { t_ms, .. } => Some(*t_ms),
         }

@@ -528,6 +528,7 @@ mod tests {
                     replaces: None,
                     recovered: false,
                     correction: false,
+                    entered: false,
                     touches: vec![],
                 }),
             },

@@ -25,6 +25,22 @@ pub struct Accepted {
     pub ply_unknown: bool,
 }
 
+/// The record after the arbiter's moves or takeback (issue 40).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The last position of the record (full FEN) and its ply.
+    pub fen: String,
+    pub ply: u32,
+}
+
+/// Why the arbiter's moves were refused: in words, and the move to blame (1-based, and
+/// as he gave it) when one is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovesRefused {
+    pub why: String,
+    pub culprit: Option<(usize, String)>,
+}
+
 /// One order for a board task.
 #[derive(Debug)]
 pub enum ArbiterOrder {
@@ -34,6 +50,19 @@ pub enum ArbiterOrder {
         side: Color,
         ply: Option<u32>,
         reply: oneshot::Sender<AcceptReply>,
+    },
+    /// Enter the moves of a gap (SAN or UCI) from `from_ply` (the last recorded one when
+    /// `None`). Always answered `Ok`: the inner result is the tracker's.
+    EnterMoves {
+        from_ply: Option<u32>,
+        moves: Vec<String>,
+        reply: oneshot::Sender<Result<Result<Recorded, MovesRefused>, String>>,
+    },
+    /// Take the game back to `to_ply` (art. 7.5.1, or the arbiter's decision).
+    TakeBack {
+        to_ply: u32,
+        reason: String,
+        reply: oneshot::Sender<Result<Recorded, String>>,
     },
     /// The board answering on this board's port with `serial`, which no board of the
     /// event has, is this board (a spare put in its place; [`crate::serials`]).

@@ -40,6 +40,10 @@ pub struct GameRecord {
     /// The result the arbiter set for the board while this game was current (wins over
     /// `result` in the PGN; [`crate::decisions`]).
     pub arbiter_result: Option<touch_tracker::ArbiterResult>,
+    /// Followed on from the position every line found after a gap leads to: the
+    /// arbiter's moves for the gap make it one game with the one before (issue 40).
+    #[serde(skip)]
+    pub follows_gap: bool,
 }
 
 impl GameRecord {
@@ -55,6 +59,7 @@ impl GameRecord {
             reason: None,
             unfinished: None,
             arbiter_result: None,
+            follows_gap: false,
         }
     }
 
@@ -102,6 +107,9 @@ pub struct BoardGames {
     pub games: Vec<GameRecord>,
     /// The board's result and the arbiter's ([`crate::decisions::ResultState`]).
     pub results: crate::decisions::ResultState,
+    /// A followed-on game set aside while the moves of its gap come in.
+    #[serde(skip)]
+    followed: Option<GameRecord>,
 }
 
 impl Default for BoardGames {
@@ -116,6 +124,7 @@ impl BoardGames {
         BoardGames {
             games: vec![GameRecord::new(1, start_fen)],
             results: Default::default(),
+            followed: None,
         }
     }
 
@@ -153,6 +162,9 @@ impl BoardGames {
                 true
             }
             EventKind::Move(m) => {
+                if m.entered {
+                    self.rejoin_followed(m.ply);
+                }
                 let g = self.current_mut();
                 let index = m.ply.saturating_sub(g.first_ply) as usize;
                 g.moves.truncate(index);
@@ -168,6 +180,9 @@ impl BoardGames {
                         "the arbiter's correction: the unpromoted pawn becomes a queen".to_owned(),
                     );
                 }
+                if m.entered {
+                    comments.push("entered by the arbiter".to_owned());
+                }
                 g.moves.push(RecordedMove {
                     ply: m.ply,
                     color: m.color,
@@ -176,6 +191,18 @@ impl BoardGames {
                     clock_ms: m.clock_ms.map(|c| c.get(m.color)),
                     comments,
                 });
+                if m.entered {
+                    self.append_followed(m.ply);
+                }
+                true
+            }
+            // Art. 7.5.1 (or the arbiter's decision): the moves after `to_ply` leave the
+            // record; the reason is said on the move the game goes on from.
+            EventKind::TakenBack(c) => {
+                let g = self.current_mut();
+                let keep = c.to_ply.saturating_sub(g.first_ply - 1) as usize;
+                g.moves.truncate(keep);
+                g.comment(words::taken_back(c));
                 true
             }
             // An out-of-sync board the arbiter accepted as it stands: the moves between
@@ -204,6 +231,7 @@ impl BoardGames {
                     ));
                 }
                 let mut next = GameRecord::new(number + 1, &a.fen);
+                next.follows_gap = !a.candidates.is_empty();
                 let whose = if a.candidates.is_empty() {
                     "the position the arbiter accepted"
                 } else {
@@ -289,6 +317,45 @@ impl BoardGames {
         }
     }
 
+    /// An entered move of ply `ply` before the current game's first: the gap the current
+    /// game was followed on from is being filled (issue 40). The game before the gap is
+    /// current again (one game per board, from its own start), the followed-on game set
+    /// aside until the last entered move joins them ([`BoardGames::append_followed`]).
+    fn rejoin_followed(&mut self, ply: u32) {
+        let g = self.current();
+        if !g.follows_gap || ply >= g.first_ply || self.games.len() < 2 {
+            return;
+        }
+        self.followed = self.games.pop();
+        let g = self.current_mut();
+        g.unfinished = None;
+    }
+
+    /// After the entered move of ply `ply`: when it is the last before the set-aside
+    /// game's first, that game's moves, result and notes go on in the current one.
+    fn append_followed(&mut self, ply: u32) {
+        if self
+            .followed
+            .as_ref()
+            .is_none_or(|f| f.first_ply != ply + 1)
+        {
+            return;
+        }
+        let Some(f) = self.followed.take() else {
+            return;
+        };
+        let g = self.current_mut();
+        if let Some(m) = g.moves.last_mut() {
+            m.comments
+                .push("the moves of the gap were entered by the arbiter".to_owned());
+        }
+        g.moves.extend(f.moves);
+        g.result = f.result;
+        g.reason = f.reason;
+        g.unfinished = f.unfinished;
+        g.arbiter_result = f.arbiter_result.or(g.arbiter_result);
+    }
+
     /// Closes the current game as unfinished (the daemon stops): `*` with the reason.
     /// Returns true if it was still running.
     pub fn close_unfinished(&mut self, why: &str) -> bool {
@@ -329,9 +396,104 @@ mod tests {
                 replaces: replaces.map(|r| r.parse().unwrap()),
                 recovered: false,
                 correction: false,
+                entered: false,
                 touches: vec![],
             }),
         }
+    }
+
+    fn entered(ply: u32, uci: &str, san: &str) -> ArbiterEvent {
+        let mut e = mv(ply, uci, san, None);
+        if let EventKind::Move(m) = &mut e.kind {
+            m.entered = true;
+            m.pressed = false;
+            m.clock_ms = None;
+        }
+        e
+    }
+
+    fn event(kind: EventKind) -> ArbiterEvent {
+        ArbiterEvent {
+            t_ms: 0,
+            board: "1".into(),
+            kind,
+        }
+    }
+
+    fn sans(g: &GameRecord) -> Vec<&str> {
+        g.moves.iter().map(|m| m.san.as_str()).collect()
+    }
+
+    #[test]
+    fn a_takeback_cuts_the_record_and_says_why() {
+        let mut games = BoardGames::default();
+        for (i, (uci, san)) in [
+            ("e2e4", "e4"),
+            ("e7e5", "e5"),
+            ("g1f3", "Nf3"),
+            ("b8c6", "Nc6"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            games.apply(&mv(i as u32 + 1, uci, san, None));
+        }
+        games.apply(&event(EventKind::TakenBack(
+            touch_tracker::events::TakenBackEvent {
+                to_ply: 2,
+                from_ply: 4,
+                fen: String::new(),
+                reason: "illegal move at ply 3 found later (art. 7.5.1)".into(),
+                restore: Vec::new(),
+            },
+        )));
+        let g = games.current();
+        assert_eq!(sans(g), ["e4", "e5"]);
+        assert!(
+            g.moves[1].comments[0].contains("took the game back to ply 2 (2 plies annulled)"),
+            "{:?}",
+            g.moves[1].comments
+        );
+        // Play goes on from ply 3.
+        games.apply(&mv(3, "f1c4", "Bc4", None));
+        assert_eq!(sans(games.current()), ["e4", "e5", "Bc4"]);
+    }
+
+    #[test]
+    fn the_moves_of_a_gap_followed_on_make_one_game_again() {
+        let mut games = BoardGames::default();
+        games.apply(&mv(1, "e2e4", "e4", None));
+        games.apply(&mv(2, "e7e5", "e5", None));
+        games.apply(&event(EventKind::PositionAccepted(
+            touch_tracker::PositionAcceptedEvent {
+                fen: "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3".into(),
+                side_to_move: Color::White,
+                last_known_ply: 2,
+                ply: 4,
+                ply_unknown: false,
+                candidates: vec![touch_tracker::GapCandidate {
+                    ply: 3,
+                    uci: vec!["g1f3".parse().unwrap(), "b8c6".parse().unwrap()],
+                    san: "2. Nf3 Nc6".into(),
+                }],
+            },
+        )));
+        games.apply(&mv(5, "f1c4", "Bc4", None));
+        assert_eq!(games.games.len(), 2);
+        games.apply(&entered(3, "g1f3", "Nf3"));
+        games.apply(&entered(4, "b8c6", "Nc6"));
+        assert_eq!(games.games.len(), 1, "{games:#?}");
+        let g = games.current();
+        assert_eq!(sans(g), ["e4", "e5", "Nf3", "Nc6", "Bc4"]);
+        assert!(g.is_live());
+        assert!(g.moves[2]
+            .comments
+            .iter()
+            .any(|c| c == "entered by the arbiter"));
+        assert!(g.moves[3]
+            .comments
+            .iter()
+            .any(|c| c.contains("moves of the gap were entered")));
     }
 
     #[test]

@@ -858,6 +858,29 @@ impl BoardTask {
                     tracing::warn!(board = self.number, "the arbiter's acceptance: {e}");
                 }
             }
+            Record::Moves {
+                t_ms,
+                from_ply,
+                moves,
+            } => {
+                // Checked before it was journaled; a replay refuses it the same way.
+                if let Err(e) = self.tracker.enter_moves(*t_ms, *from_ply, moves, out) {
+                    tracing::warn!(board = self.number, "the arbiter's moves: {e}");
+                }
+            }
+            Record::Takeback {
+                t_ms,
+                to_ply,
+                reason,
+            } => {
+                if let Err(e) = self.tracker.take_back(*t_ms, *to_ply, reason, out) {
+                    tracing::warn!(
+                        board = self.number,
+                        ply = to_ply,
+                        "the arbiter's takeback: {e}"
+                    );
+                }
+            }
             Record::Arbiter { t_ms, input } => self.tracker.arbiter(*t_ms, input, out),
             Record::Held {
                 t_ms,
@@ -974,6 +997,53 @@ impl BoardTask {
                 };
                 let _ = reply.send(answer);
             }
+            crate::orders::ArbiterOrder::EnterMoves {
+                from_ply,
+                moves,
+                reply,
+            } => {
+                // What the board sent before the order comes first: the moves must lead
+                // to what it shows now.
+                self.drain(handle, epoch).await;
+                let answer = match self.tracker.check_moves(from_ply, &moves) {
+                    Ok(()) => {
+                        let t_ms = self.order_time(epoch);
+                        let record = Record::Moves {
+                            t_ms,
+                            from_ply,
+                            moves,
+                        };
+                        self.input(record, Durability::Now).await;
+                        Ok(self.recorded())
+                    }
+                    Err(e) => Err(crate::orders::MovesRefused {
+                        why: e.to_string(),
+                        culprit: e.culprit().map(|(i, text)| (i, text.to_owned())),
+                    }),
+                };
+                let _ = reply.send(Ok(answer));
+            }
+            crate::orders::ArbiterOrder::TakeBack {
+                to_ply,
+                reason,
+                reply,
+            } => {
+                self.drain(handle, epoch).await;
+                let answer = match self.tracker.check_takeback(to_ply) {
+                    Ok(()) => {
+                        let t_ms = self.order_time(epoch);
+                        let record = Record::Takeback {
+                            t_ms,
+                            to_ply,
+                            reason,
+                        };
+                        self.input(record, Durability::Now).await;
+                        Ok(self.recorded())
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                let _ = reply.send(answer);
+            }
             crate::orders::ArbiterOrder::ConfirmSerial { serial, reply } => {
                 let (answer, warnings) = self
                     .routes
@@ -989,6 +1059,28 @@ impl BoardTask {
                 }
                 let _ = reply.send(answer);
             }
+        }
+    }
+
+    /// Feeds the events the driver has delivered (what the board sent before an order).
+    async fn drain(&mut self, handle: &mut dgt_serial::BoardHandle, epoch: Instant) {
+        while let Ok(ev) = handle.events.try_recv() {
+            self.on_port_event(ev, &handle.control, epoch).await;
+        }
+    }
+
+    /// The board's time now, for an order's record.
+    fn order_time(&self, epoch: Instant) -> u64 {
+        let now = Instant::now().saturating_duration_since(epoch).as_millis();
+        u64::try_from(now).unwrap_or(u64::MAX) + self.offset
+    }
+
+    /// The record's last position, as an order's answer.
+    fn recorded(&self) -> crate::orders::Recorded {
+        let pos = self.tracker.position();
+        crate::orders::Recorded {
+            fen: pos.fen(),
+            ply: pos.plies(),
         }
     }
 

@@ -350,6 +350,12 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
                 String::new()
             }
         ),
+        EventKind::TakenBack(c) => format!(
+            "board {}: {}; the board must show it again ({})",
+            e.board,
+            taken_back(c),
+            c.fen
+        ),
         EventKind::ArbiterDecision(d) => match d.ply {
             Some(ply) => format!("{}{}", prefix(ply), d.explanation),
             None => format!("board {}: {}", e.board, d.explanation),
@@ -377,6 +383,22 @@ pub fn ruling(e: &ArbiterEvent) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// A takeback in words: `the arbiter took the game back to ply 20 (3 plies annulled):
+/// illegal move found later`.
+pub fn taken_back(c: &touch_tracker::events::TakenBackEvent) -> String {
+    let annulled = c.from_ply.saturating_sub(c.to_ply);
+    let reason = if c.reason.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", c.reason)
+    };
+    format!(
+        "the arbiter took the game back to ply {} ({annulled} {} annulled){reason}",
+        c.to_ply,
+        if annulled == 1 { "ply" } else { "plies" }
+    )
 }
 
 /// Lines found after a gap, numbered for the arbiter: `1) 4. O-O Bc5 5. d3; 2) ...`.

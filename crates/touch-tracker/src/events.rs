@@ -108,6 +108,10 @@ pub enum EventKind {
     /// period's time added at the wrong press, or not added. An alert for the arbiter; no
     /// penalty, no result.
     ClockMismatch(ClockMismatchEvent),
+    /// The arbiter took the game back to an earlier ply (art. 7.5.1: an illegal move found
+    /// later, the position before it reinstated; or his decision): the moves after
+    /// `to_ply` are no longer in the record, and the board must show that position again.
+    TakenBack(TakenBackEvent),
 }
 
 impl EventKind {
@@ -128,6 +132,7 @@ impl EventKind {
             EventKind::Displaced(_) => "displaced",
             EventKind::RulingUnclear(_) => "ruling_unclear",
             EventKind::PositionAccepted(_) => "position_accepted",
+            EventKind::TakenBack(_) => "taken_back",
             EventKind::ArbiterDecision(_) => "arbiter_decision",
             EventKind::ClockMismatch(_) => "clock_mismatch",
         }
@@ -200,6 +205,10 @@ pub struct MoveEvent {
     /// The arbiter's correction of an unpromoted pawn (a queen), not the player's move.
     #[serde(default, skip_serializing_if = "is_false")]
     pub correction: bool,
+    /// Entered by the arbiter (the moves of a gap, from the scoresheets; issue 40): not
+    /// seen made, no clock, and no ruling rests on it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub entered: bool,
     /// The touch log of the turn: every lift and placement, in order.
     pub touches: Vec<Touch>,
 }
@@ -404,6 +413,21 @@ pub struct RecoveryUncertainEvent {
     pub alternatives: Vec<Vec<Move>>,
     /// The same, in SAN.
     pub alternatives_san: Vec<String>,
+}
+
+/// `kind: taken_back`: the record cut back by the arbiter (issue 40).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TakenBackEvent {
+    /// The ply the record now ends at (the position to reinstate is the one after it).
+    pub to_ply: u32,
+    /// The ply the record ended at before: the moves `to_ply + 1 ..= from_ply` are gone.
+    pub from_ply: u32,
+    /// The position the board must show again (full FEN).
+    pub fen: String,
+    /// The arbiter's reason, as he gave it.
+    pub reason: String,
+    /// What to lift and put down to show it again, from what the board shows now.
+    pub restore: Vec<RestoreStep>,
 }
 
 /// `kind: position_accepted`: the arbiter's action on a board out of sync.
@@ -714,6 +738,7 @@ mod tests {
             replaces: None,
             recovered: false,
             correction: false,
+            entered: false,
             touches: vec![Touch {
                 t_ms: 1000,
                 square: sq("e2"),

@@ -78,6 +78,9 @@ fn write_move(m: &MoveEvent, out: &mut Vec<u8>) {
     if m.correction {
         out.extend_from_slice(b",\"correction\":true");
     }
+    if m.entered {
+        out.extend_from_slice(b",\"entered\":true");
+    }
     out.extend_from_slice(b",\"touches\":[");
     for (i, touch) in m.touches.iter().enumerate() {
         if i > 0 {
@@ -371,9 +374,10 @@ mod tests {
             replaces in prop::option::of(a_move()),
             recovered in any::<bool>(),
             correction in any::<bool>(),
+            entered in any::<bool>(),
             touches in prop::collection::vec(touch(), 0..6),
         ) -> MoveEvent {
-            MoveEvent { ply, color, uci, san, fen, clock_ms, pressed, replaces, recovered, correction, touches }
+            MoveEvent { ply, color, uci, san, fen, clock_ms, pressed, replaces, recovered, correction, entered, touches }
         }
     }
 
@@ -492,6 +496,7 @@ mod tests {
                 replaces: Some("e7e8".parse().unwrap()),
                 recovered: true,
                 correction: true,
+                entered: true,
                 touches: vec![
                     Touch {
                         t_ms: 1000,
@@ -637,6 +642,13 @@ mod tests {
                 explanation: "2 minutes".into(),
             }),
         ];
+        kinds.push(EventKind::TakenBack(crate::events::TakenBackEvent {
+            to_ply: 20,
+            from_ply: 23,
+            fen: chess_rules::START_FEN.into(),
+            reason: "illegal move at ply 21 (art. 7.5.1)".into(),
+            restore: Vec::new(),
+        }));
         kinds.push(EventKind::ClockMismatch(ClockMismatchEvent {
             color: Color::Black,
             reason: MismatchReason::PeriodNotAdded,
@@ -680,7 +692,7 @@ mod tests {
     fn every_kind_is_written_as_serde_writes_it() {
         let kinds = every_kind();
         // One of each: a kind added later fails to compile here until it is listed.
-        let mut seen = [false; 16];
+        let mut seen = [false; 17];
         for kind in &kinds {
             let i = match kind {
                 EventKind::Move(_) => 0,
@@ -699,6 +711,7 @@ mod tests {
                 EventKind::PositionAccepted(_) => 13,
                 EventKind::ArbiterDecision(_) => 14,
                 EventKind::ClockMismatch(_) => 15,
+                EventKind::TakenBack(_) => 16,
             };
             seen[i] = true;
         }

@@ -43,4 +43,7 @@ pub use events::{
     Penalty, PositionAcceptedEvent, Touch, TouchAction, Touched,
 };
 pub use sync::SyncTracker;
-pub use tracker::{AcceptError, AcceptedPosition, GameState, KnownGame, Snapshot, Tracker};
+pub use tracker::{
+    AcceptError, AcceptedPosition, FillError, GameState, KnownGame, Snapshot, TakebackError,
+    Tracker,
+};

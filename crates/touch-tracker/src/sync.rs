@@ -75,6 +75,32 @@ impl SyncTracker {
         r
     }
 
+    /// See [`Tracker::enter_moves`].
+    pub fn enter_moves(
+        &mut self,
+        t_ms: u64,
+        from_ply: Option<u32>,
+        moves: &[String],
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Result<(), crate::FillError> {
+        let r = self.tracker.enter_moves(t_ms, from_ply, moves, out);
+        self.answer_all(out);
+        r
+    }
+
+    /// See [`Tracker::take_back`].
+    pub fn take_back(
+        &mut self,
+        t_ms: u64,
+        to_ply: u32,
+        reason: &str,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> Result<(), crate::TakebackError> {
+        let r = self.tracker.take_back(t_ms, to_ply, reason, out);
+        self.answer_all(out);
+        r
+    }
+
     /// See [`Tracker::hold_for_arbiter`].
     pub fn hold_for_arbiter(
         &mut self,

@@ -925,3 +925,206 @@ fn an_en_passant_capture_a_rebuilt_line_s_order_forbids_is_never_ruled() {
     b.no_ruling();
     assert_eq!(b.kinds("move"), 0, "{:#?}", b.out);
 }
+
+// ----- The arbiter's desk (issue 40): the moves of a gap entered, a game taken back -----
+
+/// `line` from `from` in SAN, as an arbiter types it off a scoresheet.
+fn sans(from: &Position, line: &[Move]) -> Vec<String> {
+    let mut pos = *from;
+    line.iter()
+        .map(|&m| {
+            let san = pos.san(m).unwrap();
+            pos = pos.play(m).unwrap();
+            san
+        })
+        .collect()
+}
+
+/// The moves the tracker marked as entered by the arbiter, with their plies.
+fn entered(out: &[ArbiterEvent]) -> Vec<(u32, Move)> {
+    out.iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Move(m) if m.entered => Some((m.ply, m.uci)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_arbiter_enters_the_moves_of_a_gap_and_play_goes_on() {
+    let moves = &games()[0];
+    let mut b = Bench::new(Position::start());
+    b.play_pressed(&moves[..2]);
+    let p = b.pos;
+    b.gap(&moves[2..22]);
+    b.settle();
+    assert_eq!(b.statuses(BoardStatus::OutOfSync).len(), 1);
+    let line = sans(&p, &moves[2..22]);
+    let mut out = Vec::new();
+    b.t += 100;
+    b.tracker.enter_moves(b.t, None, &line, &mut out).unwrap();
+    let want: Vec<(u32, Move)> = (2..22).map(|i| (i as u32 + 1, moves[i])).collect();
+    assert_eq!(entered(&out), want, "{out:#?}");
+    b.out.extend(out);
+    assert_eq!(b.statuses(BoardStatus::InSync).len(), 1, "{:#?}", b.out);
+    assert_eq!(b.tracker.tracker().game().moves(), &moves[..22]);
+    // The board is in sync: nothing more to fill.
+    assert!(matches!(
+        b.tracker.tracker().check_moves(None, &line),
+        Err(touch_tracker::FillError::NoGap(_))
+    ));
+    for m in &moves[22..26] {
+        let mover = b.pos.side_to_move();
+        b.play(&m.uci());
+        b.press(mover);
+        b.settle();
+    }
+    b.no_ruling();
+    let seen: Vec<(u32, Move, bool)> = b
+        .moves()
+        .iter()
+        .skip(22)
+        .map(|m| (m.ply, m.uci, m.entered))
+        .collect();
+    let want: Vec<(u32, Move, bool)> = (22..26).map(|i| (i as u32 + 1, moves[i], false)).collect();
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn moves_that_do_not_lead_to_the_board_are_refused_and_nothing_changes() {
+    let moves = &games()[0];
+    let mut b = Bench::new(Position::start());
+    b.play_pressed(&moves[..2]);
+    let p = b.pos;
+    b.gap(&moves[2..22]);
+    b.settle();
+    let full = sans(&p, &moves[2..22]);
+    let before = b.tracker.tracker().snapshot();
+    // One move short: the line ends on a position that is not the board's.
+    let mut out = Vec::new();
+    let short = b.tracker.enter_moves(b.t, None, &full[..19], &mut out);
+    match short {
+        Err(touch_tracker::FillError::WrongEnd { index, ply, .. }) => {
+            assert_eq!((index, ply), (19, 21));
+        }
+        other => panic!("{other:?}"),
+    }
+    // A move that is not legal where it comes: named, with its ply.
+    let mut wrong = full.clone();
+    wrong[4] = "O-O-O".into();
+    match b.tracker.enter_moves(b.t, None, &wrong, &mut out) {
+        Err(touch_tracker::FillError::NotLegal {
+            index, ply, text, ..
+        }) => {
+            assert_eq!((index, ply, text.as_str()), (5, 7, "O-O-O"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(out.is_empty(), "{out:#?}");
+    assert_eq!(b.tracker.tracker().snapshot(), before);
+    // The right line is still taken.
+    b.tracker.tracker().check_moves(None, &full).unwrap();
+}
+
+#[test]
+fn the_moves_of_a_gap_followed_on_make_the_record_whole() {
+    // As `a_gap_one_search_cannot_reach_...`: the gap followed on from the position every
+    // line leads to, play gone on; then the arbiter enters the gap's moves.
+    let moves = &games()[1];
+    let mut b = Bench::new(Position::start());
+    b.play_pressed(&moves[..6]);
+    let p = b.pos;
+    b.gap(&moves[6..12]);
+    b.settle();
+    let mover = b.pos.side_to_move();
+    b.play(&moves[12].uci());
+    b.press(mover);
+    b.settle();
+    assert!(followed_on(&b).is_some(), "{:#?}", b.out);
+    for m in &moves[13..16] {
+        let mover = b.pos.side_to_move();
+        b.play(&m.uci());
+        b.press(mover);
+        b.settle();
+    }
+    // A line of the wrong order in the middle is refused.
+    let line = sans(&p, &moves[6..13]);
+    assert!(b.tracker.tracker().check_moves(None, &line[..6]).is_err());
+    let mut out = Vec::new();
+    b.tracker.enter_moves(b.t, None, &line, &mut out).unwrap();
+    let want: Vec<(u32, Move)> = (6..13).map(|i| (i as u32 + 1, moves[i])).collect();
+    assert_eq!(entered(&out), want, "{out:#?}");
+    assert_eq!(b.tracker.tracker().game().moves(), &moves[..16]);
+    assert_eq!(b.tracker.tracker().game().start(), &Position::start());
+    // Play goes on.
+    b.out.extend(out);
+    let mover = b.pos.side_to_move();
+    b.play(&moves[16].uci());
+    b.press(mover);
+    b.settle();
+    b.no_ruling();
+    assert_eq!(b.tracker.tracker().game().moves(), &moves[..17]);
+}
+
+#[test]
+fn the_arbiter_takes_the_game_back_and_the_board_must_show_it_again() {
+    let mut b = bench_after(&["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]);
+    b.settle();
+    assert!(
+        b.tracker.tracker().check_takeback(5).is_err(),
+        "not earlier"
+    );
+    assert!(b.tracker.tracker().check_takeback(9).is_err());
+    let mut out = Vec::new();
+    b.t += 100;
+    b.tracker
+        .take_back(b.t, 3, "illegal move found later (art. 7.5.1)", &mut out)
+        .unwrap();
+    let cut = out
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::TakenBack(c) => Some(c.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!((cut.to_ply, cut.from_ply), (3, 5));
+    // Bc4 back to f1, Nc6 back to b8: two pieces, each lifted and put down.
+    assert_eq!(cut.restore.len(), 4, "{cut:#?}");
+    assert_eq!(
+        out.iter().filter(|e| e.kind_name() == "restored").count(),
+        0
+    );
+    assert_eq!(
+        b.tracker.tracker().state(),
+        touch_tracker::GameState::Restoring
+    );
+    b.out.extend(out);
+    // The board shows ply 3 again: restored, and Black plays on from it.
+    let target = {
+        let mut pos = Position::start();
+        for m in uci_line(&pos, &["e2e4", "e7e5", "g1f3"]) {
+            pos = pos.play(m).unwrap();
+        }
+        pos
+    };
+    assert_eq!(target.fen(), cut.fen);
+    let changes: Vec<_> = b.board.diff(target.placement()).collect();
+    for d in changes.iter().filter(|d| d.after.is_none()) {
+        b.field(d.square, None);
+    }
+    for d in changes.iter().filter(|d| d.after.is_some()) {
+        b.field(d.square, d.after);
+    }
+    b.pos = target;
+    assert_eq!(b.kinds("restored"), 1, "{:#?}", b.out);
+    assert_eq!(
+        b.tracker.tracker().state(),
+        touch_tracker::GameState::Playing
+    );
+    b.play_pressed(&uci_line(&b.pos, &["d7d6"]));
+    b.settle();
+    b.no_ruling();
+    let last = b.moves().last().map(|m| (m.ply, m.uci.uci()));
+    assert_eq!(last, Some((4, "d7d6".to_owned())));
+    assert_eq!(b.tracker.tracker().position().plies(), 4);
+}

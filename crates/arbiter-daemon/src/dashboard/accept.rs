@@ -108,7 +108,7 @@ pub(super) async fn confirm_serial(
 /// the route (`POST /api/boards/B/{rest}`).
 // The error is the handler's own early answer, returned at once: no need to box it.
 #[allow(clippy::result_large_err)]
-fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32, Response> {
+pub(super) fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32, Response> {
     board
         .parse::<u32>()
         .ok()
@@ -126,7 +126,7 @@ fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32, Response> 
 /// response that says why there is none (503 not running or silent, 429 busy, 409 with
 /// the board's reason).
 #[allow(clippy::result_large_err)]
-async fn ask_board<T>(
+pub(super) async fn ask_board<T>(
     d: &Dashboard,
     number: u32,
     order: ArbiterOrder,

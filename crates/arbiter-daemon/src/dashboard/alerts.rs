@@ -652,7 +652,8 @@ impl Alerts {
                 // A claim is for the player to move at that moment only.
                 out.extend(self.clear_claim(board));
             }
-            EventKind::TouchMove(_) | EventKind::PositionAccepted(_) => {}
+            // The arbiter's own action: no news for him (its answer says what to restore).
+            EventKind::TouchMove(_) | EventKind::PositionAccepted(_) | EventKind::TakenBack(_) => {}
             // The arbiter's own decision is no news for him: it goes as a note on the
             // card it is about (the displaced pieces), which it settles.
             EventKind::ArbiterDecision(d) if d.decision.is_penalty() => {

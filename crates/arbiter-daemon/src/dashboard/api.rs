@@ -51,6 +51,12 @@ pub fn router(dash: Shared) -> Router {
             "/api/boards/{board}/serial/{serial}",
             post(super::accept::confirm_serial),
         )
+        .route(
+            "/api/boards/{board}/moves",
+            post(super::desk::enter_moves)
+                .layer(DefaultBodyLimit::max(super::desk::MAX_MOVES_BODY)),
+        )
+        .route("/api/boards/{board}/takeback", post(super::desk::take_back))
         .route("/api/boards/{board}/decision", post(decision))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -13,6 +13,8 @@
 //! | `/api/boards/{B}/history` | the current game's moves with their touch logs, and the board's alerts | viewer |
 //! | `POST /api/alerts/{id}/ack`, `.../resolve` | change an alert's state | arbiter |
 //! | `POST /api/boards/{B}/accept/{white,black}` | accept an out-of-sync board as the position, that side to move ([`accept`]) | arbiter |
+//! | `POST /api/boards/{B}/moves` | enter the moves of a gap, `{"moves": [...], "from_ply": N}` ([`desk`]) | arbiter |
+//! | `POST /api/boards/{B}/takeback` | take the game back, `{"to_ply": N, "reason": "..."}` ([`desk`]) | arbiter |
 //! | `POST /api/login` | a read session cookie for the page's event stream | arbiter |
 //!
 //! Who may do what: [`auth`]. The alerts and their states: [`alerts`]. A follower task
@@ -23,6 +25,7 @@ mod accept;
 pub mod alerts;
 mod api;
 pub mod auth;
+mod desk;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -71,6 +71,7 @@ fn mv(seq: u64, ply: u32, uci: &str, san: &str, replaces: Option<&str>) -> HubEv
             replaces: replaces.map(|r| r.parse().unwrap()),
             recovered: false,
             correction: false,
+            entered: false,
             touches: vec![
                 touch(1000, from, p, TouchAction::Lift),
                 touch(1400, to, p, TouchAction::Place),

@@ -238,6 +238,15 @@ impl Sink for PgnSink {
                 size += text.len() + 1;
                 games.push((text, in_round(game)));
             }
+            // A game gone from the board's record (a followed-on game made one with the
+            // game before it by the arbiter's moves, issue 40): its file goes too.
+            let before = self.rendered.get(&view.number).map_or(0, |r| r.games.len());
+            for n in games.len() + 1..=before {
+                let gone = self.paths.game_pgn(round, view.number, n as u32);
+                if let Err(e) = std::fs::remove_file(&gone) {
+                    tracing::warn!(board = view.number, "cannot remove {}: {e}", gone.display());
+                }
+            }
             self.rendered.insert(
                 view.number,
                 RenderedBoard {
@@ -311,6 +320,7 @@ pub(crate) mod tests {
                     replaces: None,
                     recovered: false,
                     correction: false,
+                    entered: false,
                     touches: vec![],
                 }),
             },
@@ -410,6 +420,7 @@ pub(crate) mod tests {
                     replaces: None,
                     recovered: false,
                     correction: false,
+                    entered: false,
                     touches: vec![],
                 }),
             },

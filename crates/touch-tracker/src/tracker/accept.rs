@@ -93,6 +93,7 @@ impl Tracker {
         out: &mut Vec<ArbiterEvent>,
     ) {
         self.held = Some(Held { known });
+        self.followed = None;
         self.counts[0] = self.counts[0].max(known.illegal_white);
         self.counts[1] = self.counts[1].max(known.illegal_black);
         self.desynced = true;
@@ -252,8 +253,12 @@ impl Tracker {
             found.line.len(),
             base.plies()
         );
+        let before = self.game.clone();
+        let history = std::mem::take(&mut self.history);
         self.adopt_position(t, after, false, candidates, detail, out);
         self.rebuilt_doubt = Some(doubt);
+        // The arbiter may still enter the moves of the gap from the scoresheets.
+        self.remember_followed(before, history);
         true
     }
 
@@ -270,6 +275,7 @@ impl Tracker {
     ) {
         let last_known_ply = self.game.position().plies();
         self.game = Game::new(pos);
+        self.followed = None;
         self.generation += 1;
         // Move numbers from a guessed ply may be wrong: periods are not judged on them.
         self.period_moves_unknown |= ply_unknown;

@@ -34,12 +34,14 @@ use crate::recover;
 mod accept;
 mod arbiter;
 mod deep;
+mod desk;
 mod periods;
 mod proof;
 mod record;
 mod rulings;
 
 pub use accept::{AcceptError, AcceptedPosition, KnownGame};
+pub use desk::{FillError, TakebackError};
 
 use rulings::loss_unless_no_mate;
 
@@ -140,6 +142,8 @@ enum RestoreKind {
     Reinstate,
     /// Put the queen on the unpromoted pawn's square.
     Promotion,
+    /// The position the arbiter took the game back to (issue 40, see `desk.rs`).
+    TakenBack,
 }
 
 #[derive(Debug, Clone)]
@@ -350,6 +354,8 @@ pub struct Tracker {
     /// The game goes on from a position whose ply nobody gave (accepted after a gap): the
     /// players' move numbers may be wrong, so no period is judged until a new game.
     period_moves_unknown: bool,
+    /// The game before a gap followed on, for the arbiter to fill (see `desk.rs`).
+    followed: Option<Box<desk::Followed>>,
 }
 
 /// Touches a turn's log has room for before it grows (a move is a lift and a place, a
@@ -450,6 +456,7 @@ impl Tracker {
             press_readings: [None, None],
             stopped_times: None,
             period_moves_unknown: false,
+            followed: None,
             cfg,
         }
     }
@@ -1727,6 +1734,7 @@ impl Tracker {
         self.press_readings = [None, None];
         self.stopped_times = None;
         self.period_moves_unknown = false;
+        self.followed = None;
         self.phase = Phase::Playing;
         self.touches.clear();
         self.history.clear();

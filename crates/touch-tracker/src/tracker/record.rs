@@ -56,6 +56,7 @@ impl Tracker {
                 replaces: how.replaces,
                 recovered: how.recovered,
                 correction: how.correction,
+                entered: false,
                 touches: mine.clone(),
             }),
         );

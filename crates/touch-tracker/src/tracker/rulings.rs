@@ -394,7 +394,7 @@ impl Tracker {
             }
             return;
         }
-        if r.kind != RestoreKind::Reinstate {
+        if r.kind == RestoreKind::Promotion {
             return;
         }
         // The offender put the piece straight onto a legal square: the position is
@@ -408,7 +408,8 @@ impl Tracker {
                 return;
             }
         }
-        if self.cfg.supervision == Supervision::Partial {
+        // A takeback has no offender whose illegal move could stand (Appendix A.5 / B).
+        if self.cfg.supervision == Supervision::Partial && r.kind == RestoreKind::Reinstate {
             let r = r.clone();
             if let Some(stands) = standing_position(&base, &r.illegal_board, r.offender) {
                 if let Some(reply) = stands.move_to_placement(&self.placement) {

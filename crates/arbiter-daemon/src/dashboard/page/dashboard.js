@@ -197,6 +197,7 @@
     }
     if (a.kind === "board_status" && ev.status === "out_of_sync" && a.state !== "resolved") {
       actions.append(...acceptBoardButtons(a));
+      actions.append(enterMovesControls(a, ev.candidates || []));
     }
     if (view.errors.has(a.id)) actions.append(el("span", { class: "card-error", role: "alert" }, view.errors.get(a.id)));
     return el("article", {
@@ -581,6 +582,62 @@
     return [ply, ...["white", "black"].map((side) => el("button", {
       type: "button", class: `act-accept-${side}`, onclick: () => acceptBoard(a, side, ply.value),
     }, `Accept board, ${side === "white" ? "White" : "Black"} to move`))];
+  }
+
+  /** An out-of-sync board's card: the moves of the gap, from the scoresheets (issue 40):
+   * a button per line found, or typed (SAN or UCI, spaces between, move numbers allowed). */
+  function enterMovesControls(a, candidates) {
+    const box = el("div", { class: "enter-moves" });
+    for (const c of candidates) {
+      box.append(el("button", {
+        type: "button", class: "act-enter-line",
+        onclick: () => enterMoves(a, sanList(c.san), c.ply - 1),
+      }, `Record ${c.san}`));
+    }
+    const typed = el("input", {
+      type: "text", class: "act-moves-text", "aria-label": "the moves of the gap",
+      placeholder: "moves of the gap, e.g. 8. Nd4 Qg5",
+    });
+    box.append(typed, el("button", {
+      type: "button", class: "act-enter-moves",
+      onclick: () => enterMoves(a, sanList(typed.value), null),
+    }, "Enter moves"));
+    return box;
+  }
+
+  /** `8. Nd4 Qg5 9. Nf5` → ["Nd4", "Qg5", "Nf5"]. */
+  function sanList(text) {
+    return text.split(/\s+/).map((t) => t.replace(/^[0-9]+\.+/, "")).filter((t) => t.length > 0);
+  }
+
+  async function enterMoves(a, moves, fromPly) {
+    if (!moves.length) {
+      view.errors.set(a.id, "no moves given");
+      renderAlerts();
+      return;
+    }
+    const payload = { moves };
+    if (fromPly !== null && fromPly >= 0) payload.from_ply = fromPly;
+    let r;
+    try {
+      r = await fetch(`/api/boards/${encodeURIComponent(a.board)}/moves`, {
+        method: "POST", credentials: "same-origin",
+        headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+        body: JSON.stringify(payload),
+      });
+    } catch (e) {
+      view.errors.set(a.id, "the daemon cannot be reached");
+      renderAlerts();
+      return;
+    }
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      view.errors.set(a.id, `refused (${r.status}): ${body.error || r.statusText}`);
+      if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
+    } else {
+      view.errors.delete(a.id);
+    }
+    renderAlerts();
   }
 
   async function acceptBoard(a, side, ply) {

@@ -1,0 +1,176 @@
+//! The arbiter's desk (issue 40), through the same order channel as the acceptance
+//! ([`super::accept`]): the board task checks the order against the tracker, journals it
+//! (durable before it acts, so `kill -9` and a restart keep it) and applies it.
+//!
+//! - `POST /api/boards/{B}/moves` `{"moves": ["Bb5", "a6", ...], "from_ply": N}`: the
+//!   moves of a gap, SAN or UCI, from ply `N` (default: the last recorded one). 200 with
+//!   the record's last position, or 409 naming the first move that does not fit and why.
+//! - `POST /api/boards/{B}/takeback` `{"to_ply": N, "reason": "..."}`: the record cut back
+//!   to ply `N` (art. 7.5.1: an illegal move found later; or the arbiter's decision), the
+//!   board to show that position again. 200, or 409 with why not.
+//!
+//! A body that is not such JSON is a 400 saying what is expected.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use super::accept::{ask_board, known_board};
+use super::api::{error, fresh, refused};
+use super::Dashboard;
+use crate::orders::ArbiterOrder;
+
+/// Largest body of the moves route: a long gap's moves in SAN (the others take 1 KiB).
+pub const MAX_MOVES_BODY: usize = 16 * 1024;
+
+/// Most moves one order enters (a gap longer than a game's worth is a typing error).
+const MAX_MOVES: usize = 600;
+
+/// Longest reason kept with a takeback.
+const MAX_REASON: usize = 300;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MovesBody {
+    moves: Vec<String>,
+    #[serde(default)]
+    from_ply: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TakebackBody {
+    to_ply: u32,
+    #[serde(default)]
+    reason: String,
+}
+
+pub(super) async fn enter_moves(
+    State(d): State<Arc<Dashboard>>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = d.gate.check_action(&headers) {
+        return refused(r);
+    }
+    let number = match known_board(&d, &board, "moves") {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    let body: MovesBody = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the moves are JSON such as {{\"moves\": [\"Bb5\", \"a6\"]}} (SAN or UCI; \
+                     optional \"from_ply\": N): {e}"
+                ),
+            )
+        }
+    };
+    if body.moves.is_empty() || body.moves.len() > MAX_MOVES {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("give from 1 to {MAX_MOVES} moves"),
+        );
+    }
+    if let Some(bad) = body
+        .moves
+        .iter()
+        .position(|m| m.trim().is_empty() || m.len() > 12)
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("move {} is not a move in SAN or UCI", bad + 1),
+        );
+    }
+    let count = body.moves.len();
+    let (reply, answer) = oneshot::channel();
+    let order = ArbiterOrder::EnterMoves {
+        from_ply: body.from_ply,
+        moves: body.moves,
+        reply,
+    };
+    match ask_board(&d, number, order, answer).await {
+        Ok(Ok(r)) => {
+            tracing::info!(
+                board = number,
+                ply = r.ply,
+                "dashboard: {count} move(s) entered by the arbiter"
+            );
+            fresh(json!({ "board": number, "entered": count, "ply": r.ply, "fen": r.fen }))
+        }
+        Ok(Err(refusal)) => {
+            let (index, text) = match refusal.culprit {
+                Some((i, t)) => (Some(i), Some(t)),
+                None => (None, None),
+            };
+            let body = json!({
+                "error": refusal.why,
+                "move_index": index,
+                "move": text,
+            });
+            (StatusCode::CONFLICT, Json(body)).into_response()
+        }
+        Err(r) => r,
+    }
+}
+
+pub(super) async fn take_back(
+    State(d): State<Arc<Dashboard>>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = d.gate.check_action(&headers) {
+        return refused(r);
+    }
+    let number = match known_board(&d, &board, "takeback") {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    let body: TakebackBody = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "the takeback is JSON such as {{\"to_ply\": 20, \"reason\": \"illegal move \
+                     at ply 21 found later (art. 7.5.1)\"}}: {e}"
+                ),
+            )
+        }
+    };
+    if body.reason.len() > MAX_REASON {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("the reason is at most {MAX_REASON} bytes"),
+        );
+    }
+    let (reply, answer) = oneshot::channel();
+    let order = ArbiterOrder::TakeBack {
+        to_ply: body.to_ply,
+        reason: body.reason.trim().to_owned(),
+        reply,
+    };
+    match ask_board(&d, number, order, answer).await {
+        Ok(r) => {
+            tracing::warn!(
+                board = number,
+                ply = r.ply,
+                "dashboard: the game is taken back"
+            );
+            fresh(json!({ "board": number, "ply": r.ply, "fen": r.fen }))
+        }
+        Err(r) => r,
+    }
+}
