@@ -43,10 +43,13 @@ struct Bench {
 
 impl Bench {
     fn new(cfg: TrackerConfig) -> Bench {
-        Bench::turned(cfg, Orientation::Normal)
+        let start = cfg.start;
+        Bench::showing(cfg, start)
     }
 
-    fn turned(cfg: TrackerConfig, orientation: Orientation) -> Bench {
+    /// The board set up as `shown` (the hands believe in it) whatever `cfg` says.
+    fn showing(cfg: TrackerConfig, shown: Position) -> Bench {
+        let orientation = Orientation::Normal;
         let side = |s| SideTime {
             time: Hms::from_secs(s).unwrap(),
             ..SideTime::default()
@@ -55,8 +58,8 @@ impl Bench {
         let increment_ms = cfg
             .time_control
             .map_or(0, |tc| u64::from(tc.first_increment_secs()) * 1000);
-        let board = *cfg.start.placement();
-        let pos = cfg.start;
+        let board = *shown.placement();
+        let pos = shown;
         let white_side = match orientation {
             Orientation::Normal => ClockSide::Left,
             Orientation::Rotated => ClockSide::Right,
@@ -390,5 +393,60 @@ fn an_illegal_castling_is_ruled_castling_and_restored() {
     assert_eq!(
         i.attempt.map(|a| (a.from, a.to)),
         Some((sq("d1"), sq("h1")))
+    );
+}
+
+#[test]
+fn a_chess960_game_without_a_start_takes_it_from_the_first_dump() {
+    // formats.md §1: `variant: chess960` without `start-fen`: the first board dump is the
+    // start, with every castling right of its placement.
+    let shown = Position::start_960(0).unwrap();
+    let mut cfg = game960("bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1");
+    cfg.start = Position::start();
+    cfg.start_from_board = true;
+    let mut b = Bench::showing(cfg, shown);
+    let ev = b.events();
+    let fen = ev
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::NewGame { fen } => Some(fen.clone()),
+            _ => None,
+        })
+        .expect("a new_game with the start");
+    assert_eq!(fen, shown.fen());
+    assert_eq!(b.tracker.tracker().position().chess960_number(), Some(0));
+    // The game goes on from it.
+    b.start_clock();
+    b.slide("e2", "e4");
+    b.press_and_settle(Color::White);
+    let ev = b.events();
+    assert_eq!(b.kinds_of(&ev), ["move"], "{ev:#?}");
+}
+
+#[test]
+fn a_chess960_start_in_a_standard_game_is_reported_not_ruled() {
+    // arbiter-rules §6: a set-up the configuration does not expect, never re-ruled.
+    let mut cfg = TrackerConfig::new("t");
+    cfg.time_control = Some(TimeControl::sudden_death(180, 2));
+    let shown = Position::start_960(100).unwrap();
+    let mut b = Bench::showing(cfg, shown);
+    let ev = b.events();
+    let said = ev
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::BoardStatus(s) => s.detail.clone().filter(|d| d.contains("Chess960")),
+            _ => None,
+        })
+        .expect("the unexpected set-up reported");
+    assert!(said.contains("start position 100"), "{said}");
+    // A move and a press on it: still no ruling.
+    b.start_clock();
+    b.slide("e2", "e4");
+    b.press_and_settle(Color::White);
+    let ev = b.events();
+    assert!(
+        ev.iter()
+            .all(|e| !matches!(e.kind, EventKind::IllegalMove(_) | EventKind::Move(_))),
+        "{ev:#?}"
     );
 }

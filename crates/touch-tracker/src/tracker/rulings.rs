@@ -27,7 +27,9 @@ impl Tracker {
         let Some(p) = self.pending_press.take() else {
             return;
         };
-        if !matches!(self.phase, Phase::Playing) || self.held.is_some() {
+        if !matches!(self.phase, Phase::Playing) || self.held.is_some() || self.cfg.start_from_board
+        {
+            // (A Chess960 game waiting for its start from the board: no game to rule on.)
             // Held for the arbiter (`Tracker::hold_for_arbiter`): no search, no ruling.
             return;
         }
