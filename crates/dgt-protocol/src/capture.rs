@@ -1188,7 +1188,7 @@ mod tests {
     #[test]
     fn the_variant_header_names_chess960() {
         let text = "# dgtcap 1\n# variant: chess960\n# start-fen: \
-                    bqnb1rkr/pppppppp/8/8/8/8/PPPPPPPP/BQNB1RKR w HFhf - 0 1\n0 > 40\n";
+                    bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\n0 > 40\n";
         let (h, _) = read(text);
         assert_eq!(h.variant, chess_rules::Variant::Chess960);
         assert!(h.extra.is_empty());
