@@ -234,6 +234,12 @@ fn hands(b: &mut Bench, steps: &[&str]) {
 /// Plays `steps` from `fen` with the side to move pressing after: the events of the turn.
 fn castle(fen: &str, steps: &[&str]) -> (Bench, Vec<ArbiterEvent>) {
     let mut b = Bench::new(game960(fen));
+    // The configured start is said once, at the first dump, for the record (X-FEN).
+    let start = b.events();
+    assert_eq!(b.kinds_of(&start), ["new_game"], "{start:#?}");
+    assert!(
+        matches!(&start[start.len() - 1].kind, EventKind::NewGame { fen: f } if *f == b.pos.fen())
+    );
     b.start_clock();
     let mover = b.pos.side_to_move();
     hands(&mut b, steps);

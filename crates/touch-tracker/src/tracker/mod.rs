@@ -927,6 +927,21 @@ impl Tracker {
             }
         }
         let placement = board.placement(self.orientation);
+        if first
+            && self.cfg.start.variant() == chess_rules::Variant::Chess960
+            && !self.cfg.start_from_board
+            && self.game.moves().is_empty()
+        {
+            // The record learns a configured Chess960 start (X-FEN) from the events, as it
+            // learns every later game's: the game's PGN and LiveChess views start from it.
+            self.emit(
+                out,
+                t,
+                EventKind::NewGame {
+                    fen: self.cfg.start.fen(),
+                },
+            );
+        }
         if !first && placement != self.placement {
             self.last_gap_ms = Some(t);
             self.gap_open = true;
