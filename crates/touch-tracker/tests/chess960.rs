@@ -456,3 +456,63 @@ fn a_chess960_start_in_a_standard_game_is_reported_not_ruled() {
         "{ev:#?}"
     );
 }
+
+#[test]
+fn the_hand_generator_castles_every_way_and_the_tracker_records_it() {
+    use common::sim::{check, config_for, play};
+    use dgt_sim::hands::{generate, GameInput, HandOptions, Variations};
+    // Each line castles at once (and goes on with pawn moves): both pieces moving, the
+    // two swapped, the king alone, the rook alone, on either side and for either colour.
+    let games: [(&str, &[&str]); 6] = [
+        (BOTH_SIDES, &["d1h1", "e7e6", "a2a3"]),
+        (BOTH_SIDES, &["d1a1", "e7e6", "h2h3"]),
+        (
+            "4k3/pppppppp/8/8/8/8/PPPPPPPP/5KR1 w G - 0 1",
+            &["f1g1", "e7e6", "a2a3"],
+        ),
+        (
+            "4k3/pppppppp/8/8/8/8/PPPPPPPP/4KR2 w F - 0 1",
+            &["e1f1", "e7e6", "a2a3"],
+        ),
+        (
+            "6kr/pppppppp/8/8/8/8/PPPPPPPP/6KR w Hh - 0 1",
+            &["g1h1", "g8h8", "a2a3"],
+        ),
+        (
+            "2k4r/pppppppp/8/8/8/8/PPPPPPPP/R1K5 w A - 0 1",
+            &["c1a1", "e7e6", "h2h3"],
+        ),
+    ];
+    for (i, (fen, ucis)) in games.iter().enumerate() {
+        let start = Position::from_fen_960(fen).unwrap();
+        let mut pos = start;
+        let moves: Vec<_> = ucis
+            .iter()
+            .map(|u| {
+                let m = pos.parse_uci(u).unwrap();
+                pos = pos.play(m).unwrap();
+                m
+            })
+            .collect();
+        let game = GameInput::new(start, moves).unwrap();
+        for seed in 0..4 {
+            let opts = HandOptions {
+                seed: seed * 31 + i as u64,
+                time_control: TimeControl::sudden_death(180, 2),
+                variations: Variations::all(),
+                ..HandOptions::default()
+            };
+            let script = generate(&game, &opts).unwrap();
+            let events = play(&script, Orientation::Normal, config_for(&script));
+            assert!(
+                events
+                    .iter()
+                    .all(|e| !matches!(e.kind, EventKind::IllegalMove(_))),
+                "{fen} seed {seed}: {events:#?}"
+            );
+            if let Err(e) = check(&script, &events) {
+                panic!("{fen} seed {seed}: {e}");
+            }
+        }
+    }
+}
