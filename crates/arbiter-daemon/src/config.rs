@@ -85,6 +85,26 @@ pub struct EventInfo {
     pub round: u32,
 }
 
+/// The rules and start position a board's games are played from (arbiter-rules.md
+/// section 6: known before move 1, never guessed from the board).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GameStart {
+    /// Standard chess from the standard position.
+    #[default]
+    Standard,
+    /// Chess960 from this start (`start_position = N` or `start_fen`).
+    Chess960(chess_rules::Position),
+    /// Chess960 whose start the board shows when play begins (`variant = "chess960"`
+    /// without a start): its first placement, with every castling right it allows.
+    Chess960FromBoard,
+}
+
+impl GameStart {
+    pub fn is_chess960(self) -> bool {
+        !matches!(self, GameStart::Standard)
+    }
+}
+
 /// Where a board is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BoardPort {
@@ -129,6 +149,9 @@ pub struct BoardConfig {
     /// Its own time control (`[[board]] time_control`), when it plays another than the
     /// event's (a top board's classical game beside a rapid section, a seniors' group).
     pub time_control: Option<TimeControl>,
+    /// Its own Chess960 start (`[[board]] start_position` or `start_fen`), when it plays
+    /// another than the event's.
+    pub start: Option<GameStart>,
 }
 
 impl BoardConfig {
@@ -298,6 +321,8 @@ pub struct Config {
     pub path: PathBuf,
     pub event: EventInfo,
     pub time_control: TimeControl,
+    /// `[event] variant` and its start (`start_position` or `start_fen`).
+    pub start: GameStart,
     /// The category penalties are taken from (derived from the time control unless the
     /// file overrides it).
     pub category: TimeCategory,
@@ -365,6 +390,11 @@ impl Config {
         b.time_control.unwrap_or(self.time_control)
     }
 
+    /// The rules and start of board `b`'s games: its own, or the event's.
+    pub fn board_start(&self, b: &BoardConfig) -> GameStart {
+        b.start.unwrap_or(self.start)
+    }
+
     /// The FIDE category of board `b`'s game (penalties follow it): the event's when the
     /// file names one, otherwise its own time control's (arbiter-rules.md section 5).
     pub fn board_category(&self, b: &BoardConfig) -> TimeCategory {
@@ -389,6 +419,11 @@ impl Config {
         let mut t = TrackerConfig::new(board.name());
         t.white_clock = board.white_clock;
         t.time_control = Some(self.board_time_control(board));
+        match self.board_start(board) {
+            GameStart::Standard => {}
+            GameStart::Chess960(start) => t.start = start,
+            GameStart::Chess960FromBoard => t.start_from_board = true,
+        }
         t.category = Some(self.board_category(board));
         let penalty_ms = self.board_penalty_ms(board);
         t.penalties = Penalties {
@@ -535,6 +570,12 @@ struct RawEvent {
     time_control: Spanned<String>,
     category: Option<Spanned<String>>,
     supervision: Option<Spanned<String>>,
+    /// `standard` (the default) or `chess960`.
+    variant: Option<Spanned<String>>,
+    /// A Chess960 start position number (0-959).
+    start_position: Option<Spanned<i64>>,
+    /// A Chess960 start as X-FEN or Shredder-FEN.
+    start_fen: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -623,6 +664,8 @@ struct RawBoard {
     unattended: bool,
     broadcast: Option<bool>,
     time_control: Option<Spanned<String>>,
+    start_position: Option<Spanned<i64>>,
+    start_fen: Option<Spanned<String>>,
 }
 
 // ----- validation -----
@@ -958,7 +1001,8 @@ impl Validate<'_> {
         let http_enabled = raw.http.enabled.unwrap_or(true);
         let names = self.host_names(&raw.http);
         let tls = self.tls_files(&raw.http, http_enabled);
-        let (mut boards, missing_ports) = self.boards(&raw.boards);
+        let start = self.event_start(e);
+        let (mut boards, missing_ports) = self.boards(&raw.boards, start.is_chess960());
         if let Some(n) = &raw.network {
             let net = n.get_ref();
             if let Err(e) = net.check() {
@@ -1029,6 +1073,7 @@ impl Validate<'_> {
                 round: round as u32,
             },
             time_control,
+            start,
             category,
             category_given: e.category.is_some(),
             supervision,
@@ -1427,7 +1472,101 @@ impl Validate<'_> {
     }
 
     /// The boards, and a message for each configured port that does not exist now.
-    fn boards(&self, raw: &[Spanned<RawBoard>]) -> (Vec<BoardConfig>, Vec<String>) {
+    /// `[event] variant`, `start_position`, `start_fen` (arbiter-rules.md section 6).
+    fn event_start(&self, e: &RawEvent) -> GameStart {
+        let chess960 = match &e.variant {
+            None => false,
+            Some(v) => match v.get_ref().as_str() {
+                "standard" => false,
+                "chess960" => true,
+                other => {
+                    self.note(self.err(
+                        v.span(),
+                        format!(
+                            "event.variant {other:?} is not a variant; expected \"standard\" \
+                             or \"chess960\""
+                        ),
+                    ));
+                    false
+                }
+            },
+        };
+        self.start(&e.start_position, &e.start_fen, "event.", chess960)
+            .unwrap_or(if chess960 {
+                GameStart::Chess960FromBoard
+            } else {
+                GameStart::Standard
+            })
+    }
+
+    /// A Chess960 start from `start_position` or `start_fen` (`prefix` names the section
+    /// in messages: `event.` or `board 3: `); `None` when neither is given (or one is
+    /// wrong, noted). Either needs a Chess960 event.
+    fn start(
+        &self,
+        number: &Option<Spanned<i64>>,
+        fen: &Option<Spanned<String>>,
+        prefix: &str,
+        chess960: bool,
+    ) -> Option<GameStart> {
+        if let (Some(_), Some(f)) = (number, fen) {
+            self.note(self.err(
+                f.span(),
+                format!(
+                    "{prefix}start_position and start_fen are both given; expected one of them"
+                ),
+            ));
+            return None;
+        }
+        let span = number
+            .as_ref()
+            .map(Spanned::span)
+            .or_else(|| fen.as_ref().map(Spanned::span))?;
+        if !chess960 {
+            self.note(self.err(
+                span,
+                format!(
+                    "{prefix}a start position is for Chess960 games; expected [event] variant \
+                     = \"chess960\" with it (a standard game starts from the standard \
+                     position)"
+                ),
+            ));
+            return None;
+        }
+        if let Some(n) = number {
+            let found = u16::try_from(*n.get_ref())
+                .ok()
+                .and_then(|k| chess_rules::Position::start_960(k).ok());
+            if found.is_none() {
+                self.note(self.err(
+                    n.span(),
+                    format!(
+                        "{prefix}start_position {} is not a Chess960 position; expected 0 to \
+                         959 (518 is the standard set-up)",
+                        n.get_ref()
+                    ),
+                ));
+            }
+            return found.map(GameStart::Chess960);
+        }
+        let f = fen.as_ref()?;
+        match chess_rules::Position::from_fen_960(f.get_ref()) {
+            Ok(p) => Some(GameStart::Chess960(p)),
+            Err(e) => {
+                self.note(self.err(
+                    f.span(),
+                    format!(
+                        "{prefix}start_fen is not a Chess960 position: {e}; expected an X-FEN \
+                         or Shredder-FEN (such as \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR \
+                         w HFhf - 0 1\")"
+                    ),
+                ));
+                None
+            }
+        }
+    }
+
+    fn boards(&self, raw: &[Spanned<RawBoard>], chess960: bool) -> (Vec<BoardConfig>, Vec<String>) {
         if raw.is_empty() {
             self.note(invalid(
                 self.path,
@@ -1592,6 +1731,12 @@ impl Validate<'_> {
             let time_control = b.time_control.as_ref().and_then(|t| {
                 self.keep(self.time_control(t, &format!("board {number}: time_control")))
             });
+            let start = self.start(
+                &b.start_position,
+                &b.start_fen,
+                &format!("board {number}: "),
+                chess960,
+            );
             if !usable {
                 continue;
             }
@@ -1605,6 +1750,7 @@ impl Validate<'_> {
                 pairing: None,
                 broadcast: b.broadcast.unwrap_or(true),
                 time_control,
+                start,
             });
         }
         out.sort_by_key(|b| b.number);

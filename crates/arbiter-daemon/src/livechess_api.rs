@@ -181,7 +181,10 @@ fn game_view(games: &BoardGames) -> GameView {
 
 /// The placement after a game's recorded moves.
 fn final_placement(game: &GameView) -> String {
-    let mut pos = Position::from_fen(&game.start_fen).unwrap_or_default();
+    // A Chess960 start's X-FEN is no standard FEN (its rights name rooks off the corners).
+    let mut pos = Position::from_fen(&game.start_fen)
+        .or_else(|_| Position::from_fen_960(&game.start_fen))
+        .unwrap_or_default();
     for m in &game.moves {
         match pos.play(m.uci) {
             Ok(next) => pos = next,

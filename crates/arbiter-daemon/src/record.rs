@@ -48,7 +48,9 @@ pub struct GameRecord {
 
 impl GameRecord {
     fn new(number: u32, start_fen: &str) -> GameRecord {
-        let first_ply = Position::from_fen(start_fen).map_or(1, |p| p.plies() + 1);
+        let first_ply = Position::from_fen(start_fen)
+            .or_else(|_| Position::from_fen_960(start_fen))
+            .map_or(1, |p| p.plies() + 1);
         GameRecord {
             number,
             start_fen: start_fen.to_owned(),

@@ -219,7 +219,9 @@ impl Referee {
         } else {
             i.clock_after.unwrap_or(plus_penalty)
         };
+        // A Chess960 game's FEN is X-FEN, which the standard reader may refuse.
         let runs = Position::from_fen(&i.restore_fen)
+            .or_else(|_| Position::from_fen_960(&i.restore_fen))
             .map(|p| p.side_to_move())
             .unwrap_or(i.color);
         steps = Referee::stop(view, Some(before), Some(runs));

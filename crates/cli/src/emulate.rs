@@ -201,6 +201,7 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
         ..script.emulator_config()
     };
     let header = CaptureHeader {
+        variant: script.start.variant(),
         board: Some(board.clone()),
         start_fen: (script.start != Position::start()).then(|| script.start.fen()),
         time_control: Some(time_control),

@@ -60,8 +60,13 @@ pub use time_control::{TimeControl, TimeControlError};
 pub struct CaptureHeader {
     /// `board:`; readers default it to the file stem.
     pub board: Option<String>,
-    /// `start-fen:` a full FEN (not checked here).
+    /// `start-fen:` a full FEN (not checked here; X-FEN or Shredder-FEN in a Chess960
+    /// game).
     pub start_fen: Option<String>,
+    /// `variant:` `standard` (the default, not written) or `chess960`. A Chess960 capture
+    /// without `start-fen` starts from the first board dump's placement (formats.md §1).
+    #[serde(default)]
+    pub variant: chess_rules::Variant,
     /// `time-control:`.
     pub time_control: Option<TimeControl>,
     /// `white-clock:` which side of the clock is White's.
@@ -77,6 +82,9 @@ impl CaptureHeader {
         let mut line = |k: &str, v: &dyn fmt::Display| s.push_str(&format!("# {k}: {v}\n"));
         if let Some(b) = &self.board {
             line("board", b);
+        }
+        if self.variant == chess_rules::Variant::Chess960 {
+            line("variant", &"chess960");
         }
         if let Some(f) = &self.start_fen {
             line("start-fen", f);
@@ -254,6 +262,13 @@ fn header_line(header: &mut CaptureHeader, line: usize, text: &str) -> Result<()
     match key {
         "board" => header.board = Some(value.to_owned()),
         "start-fen" => header.start_fen = Some(value.to_owned()),
+        "variant" => {
+            header.variant = match value.to_ascii_lowercase().as_str() {
+                "standard" => chess_rules::Variant::Standard,
+                "chess960" => chess_rules::Variant::Chess960,
+                _ => return Err(bad("standard or chess960")),
+            }
+        }
         "time-control" => {
             let tc: TimeControl = value.parse().map_err(|_| {
                 bad("BASE+INC in seconds, or periods MOVES/SECONDS[+INC] joined by ':'")
@@ -1168,6 +1183,25 @@ mod tests {
             recs2.into_iter().map(|r| r.unwrap()).collect::<Vec<_>>(),
             recs
         );
+    }
+
+    #[test]
+    fn the_variant_header_names_chess960() {
+        let text = "# dgtcap 1\n# variant: chess960\n# start-fen: \
+                    bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1\n0 > 40\n";
+        let (h, _) = read(text);
+        assert_eq!(h.variant, chess_rules::Variant::Chess960);
+        assert!(h.extra.is_empty());
+        // Written back, read the same.
+        let w = CaptureWriter::new(Vec::new(), &h).unwrap();
+        let written = String::from_utf8(w.into_inner()).unwrap();
+        assert!(written.contains("# variant: chess960\n"), "{written}");
+        assert_eq!(read(&written).0, h);
+        // Standard is the default, and is not written.
+        let (h, _) = read("# dgtcap 1\n# variant: standard\n0 > 40\n");
+        assert_eq!(h.variant, chess_rules::Variant::Standard);
+        assert!(!h.to_lines().contains("variant"));
+        assert!(CaptureReader::new("# dgtcap 1\n# variant: shogi\n".as_bytes()).is_err());
     }
 
     #[test]

@@ -35,6 +35,7 @@ impl Recorder {
         let path = dir.join(format!("{}-{stamp}.dgtcap", file_safe(board)));
         let mut out = BufWriter::new(File::create_new(&path)?);
         let header = CaptureHeader {
+            variant: Default::default(),
             board: Some(board.to_owned()),
             extra: vec![
                 ("source".into(), "dgt-serial --record".into()),

@@ -129,6 +129,7 @@ fn lichess_captures() -> Result<(), Error> {
 
         let site = pgn.tag("Site").unwrap_or("?");
         let header = CaptureHeader {
+            variant: Default::default(),
             board: Some(rec.name.into()),
             start_fen: (script.start != Position::start()).then(|| script.start.fen()),
             time_control: Some(time_control),
@@ -249,6 +250,7 @@ fn write_period_capture(
     }
     emu.advance_to(script.end_ms + 2000);
     let header = CaptureHeader {
+        variant: Default::default(),
         board: Some(name.into()),
         start_fen: None,
         time_control: Some(script.time_control),

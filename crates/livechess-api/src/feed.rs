@@ -99,7 +99,10 @@ impl Setup {
         // The game's positions: start, then after each recorded move (a move that does
         // not replay ends the list: only what is certain is shown).
         let mut positions = Vec::with_capacity(game.moves.len() + 1);
-        if let Ok(start) = Position::from_fen(&game.start_fen) {
+        // A Chess960 start's X-FEN is no standard FEN (rights naming rooks off the corners).
+        let start = Position::from_fen(&game.start_fen)
+            .or_else(|_| Position::from_fen_960(&game.start_fen));
+        if let Ok(start) = start {
             positions.push(start);
             for m in &game.moves {
                 let Some(next) = positions.last().and_then(|p| p.play(m.uci).ok()) else {

@@ -6,7 +6,7 @@
 //! | `tournaments` | `[{uuid, description, rounds}]`: the one tournament of the daemon |
 //! | `tournament/{uuid}` | `{uuid, name, description, location, country, rounds, eboards}`; `eboards[i]` is the serial number of board `i + 1` (`""` where the round has no such board) |
 //! | `round/{uuid}/{n}` | `{nr, date, pairings}`: `n` counts from 0, as the `livechess` CLI asks (`n = 0` is round 1); only the round being played has pairings, earlier ones are empty |
-//! | `game/{uuid}` | `{chess960, result, comment, clock, moves}`; `chess960` is the start position's Chess960 number (Scharnagl numbering, as LiveChess sends it): 518, the standard position, for every game the daemon runs today; a move is `"SAN SECONDS"` (the mover's clock after it), or `"SAN"` when no clock reading came with it |
+//! | `game/{uuid}` | `{chess960, result, comment, clock, moves}`; `chess960` is the start position's Chess960 number (Scharnagl numbering, as LiveChess sends it): 518 for a standard game (the standard position), the game's own start for a Chess960 one; a move is `"SAN SECONDS"` (the mover's clock after it), or `"SAN"` when no clock reading came with it |
 //!
 //! Results: `WHITEWIN`, `BLACKWIN`, `DRAW` (`WHITEFORFAIT`/`BLACKFORFAIT` are never
 //! produced: the boards cannot tell a forfeit), null while the game runs. The uuids are
@@ -214,9 +214,13 @@ pub fn get(hall: &Hall, path: &str) -> Result<String, RestError> {
             };
             let game = &board.state.game;
             Ok(json(&Game {
-                // The standard start's number among the 960 (Scharnagl numbering), which
-                // LiveChess sends for a standard game.
-                chess960: chess_rules::STANDARD_POSITION_NUMBER,
+                // The start's number among the 960 (Scharnagl numbering), as LiveChess
+                // sends it: 518 for a standard game (and a set-up position, which has
+                // none), the game's own for a Chess960 one.
+                chess960: chess_rules::Position::from_fen_960(&game.start_fen)
+                    .ok()
+                    .and_then(|p| p.chess960_number())
+                    .unwrap_or(chess_rules::STANDARD_POSITION_NUMBER),
                 result: result_name(game.result),
                 comment: None,
                 clock: if game.live { board.state.eboard.clock.as_ref() } else { None },
@@ -407,6 +411,11 @@ mod tests {
             let g = get_json(&h, &format!("game/{}", h.game_uuid(board)));
             assert_eq!(g["chess960"], 518, "board {}", board.state.number);
         }
+        // A Chess960 game gives its own start's number (X-FEN start of position 0).
+        let mut h = hall();
+        h.boards[0].state.game.start_fen = chess_rules::Position::start_960(0).unwrap().fen();
+        let g = get_json(&h, &format!("game/{}", h.game_uuid(&h.boards[0])));
+        assert_eq!(g["chess960"], 0);
     }
 
     #[test]

@@ -79,6 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         emu.advance_to(script.end_ms + 2000);
         let name = format!("{written:02}");
         let header = CaptureHeader {
+            variant: Default::default(),
             board: Some(name.clone()),
             start_fen: None,
             time_control: Some(time_control),

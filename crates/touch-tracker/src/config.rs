@@ -116,8 +116,14 @@ pub struct TrackerConfig {
     pub white_clock: Option<ClockSide>,
     /// How the board lies; `None`: detect it from the first board dump.
     pub orientation: Option<Orientation>,
-    /// The position the game starts from (the standard start, or a set-up position).
+    /// The position the game starts from (the standard start, a set-up position, or a
+    /// Chess960 start: its [`Position::variant`] says which rules the game is played by).
     pub start: Position,
+    /// A Chess960 game whose start nobody gave (formats.md §1: a `variant: chess960`
+    /// capture without `start-fen`): the first board dump that shows a legal position is
+    /// the start, with every castling right of that placement
+    /// ([`Position::from_placement_960`]). `start` is only a stand-in until then.
+    pub start_from_board: bool,
     /// `None`: unknown; the base time is then taken from the first clock reading and the
     /// increment is taken as zero (only to pick the penalty's category).
     pub time_control: Option<TimeControl>,
@@ -155,6 +161,7 @@ impl TrackerConfig {
             white_clock: None,
             orientation: None,
             start: Position::start(),
+            start_from_board: false,
             time_control: None,
             category: None,
             penalties: Penalties::default(),

@@ -3,7 +3,7 @@
 
 use chess_rules::{
     Attempt, CastleSide, Color, IllegalCategory, Move, Piece, Placement, Position, RestoreStep,
-    Role,
+    Role, Variant,
 };
 
 use crate::events::{ClockMismatchEvent, MismatchReason};
@@ -160,6 +160,8 @@ fn added_or_removed(base: &Position, observed: &Placement) -> String {
     parts.join("; ")
 }
 
+/// Why a castling is illegal (arbiter-rules §6; Guidelines II.3 for Chess960, where the
+/// attempt is the king taking its rook and the king's target is g or c wherever it stood).
 fn castling(base: &Position, a: &Attempt) -> String {
     let mover = base.side_to_move();
     let Some(side) = base.castle_side(Move::new(a.from, a.to, None)) else {
@@ -169,23 +171,33 @@ fn castling(base: &Position, a: &Attempt) -> String {
         CastleSide::KingSide => "short",
         CastleSide::QueenSide => "long",
     };
-    let reason = if !base.castling().has(mover, side) {
+    let rank = mover.back_rank();
+    let king_to = chess_rules::Square::new(side.king_to_file(), rank);
+    let right_rook = base.castling().rook_file(mover, side);
+    // The squares the king crosses on its way to its target (f1 or d1 from e1).
+    let (lo, hi) = {
+        let (f, t) = (a.from.file().index(), king_to.file().index());
+        (f.min(t) + 1, f.max(t))
+    };
+    let crossed = chess_rules::File::ALL
+        .into_iter()
+        .filter(|f| (lo..hi).contains(&f.index()))
+        .map(|f| chess_rules::Square::new(f, rank));
+    let reason = if right_rook.is_none() {
         "the king or that rook has moved before"
+    } else if base.variant() == Variant::Chess960 && right_rook != Some(a.to.file()) {
+        "that rook is not the one the castling right belongs to"
     } else if base.is_check() {
         "the king is in check"
+    } else if crossed
+        .clone()
+        .any(|sq| base.is_attacked(sq, mover.opponent()))
+    {
+        "the king would cross an attacked square"
+    } else if base.is_attacked(king_to, mover.opponent()) {
+        "the king would land in check"
     } else {
-        let passing = Move::new(
-            a.from,
-            chess_rules::Square::new(side.rook_to_file(), mover.back_rank()),
-            None,
-        );
-        if base.is_attacked(passing.to, mover.opponent()) {
-            "the king would cross an attacked square"
-        } else if base.is_attacked(a.to, mover.opponent()) {
-            "the king would land in check"
-        } else {
-            "there are pieces between the king and the rook"
-        }
+        "there are pieces between the king and the rook"
     };
     format!("{name} castling for {mover} is not allowed: {reason}")
 }

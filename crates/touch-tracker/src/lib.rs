@@ -19,6 +19,7 @@
 
 pub mod analysis;
 pub mod batched;
+mod castling;
 mod clock;
 pub mod config;
 pub mod events;

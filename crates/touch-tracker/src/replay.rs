@@ -19,7 +19,7 @@ use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex, PoisonError};
 
-use chess_rules::{FenError, Position};
+use chess_rules::{FenError, Position, Variant};
 use dgt_protocol::capture::{CaptureError, CaptureReader, CaptureRecord, Direction, TimeControl};
 use dgt_protocol::{BoardEvent, ClockSide, Decoder, EventFilter, TimedEvent};
 
@@ -413,11 +413,21 @@ impl<R: BufRead> Replay<R> {
             }
             names.push((name.clone(), board_name.clone()));
             let mut cfg = TrackerConfig::new(board_name);
-            if let Some(fen) = &header.start_fen {
-                cfg.start = Position::from_fen(fen).map_err(|error| ReplayError::StartFen {
-                    name: name.clone(),
-                    error,
-                })?;
+            let start_fen_error = |error| ReplayError::StartFen {
+                name: name.clone(),
+                error,
+            };
+            // formats.md §1: a Chess960 capture's start is its `start-fen` (X-FEN or
+            // Shredder-FEN), else the first board dump.
+            match (&header.start_fen, header.variant) {
+                (Some(fen), Variant::Standard) => {
+                    cfg.start = Position::from_fen(fen).map_err(start_fen_error)?;
+                }
+                (Some(fen), Variant::Chess960) => {
+                    cfg.start = Position::from_fen_960(fen).map_err(start_fen_error)?;
+                }
+                (None, Variant::Chess960) => cfg.start_from_board = true,
+                (None, Variant::Standard) => {}
             }
             cfg.time_control = opts.time_control.or(header.time_control);
             cfg.white_clock = opts.white_clock.or(header.white_clock);

@@ -2,7 +2,9 @@
 //! (art. 7.5.4), worked out from a turn's touch log. Pure functions of the position the
 //! turn started from, the log, and the move played.
 
-use chess_rules::{CastleSide, Move, Obligation, Piece, Position, Role, Square};
+use chess_rules::{CastleSide, Move, Obligation, Piece, Position, Role, Square, Variant};
+
+use crate::castling::{castle_rook, castles_with, king_home, rook_side};
 
 use crate::events::{Touch, TouchAction, Touched};
 
@@ -63,21 +65,25 @@ fn flicker(lift: &Touch, after: &[Touch], flicker_ms: u64) -> bool {
         .is_some_and(|t| t.action == TouchAction::Place && t.piece == lift.piece)
 }
 
-/// Did the player go for a castling: his king lifted from its home square, and the next
+/// Did the player go for a castling: his king lifted from the square it castles from
+/// (e1/e8; in Chess960 wherever it stands on its back rank, Guidelines II.3), and the next
 /// of his pieces he lifted his rook, with the king meanwhile in the air or put on a square
-/// a castling king lands on? (A king touched for another purpose and then a rook is not
-/// "king then rook" in the sense of art. 4.4.1.)
+/// a castling king lands on (g or c)? (A king touched for another purpose and then a rook
+/// is not "king then rook" in the sense of art. 4.4.1.)
 pub fn castling_intent(base: &Position, log: &[Touch]) -> bool {
     let me = base.side_to_move();
     let king = Piece::new(me, Role::King);
     let rook = Piece::new(me, Role::Rook);
-    let home = CastleSide::KingSide.king_move(me).from;
+    let Some(home) = king_home(base, me) else {
+        return false;
+    };
     let Some(i) = log
         .iter()
         .position(|t| t.action == TouchAction::Lift && t.piece == king && t.square == home)
     else {
         return false;
     };
+    // The king's target is g1/c1 (g8/c8) in both variants (II.3).
     let landing = |sq: Square| CastleSide::ALL.iter().any(|s| s.king_move(me).to == sq);
     for t in &log[i + 1..] {
         match t.action {
@@ -121,7 +127,12 @@ impl Binding {
     pub fn kept_by(&self, base: &Position, played: Move) -> bool {
         match self.obligation {
             Obligation::Move => {
-                played.from == self.square
+                // Chess960 (II.3): a castling with the king already on its target moves
+                // only the rook; the rook touched alone is kept by that castling (art.
+                // 4.4.2 forbids it only when the king is touched after the rook).
+                let rook_castling = base.variant() == Variant::Chess960
+                    && castles_with(base, played) == Some(self.square);
+                (played.from == self.square || rook_castling)
                     && self
                         .no_castling_with
                         .is_none_or(|rook| castles_with(base, played) != Some(rook))
@@ -133,12 +144,6 @@ impl Binding {
             }
         }
     }
-}
-
-/// The rook a castling move castles with.
-fn castles_with(base: &Position, m: Move) -> Option<Square> {
-    let side = base.castle_side(m)?;
-    Some(side.rook_move(base.side_to_move()).0)
 }
 
 /// Does `m` capture the piece on `square` (en passant included)?
@@ -169,15 +174,6 @@ fn can_capture_with(base: &Position, from: Square, victim: Square) -> bool {
             .map(|promotion| Move::new(from, to, promotion))
         })
         .any(|m| base.is_legal(m) && captures(base, m, victim))
-}
-
-/// The castling side whose rook stands on `rook` for the side to move, if the rook is on
-/// a castling home square.
-fn rook_side(base: &Position, rook: Square) -> Option<CastleSide> {
-    let color = base.side_to_move();
-    CastleSide::ALL
-        .into_iter()
-        .find(|side| side.rook_move(color).0 == rook)
 }
 
 /// The obligation the touches of a turn create in `base` (the position the player moves
@@ -246,14 +242,12 @@ pub fn obligation(base: &Position, touched: &[Touched], castling: bool) -> Optio
     let king = Piece::new(me, Role::King);
     let rook = Piece::new(me, Role::Rook);
     let second = touched.get(1);
-    let king_home = CastleSide::KingSide.king_move(me).from;
-    if castling && first.piece == king && first.square == king_home {
+    if castling && first.piece == king && Some(first.square) == king_home(base, me) {
         if let Some(side) = second
             .filter(|t| t.piece == rook)
             .and_then(|r| rook_side(base, r.square))
         {
-            if base.can_castle(side) {
-                let (rook_home, _) = side.rook_move(me);
+            if let Some(rook_home) = castle_rook(base, me, side).filter(|_| base.can_castle(side)) {
                 return Some(bind(Obligation::Castle, rook_home));
             }
             // Castling that side is illegal: another king move, or free.
@@ -308,6 +302,12 @@ pub fn two_handed_evidence(
     let info = base.move_info(played)?;
     let color = info.piece.color;
     if let Some((_, rook_from, _)) = info.castling {
+        if base.variant() == Variant::Chess960 {
+            // Guidelines II.3.2.5.1 recommends castling with the king put off the board
+            // while the rook moves: king and rook both off the board is the recommended
+            // way, not evidence of two hands. No evidence then, rather than a guess.
+            return None;
+        }
         let king = Piece::new(color, Role::King);
         let rook = Piece::new(color, Role::Rook);
         let k = off_board(log, played.from, king)?;

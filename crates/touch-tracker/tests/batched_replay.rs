@@ -59,6 +59,7 @@ fn capture_of(name: &str, script: &Script, time_control: TimeControl) -> Vec<u8>
     }
     emu.advance_to(script.end_ms + 2000);
     let header = CaptureHeader {
+        variant: Default::default(),
         board: Some(name.to_owned()),
         start_fen: (script.start != chess_rules::Position::start()).then(|| script.start.fen()),
         time_control: Some(time_control),

@@ -642,6 +642,7 @@ fn capture_of(line: &[chess_rules::Move], clock_tc: &str, header_tc: &str) -> Ve
     }
     emu.advance_to(script.end_ms + 2000);
     let header = CaptureHeader {
+        variant: Default::default(),
         board: Some("periods".to_owned()),
         start_fen: None,
         time_control: Some(tc(header_tc)),

@@ -806,3 +806,80 @@ fn the_async_threads_default_to_one_and_are_bounded() {
         &["threads"],
     );
 }
+
+#[test]
+fn a_chess960_event_names_its_start_for_the_event_and_per_board() {
+    // arbiter-rules.md section 6: the variant and the position are known before move 1.
+    let text = GOOD
+        .replace(
+            "supervision = \"partial\"\n",
+            "supervision = \"partial\"\nvariant = \"chess960\"\nstart_position = 0\n",
+        )
+        .replace(
+            "number = 2\n",
+            "number = 2\nstart_fen = \"rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w CAca - 0 1\"\n",
+        );
+    let c = parse(&text).unwrap();
+    let (one, two) = (&c.boards[0], &c.boards[1]);
+    let t = c.tracker_config(one);
+    assert_eq!(t.start.variant(), chess_rules::Variant::Chess960);
+    assert_eq!(t.start.chess960_number(), Some(0));
+    assert!(!t.start_from_board);
+    let t = c.tracker_config(two);
+    assert_eq!(t.start.variant(), chess_rules::Variant::Chess960);
+    assert_eq!(
+        t.start.fen().split(' ').next(),
+        Some("rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB")
+    );
+    // Without a start: the board's first placement gives it.
+    let text = GOOD.replace(
+        "supervision = \"partial\"\n",
+        "supervision = \"partial\"\nvariant = \"chess960\"\n",
+    );
+    let c = parse(&text).unwrap();
+    assert_eq!(c.start, GameStart::Chess960FromBoard);
+    assert!(c.tracker_config(&c.boards[0]).start_from_board);
+    // A standard event is standard chess from the standard position.
+    let c = parse(GOOD).unwrap();
+    assert_eq!(c.start, GameStart::Standard);
+    let t = c.tracker_config(&c.boards[0]);
+    assert_eq!(t.start, chess_rules::Position::start());
+    assert!(!t.start_from_board);
+}
+
+#[test]
+fn a_wrong_chess960_start_is_named_with_its_board() {
+    let chess960 = |board: &str| {
+        GOOD.replace(
+            "supervision = \"partial\"\n",
+            "supervision = \"partial\"\nvariant = \"chess960\"\n",
+        )
+        .replace("number = 2\n", &format!("number = 2\n{board}\n"))
+    };
+    let m = message(&chess960("start_position = 1000"));
+    assert!(
+        m.contains("board 2: start_position 1000 is not a Chess960 position; expected 0 to 959"),
+        "{m}"
+    );
+    let m = message(&chess960("start_fen = \"rnbqkbnr/8/8/8 w - - 0 1\""));
+    assert!(
+        m.contains("board 2: start_fen is not a Chess960 position"),
+        "{m}"
+    );
+    let m = message(&chess960("start_position = 3\nstart_fen = \"x\""));
+    assert!(m.contains("both given"), "{m}");
+    // A start in a standard event, and a variant nobody plays.
+    let m = message(&GOOD.replace("number = 2\n", "number = 2\nstart_position = 518\n"));
+    assert!(
+        m.contains("board 2: a start position is for Chess960 games"),
+        "{m}"
+    );
+    let m = message(&with(
+        "supervision = \"partial\"\n",
+        "supervision = \"partial\"\nvariant = \"fischer\"\n",
+    ));
+    assert!(
+        m.contains("event.variant \"fischer\" is not a variant"),
+        "{m}"
+    );
+}

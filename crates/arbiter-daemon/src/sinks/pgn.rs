@@ -65,7 +65,13 @@ pub fn render(config: &Config, board: &BoardConfig, game: &GameRecord, flavour: 
     if let Some(t) = game.termination() {
         pgn.set_tag("Termination", t);
     }
-    if game.start_fen != START_FEN {
+    if config.board_start(board).is_chess960() {
+        // arbiter-rules.md section 6: a Chess960 game says so, with its start as X-FEN
+        // (position 518 included: its castlings are written as the king taking its rook).
+        pgn.set_tag("Variant", "Chess960");
+        pgn.set_tag("SetUp", "1");
+        pgn.set_tag("FEN", game.start_fen.as_str());
+    } else if game.start_fen != START_FEN {
         pgn.set_tag("SetUp", "1");
         pgn.set_tag("FEN", game.start_fen.as_str());
     }
@@ -381,6 +387,73 @@ pub(crate) mod tests {
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].tag("White"), Some("?"));
         assert!(games[1].moves.is_empty());
+    }
+
+    #[test]
+    fn a_chess960_game_has_its_variant_and_start() {
+        // arbiter-rules.md section 6: [Variant "Chess960"], [SetUp "1"], [FEN] as X-FEN.
+        let text = "[event]\nname = \"Open\"\nround = 3\ntime_control = \"900+10\"\n\
+                    variant = \"chess960\"\nstart_position = 0\n[output]\ndir = \"/tmp/x\"\n\
+                    [[board]]\nnumber = 1\nport = \"/dev/null\"\n";
+        let config = Config::parse(text, std::path::Path::new("t.toml")).unwrap();
+        let start = chess_rules::Position::start_960(0).unwrap();
+        let hub = Hub::new([1]);
+        let ev = |seq: u64, kind| HubEvent {
+            seq,
+            board: 1,
+            round: 3,
+            wall_ms: 0,
+            replayed: false,
+            event: ArbiterEvent {
+                t_ms: seq,
+                board: "1".into(),
+                kind,
+            },
+        };
+        hub.publish(vec![
+            ev(1, EventKind::NewGame { fen: start.fen() }),
+            ev(
+                2,
+                EventKind::Move(MoveEvent {
+                    ply: 1,
+                    color: chess_rules::Color::White,
+                    uci: "e2e4".parse().unwrap(),
+                    san: "e4".into(),
+                    fen: String::new(),
+                    clock_ms: None,
+                    pressed: true,
+                    replaces: None,
+                    recovered: false,
+                    correction: false,
+                    touches: vec![],
+                }),
+            ),
+        ]);
+        let boards = hub.games();
+        let text = render(
+            &config,
+            &config.boards[0],
+            boards[0].games.current(),
+            Flavour::Standard,
+        );
+        let g = &chess_rules::read_pgn(text.as_bytes()).unwrap()[0];
+        assert_eq!(g.tag("Variant"), Some("Chess960"), "{text}");
+        assert_eq!(g.tag("SetUp"), Some("1"));
+        assert_eq!(g.tag("FEN"), Some(start.fen().as_str()));
+        let replayed = g.start_position().unwrap();
+        assert_eq!(replayed.variant(), chess_rules::Variant::Chess960);
+        assert_eq!(replayed.chess960_number(), Some(0));
+        assert_eq!(g.replay().unwrap().moves().len(), 1);
+        // A standard game has no Variant tag.
+        let config = super::tests::config();
+        let hub = super::tests::hub();
+        let text = render(
+            &config,
+            &config.boards[0],
+            hub.games()[0].games.current(),
+            Flavour::Standard,
+        );
+        assert!(!text.contains("Variant"), "{text}");
     }
 
     #[test]

@@ -213,7 +213,9 @@ pub(crate) fn legal_move(
     let mut slid_over = Vec::new();
     let mut s = Steps::new(rng);
     let style = if let Some((_, rook_from, rook_to)) = info.castling {
-        castling_king_first(&mut s, m, (rook_from, rook_to), piece.color);
+        // The king's target (g or c): in Chess960 the move is the king taking its rook.
+        let king = Move::new(m.from, info.landing(), None);
+        castling_king_first(&mut s, king, (rook_from, rook_to), piece.color);
         MoveStyle::Castling
     } else if info.en_passant {
         let victim_sq = info.capture.map_or(m.to, |(sq, _)| sq);
@@ -334,13 +336,37 @@ pub(crate) fn legal_move(
 }
 
 /// A castling as the rules want it made: the king lifted and put on its square, then the
-/// rook (lifted at least a scan after the king, so a board sees the order).
+/// rook (lifted at least a scan after the king, so a board sees the order). `king` goes
+/// from the king's square to its target (g or c). In Chess960 (Guidelines II.3) a piece
+/// may already stand on its target (only the other moves), or one's target may hold the
+/// other: then the king is lifted off the board, the rook moved, the king set down
+/// (II.3.2.5.1).
 pub(crate) fn castling_king_first(
     s: &mut Steps<'_>,
     king: Move,
     (rook_from, rook_to): (Square, Square),
     color: Color,
 ) {
+    let king_piece = Piece::new(color, Role::King);
+    let rook = Piece::new(color, Role::Rook);
+    if king.from == king.to {
+        s.lift(rook_from).wait(250, 550).place(rook_to, rook);
+        return;
+    }
+    if rook_from == rook_to {
+        s.lift(king.from).wait(250, 550).place(king.to, king_piece);
+        return;
+    }
+    if king.to == rook_from || rook_to == king.from {
+        s.lift(king.from)
+            .wait(250, 550)
+            .lift(rook_from)
+            .wait(250, 550)
+            .place(rook_to, rook)
+            .wait(100, 300)
+            .place(king.to, king_piece);
+        return;
+    }
     s.lift(king.from)
         .wait(250, 550)
         .place(king.to, Piece::new(color, Role::King))
@@ -353,6 +379,9 @@ pub(crate) fn castling_king_first(
 /// A castling made rook first: the rook is lifted and placed, then the king.
 pub(crate) fn castling_rook_first(info: &MoveInfo, rng: &mut HandRng) -> Option<Motion> {
     let (_, rook_from, rook_to) = info.castling?;
+    if squares_cross(info) {
+        return None;
+    }
     let rook = Piece::new(info.piece.color, Role::Rook);
     let mut s = Steps::new(rng);
     s.lift(rook_from)
@@ -361,7 +390,7 @@ pub(crate) fn castling_rook_first(info: &MoveInfo, rng: &mut HandRng) -> Option<
         .wait(100, 300)
         .lift(info.mv.from)
         .wait(250, 550)
-        .place(info.mv.to, info.piece);
+        .place(info.landing(), info.piece);
     Some(Motion {
         steps: s.steps,
         style: MoveStyle::CastlingRookFirst,
@@ -373,13 +402,16 @@ pub(crate) fn castling_rook_first(info: &MoveInfo, rng: &mut HandRng) -> Option<
 /// both off the board for over half a second.
 pub(crate) fn castling_two_handed(info: &MoveInfo, rng: &mut HandRng) -> Option<Motion> {
     let (_, rook_from, rook_to) = info.castling?;
+    if squares_cross(info) {
+        return None;
+    }
     let rook = Piece::new(info.piece.color, Role::Rook);
     let mut s = Steps::new(rng);
     s.lift(info.mv.from)
         .wait(60, 180)
         .lift(rook_from)
         .wait(550, 900)
-        .place(info.mv.to, info.piece)
+        .place(info.landing(), info.piece)
         .wait(100, 300)
         .place(rook_to, rook);
     Some(Motion {
@@ -387,6 +419,17 @@ pub(crate) fn castling_two_handed(info: &MoveInfo, rng: &mut HandRng) -> Option<
         style: MoveStyle::CastlingTwoHanded,
         slid_over: Vec::new(),
     })
+}
+
+/// A Chess960 castling whose king or rook stays, or whose target holds the other piece:
+/// it has no "rook first" or "both in the air" shape of its own (the rook-only way is
+/// already rook first, and the Guidelines' way has both off the board).
+fn squares_cross(info: &MoveInfo) -> bool {
+    let Some((_, rook_from, rook_to)) = info.castling else {
+        return false;
+    };
+    let (king_from, king_to) = (info.mv.from, info.landing());
+    king_from == king_to || rook_from == rook_to || king_to == rook_from || rook_to == king_from
 }
 
 /// A pawn pushed to the last rank and left a pawn (captures go straight onto the victim).

@@ -14,9 +14,7 @@
 //! the game the tracker knows is not the game played, and only the arbiter can say which
 //! position the board's placement is.
 
-use chess_rules::{
-    CastleSide, CastlingRights, Color, File, Game, Piece, Placement, Position, Rank, Role, Square,
-};
+use chess_rules::{CastlingRights, Color, Game, Placement, Position};
 
 use super::{deep, proof, Phase, Tracker};
 use crate::events::{ArbiterEvent, BoardStatus, EventKind, GapCandidate, PositionAcceptedEvent};
@@ -168,8 +166,16 @@ impl Tracker {
                 None => (least, true),
             },
         };
-        let position = Position::from_parts(self.placement, side, castling, None, 0, ply / 2 + 1)
-            .map_err(|e| AcceptError::NotAPosition {
+        // A Chess960 game stays one: its castlings are the king taking its rook.
+        let position = crate::castling::position_like(
+            base,
+            self.placement,
+            side,
+            castling,
+            None,
+            (0, ply / 2 + 1),
+        )
+        .map_err(|e| AcceptError::NotAPosition {
             side,
             reason: e.to_string(),
         })?;
@@ -324,26 +330,8 @@ impl Tracker {
 
 /// The castling rights `base` held whose king and rook still stand at home on `placement`:
 /// the most a position the board shows after unseen moves can have (the board cannot say
-/// they never moved).
+/// they never moved). In Chess960 the king's square and the rights' rook files are the
+/// game's own (Guidelines II.3), not e1 and the corners.
 pub(super) fn rights_still_possible(base: &Position, placement: &Placement) -> CastlingRights {
-    let mut castling = CastlingRights::NONE;
-    for c in [Color::White, Color::Black] {
-        let rank = match c {
-            Color::White => Rank::First,
-            Color::Black => Rank::Eighth,
-        };
-        let at = |file: File, role: Role| {
-            placement.get(Square::new(file, rank)) == Some(Piece::new(c, role))
-        };
-        for (side, rook_file) in [
-            (CastleSide::KingSide, File::H),
-            (CastleSide::QueenSide, File::A),
-        ] {
-            let keep = base.castling().has(c, side)
-                && at(File::E, Role::King)
-                && at(rook_file, Role::Rook);
-            castling = castling.with(c, side, keep);
-        }
-    }
-    castling
+    crate::castling::rights_kept(base, placement)
 }

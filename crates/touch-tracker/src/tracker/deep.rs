@@ -302,13 +302,13 @@ impl Tracker {
                 .intersection(rights_still_possible(pos, pos.placement())),
         );
         let with = |ep: Option<Square>| {
-            Position::from_parts(
+            crate::castling::position_like(
+                pos,
                 *pos.placement(),
                 pos.side_to_move(),
                 castling,
                 ep,
-                pos.halfmove_clock(),
-                pos.fullmove_number(),
+                (pos.halfmove_clock(), pos.fullmove_number()),
             )
             .ok()
         };

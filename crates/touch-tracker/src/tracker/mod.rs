@@ -938,6 +938,21 @@ impl Tracker {
             }
         }
         let placement = board.placement(self.orientation);
+        if first
+            && self.cfg.start.variant() == chess_rules::Variant::Chess960
+            && !self.cfg.start_from_board
+            && self.game.moves().is_empty()
+        {
+            // The record learns a configured Chess960 start (X-FEN) from the events, as it
+            // learns every later game's: the game's PGN and LiveChess views start from it.
+            self.emit(
+                out,
+                t,
+                EventKind::NewGame {
+                    fen: self.cfg.start.fen(),
+                },
+            );
+        }
         if !first && placement != self.placement {
             self.last_gap_ms = Some(t);
             self.gap_open = true;
@@ -969,6 +984,58 @@ impl Tracker {
         self.complete_blind_press(t, out);
     }
 
+    /// A Chess960 game without a given start (`TrackerConfig::start_from_board`): the
+    /// board's placement is the start, with every castling right it allows, once it is a
+    /// legal position (arbiter-rules §6: the game is known to be Chess960 before move 1;
+    /// only its position comes from the board). Said as a `new_game` with the start's FEN
+    /// (X-FEN), so the record starts from it. Until then nothing on the board is matched
+    /// or ruled (the stand-in start is no game): out of sync, said once. True when the
+    /// start is known.
+    fn start_from_board(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) -> bool {
+        match Position::from_placement_960(self.placement) {
+            Ok(start) => {
+                self.cfg.start_from_board = false;
+                self.cfg.start = start;
+                self.game = Game::new(start);
+                self.generation += 1;
+                self.touches.clear();
+                self.clear_pending();
+                self.recount();
+                let number = start.chess960_number().map_or_else(
+                    || "not one of the 960 start positions".to_owned(),
+                    |n| format!("Chess960 start position {n}"),
+                );
+                self.emit(out, t, EventKind::NewGame { fen: start.fen() });
+                self.desynced = false;
+                self.status(
+                    out,
+                    t,
+                    BoardStatus::InSync,
+                    Some(format!(
+                        "the start was taken from the board: {number} ({})",
+                        start.fen()
+                    )),
+                );
+                true
+            }
+            Err(e) => {
+                if !self.desynced {
+                    self.desynced = true;
+                    self.status(
+                        out,
+                        t,
+                        BoardStatus::OutOfSync,
+                        Some(format!(
+                            "Chess960 game without a given start: the board does not show a \
+                             legal start position yet ({e}); nothing is ruled until it does"
+                        )),
+                    );
+                }
+                false
+            }
+        }
+    }
+
     /// The orientation under which a dump looks most like the last legal position.
     fn closest_orientation(&self, board: &RawBoard) -> Orientation {
         let base = self.game.position().placement();
@@ -989,6 +1056,9 @@ impl Tracker {
 
     /// The placement changed.
     fn after_change(&mut self, t: u64, change: Change, out: &mut Vec<ArbiterEvent>) {
+        if self.cfg.start_from_board && !self.start_from_board(t, out) {
+            return;
+        }
         match &self.phase {
             Phase::Over => {
                 let start = self.cfg.start.placement();
@@ -1250,7 +1320,29 @@ impl Tracker {
             squares.join(" "),
             recover::min_plies(base, &self.placement),
         );
+        let detail = match self.unexpected_chess960_start() {
+            Some(n) => format!(
+                "the board shows Chess960 start position {n}, but this game is standard \
+                 chess: a set-up the configuration does not expect (if it is a Chess960 \
+                 game, configure variant = \"chess960\" and its start); {detail}"
+            ),
+            None => detail,
+        };
         self.status(out, t, BoardStatus::OutOfSync, Some(detail));
+    }
+
+    /// The Chess960 start position number the board shows, in a standard game not yet
+    /// begun (arbiter-rules §6: reported to the arbiter as a set-up the configuration does
+    /// not expect, never taken as a Chess960 game on a guess).
+    fn unexpected_chess960_start(&self) -> Option<u16> {
+        let base = self.game.position();
+        if base.variant() != chess_rules::Variant::Standard || !self.game.moves().is_empty() {
+            return None;
+        }
+        Position::from_placement_960(self.placement)
+            .ok()?
+            .chess960_number()
+            .filter(|&n| n != chess_rules::STANDARD_POSITION_NUMBER)
     }
 
     /// `m` was made on the board, `after` is the position it leads to (shown by a dump or

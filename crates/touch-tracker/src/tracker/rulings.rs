@@ -3,8 +3,8 @@
 //! the wait for restoration, and partial supervision's illegal move that stands.
 
 use chess_rules::{
-    restore_steps, Attempt, CanMate, CastleSide, Classification, Color, Game, GameResult,
-    IllegalCategory, Move, Piece, Placement, Position, RestoreStep, Role, Square,
+    restore_steps, Attempt, CanMate, Classification, Color, Game, GameResult, IllegalCategory,
+    Move, Piece, Placement, Position, RestoreStep, Role, Square,
 };
 
 use super::deep::DeepSearch;
@@ -27,7 +27,9 @@ impl Tracker {
         let Some(p) = self.pending_press.take() else {
             return;
         };
-        if !matches!(self.phase, Phase::Playing) || self.held.is_some() {
+        if !matches!(self.phase, Phase::Playing) || self.held.is_some() || self.cfg.start_from_board
+        {
+            // (A Chess960 game waiting for its start from the board: no game to rule on.)
             // Held for the arbiter (`Tracker::hold_for_arbiter`): no search, no ruling.
             return;
         }
@@ -503,24 +505,22 @@ pub(super) fn loss_unless_no_mate(loser: Color, opponent_can_mate: CanMate) -> (
 }
 
 /// The position an illegal move left, with the opponent to move (partial supervision),
-/// if it is one: castling rights kept where king and rook still stand at home.
+/// if it is one: castling rights kept where king and rook still stand at home (in
+/// Chess960 the game's own king square and rook files, Guidelines II.3).
 pub(super) fn standing_position(
     base: &Position,
     board: &Placement,
     offender: Color,
 ) -> Option<Position> {
-    let mut rights = base.castling();
-    for color in Color::ALL {
-        for side in CastleSide::ALL {
-            let king_home = side.king_move(color).from;
-            let (rook_home, _) = side.rook_move(color);
-            if board.get(king_home) != Some(Piece::new(color, Role::King))
-                || board.get(rook_home) != Some(Piece::new(color, Role::Rook))
-            {
-                rights = rights.with(color, side, false);
-            }
-        }
-    }
+    let rights = crate::castling::rights_kept(base, board);
     let fullmove = base.fullmove_number() + u32::from(offender == Color::Black);
-    Position::from_parts(*board, offender.opponent(), rights, None, 0, fullmove).ok()
+    crate::castling::position_like(
+        base,
+        *board,
+        offender.opponent(),
+        rights,
+        None,
+        (0, fullmove),
+    )
+    .ok()
 }
