@@ -425,6 +425,7 @@ pub(crate) mod tests {
                     replaces: None,
                     recovered: false,
                     correction: false,
+                    entered: false,
                     touches: vec![],
                 }),
             ),
