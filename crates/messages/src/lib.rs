@@ -275,11 +275,16 @@ pub struct Messages {
 }
 
 impl Messages {
-    pub fn new(language: Language) -> Self {
+    pub const fn new(language: Language) -> Self {
         Messages {
             language,
             strict: false,
         }
+    }
+
+    /// The reference language's.
+    pub const fn english() -> Self {
+        Messages::new(Language::En)
     }
 
     /// For tests: failures marked `⟪...⟫` in the text instead of English.

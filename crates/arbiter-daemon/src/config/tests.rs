@@ -806,3 +806,22 @@ fn the_async_threads_default_to_one_and_are_bounded() {
         &["threads"],
     );
 }
+
+#[test]
+fn the_rulings_language_is_english_unless_the_event_says() {
+    assert_eq!(parse(GOOD).unwrap().event.language, Language::En);
+    let ru = parse(&with(
+        "supervision = \"partial\"",
+        "supervision = \"partial\"\nlanguage = \"ru\"",
+    ))
+    .unwrap();
+    assert_eq!(ru.event.language, Language::Ru);
+    let m = message(&with(
+        "supervision = \"partial\"",
+        "supervision = \"partial\"\nlanguage = \"fr\"",
+    ));
+    assert!(
+        m.contains("event.language") && m.contains("\"fr\"") && m.contains("en, ru"),
+        "{m}"
+    );
+}
