@@ -779,3 +779,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod every_language;
