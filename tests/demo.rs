@@ -150,3 +150,64 @@ fn the_demo_writes_to_its_folder_keeps_serving_and_puts_penalties_on_the_clock()
     };
     assert!(status.success(), "{status}");
 }
+
+/// `demo --lang ru`: the rulings printed in Russian, an illegal move with its restore
+/// steps and the time added to the opponent.
+#[test]
+fn the_demo_prints_its_rulings_in_russian() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("demo-ru");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args([
+            "demo",
+            "--boards",
+            "3",
+            "--speed",
+            "8",
+            "--http",
+            "127.0.0.1:0",
+            "--exit-when-done",
+            "--lang",
+            "ru",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut printed = Vec::new();
+    let ruling = loop {
+        match rx.recv_timeout(Duration::from_secs(600)) {
+            Ok(line) => {
+                let found = line.contains("невозможный ход (")
+                    && line.contains("восстановить позицию: ")
+                    && line.contains("добавить сопернику (");
+                printed.push(line.clone());
+                if found {
+                    break Some(line);
+                }
+            }
+            Err(_) => break None,
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = printed.join("\n");
+    let line = ruling.unwrap_or_else(|| panic!("no Russian illegal-move ruling:\n{text}"));
+    assert!(line.trim_start().starts_with("доска "), "{line}");
+    assert!(line.contains(", ход "), "{line}");
+    assert!(
+        !line.contains("illegal move") && !line.contains("put back"),
+        "{line}"
+    );
+}

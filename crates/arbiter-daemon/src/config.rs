@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use dgt_protocol::capture::TimeControl;
 use dgt_protocol::ClockSide;
+use messages::Language;
 use serde::Deserialize;
 use toml::Spanned;
 use touch_tracker::{Penalties, Supervision, TimeCategory, TrackerConfig};
@@ -83,6 +84,9 @@ pub struct EventInfo {
     /// PGN form: `YYYY.MM.DD`.
     pub date: String,
     pub round: u32,
+    /// The language of the rulings on the terminal and in the log (`[event] language`,
+    /// `en` by default; `--lang` overrides it).
+    pub language: Language,
 }
 
 /// The rules and start position a board's games are played from (arbiter-rules.md
@@ -576,6 +580,8 @@ struct RawEvent {
     start_position: Option<Spanned<i64>>,
     /// A Chess960 start as X-FEN or Shredder-FEN.
     start_fen: Option<Spanned<String>>,
+    /// `en` (default) or `ru`: the rulings' language.
+    language: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -758,6 +764,7 @@ impl Validate<'_> {
             (&e.date, "event.date"),
             (&e.category, "event.category"),
             (&e.supervision, "event.supervision"),
+            (&e.language, "event.language"),
             (&raw.penalties.two_handed, "penalties.two_handed"),
             (&raw.http.bind, "http.bind"),
             (&raw.http.tls_cert, "http.tls_cert"),
@@ -851,6 +858,13 @@ impl Validate<'_> {
                 Supervision::Full
             }),
             None => Supervision::Full,
+        };
+        let language = match &e.language {
+            Some(s) => s.get_ref().parse::<Language>().unwrap_or_else(|err| {
+                self.note(self.err(s.span(), format!("event.language: {err}")));
+                Language::default()
+            }),
+            None => Language::default(),
         };
         let p = &raw.penalties;
         let penalty_ms = match &p.first_illegal_secs {
@@ -1071,6 +1085,7 @@ impl Validate<'_> {
                     .map_or_else(|| "?".into(), |s| s.get_ref().clone()),
                 date,
                 round: round as u32,
+                language,
             },
             time_control,
             start,

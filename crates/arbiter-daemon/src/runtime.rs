@@ -216,7 +216,7 @@ impl Daemon {
                 stop_rx.clone(),
             )));
         }
-        let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub)));
+        let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub), config.event.language));
         let mut tasks: Vec<JoinHandle<()>> = if opts.remote_boards {
             // Each hall controls its own clocks.
             Vec::new()

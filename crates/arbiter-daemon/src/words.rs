@@ -1,8 +1,13 @@
 //! Rulings in plain words, one line each, for the arbiter's terminal, logs and PGN
 //! comments: "board 3, move 14, Black: illegal move (king left in check) Nf6-d5; put back:
 //! take Nd5 off, put N on f6; add 1:00 to White: 2:31 -> 3:31".
+//!
+//! The words are the `messages` crate's (one Fluent catalogue a language); this module
+//! says which message each part of a ruling is and puts the parts together. The `_in`
+//! functions take the language; the others are English (PGN comments, the dashboard).
 
 use chess_rules::{Attempt, Color, IllegalCategory, Move, Piece, RestoreStep, Role};
+use messages::{Args, Language, Messages};
 use touch_tracker::events::{
     DisplacedEvent, IllegalMoveEvent, RecoveryUncertainEvent, TouchMoveEvent,
 };
@@ -10,6 +15,8 @@ use touch_tracker::{
     ArbiterEvent, BoardStatus, ClaimReason, ClockMismatchEvent, EndReason, EventKind,
     MismatchReason, Obligation,
 };
+
+const EN: Messages = Messages::english();
 
 /// `M:SS`, or `H:MM:SS` from an hour on (clock displays; whole seconds).
 pub fn clock(ms: u64) -> String {
@@ -29,16 +36,29 @@ pub fn side(c: Color) -> &'static str {
     }
 }
 
+/// `White` / `Black` in a language (as the subject of a sentence).
+pub fn side_in(m: Messages, c: Color) -> String {
+    m.format("side", &Args::new().str("side", c.name()))
+}
+
+/// "Black: {text}".
+fn by_side(m: Messages, c: Color, text: String) -> String {
+    m.format(
+        "by-side",
+        &Args::new().str("side", c.name()).str("text", text),
+    )
+}
+
 /// Why a game ended, in words for people ("checkmate", "result set with the kings").
 pub fn end_reason(r: EndReason) -> String {
-    match r {
-        EndReason::ResultOnBoard => "result set with the kings".to_owned(),
-        EndReason::SeventyFiveMoves => "75-move rule".to_owned(),
-        EndReason::FiftyMoves => "50-move rule".to_owned(),
-        EndReason::Fivefold => "fivefold repetition".to_owned(),
-        EndReason::Threefold => "threefold repetition".to_owned(),
-        other => other.name().replace('_', " "),
-    }
+    end_reason_in(EN, r)
+}
+
+pub fn end_reason_in(m: Messages, r: EndReason) -> String {
+    m.format(
+        "end-reason",
+        &Args::new().str("reason", r.name().replace('_', "-")),
+    )
 }
 
 /// Whether an event is a ruling or a suspicion the arbiter rules on (an illegal move,
@@ -58,50 +78,98 @@ pub fn move_number(ply: u32) -> u32 {
     ply.div_ceil(2).max(1)
 }
 
-/// What a category of illegal move is, in a few words.
-pub fn category(c: IllegalCategory) -> &'static str {
+/// The catalogue's key of a category of illegal move.
+fn category_key(c: IllegalCategory) -> &'static str {
     match c {
-        IllegalCategory::KingInCheck => "king left in check",
-        IllegalCategory::Castling => "castling not allowed",
-        IllegalCategory::EnPassant => "en passant not allowed",
-        IllegalCategory::PieceMovement => "piece moved against its rules",
-        IllegalCategory::UnpromotedPawn => "pawn not promoted",
-        IllegalCategory::ClockWithoutMove => "clock pressed without a move",
-        IllegalCategory::WrongColor => "opponent's piece moved",
-        IllegalCategory::MultipleMoves => "more than one move",
-        IllegalCategory::PieceAddedOrRemoved => "piece added or removed",
-        IllegalCategory::TwoHanded => "two-handed move",
-        IllegalCategory::Other => "illegal move",
+        IllegalCategory::KingInCheck => "king-in-check",
+        IllegalCategory::Castling => "castling",
+        IllegalCategory::EnPassant => "en-passant",
+        IllegalCategory::PieceMovement => "piece-movement",
+        IllegalCategory::UnpromotedPawn => "unpromoted-pawn",
+        IllegalCategory::ClockWithoutMove => "clock-without-move",
+        IllegalCategory::WrongColor => "wrong-color",
+        IllegalCategory::MultipleMoves => "multiple-moves",
+        IllegalCategory::PieceAddedOrRemoved => "piece-added-or-removed",
+        IllegalCategory::TwoHanded => "two-handed",
+        IllegalCategory::Other => "other",
     }
 }
 
-/// `N` for a knight, `` for a pawn (SAN letters).
-fn letter(p: Piece) -> String {
-    p.role.san_char().map(String::from).unwrap_or_default()
+/// What a category of illegal move is, in a few words.
+pub fn category(c: IllegalCategory) -> String {
+    category_in(EN, c)
 }
 
-fn attempt(a: &Attempt) -> String {
-    format!("{}{}-{}", letter(a.piece), a.from, a.to)
+pub fn category_in(m: Messages, c: IllegalCategory) -> String {
+    m.format(
+        "illegal-category",
+        &Args::new().str("category", category_key(c)),
+    )
 }
 
-fn piece_name(p: Piece) -> String {
-    match p.role {
-        Role::Pawn => format!("{} pawn", p.color),
-        r => format!("{} {r}", p.color),
+/// `N` for a knight, `` for a pawn (SAN letters; `К` for a knight in Russian).
+fn letter(m: Messages, role: Role) -> String {
+    m.format("piece-letter", &Args::new().str("role", role.name()))
+}
+
+/// A move in SAN (or a line of them) with the piece letters of the language: squares,
+/// castling and move numbers stay as they are.
+fn san_in(m: Messages, san: &str) -> String {
+    if m.language() == Language::En {
+        return san.to_owned();
     }
+    san.chars()
+        .map(|ch| match san_role(ch) {
+            Some(role) => letter(m, role),
+            None => ch.to_string(),
+        })
+        .collect()
+}
+
+/// The piece of a SAN letter (upper case: `b` is a file).
+fn san_role(ch: char) -> Option<Role> {
+    Some(match ch {
+        'K' => Role::King,
+        'Q' => Role::Queen,
+        'R' => Role::Rook,
+        'B' => Role::Bishop,
+        'N' => Role::Knight,
+        _ => return None,
+    })
+}
+
+fn attempt(m: Messages, a: &Attempt) -> String {
+    format!("{}{}-{}", letter(m, a.piece.role), a.from, a.to)
+}
+
+fn piece_name(m: Messages, p: Piece) -> String {
+    m.format(
+        "piece",
+        &Args::new()
+            .str("color", p.color.name())
+            .str("role", p.role.name()),
+    )
 }
 
 /// Restore steps in plain words: "take the white bishop off f3, put a white bishop on f1".
 pub fn steps(steps: &[RestoreStep]) -> String {
+    steps_in(EN, steps)
+}
+
+pub fn steps_in(m: Messages, steps: &[RestoreStep]) -> String {
     steps
         .iter()
-        .map(|s| match *s {
-            RestoreStep::Remove { square, piece } => {
-                format!("take the {} off {square}", piece_name(piece))
-            }
-            RestoreStep::Put { square, piece } => {
-                format!("put a {} on {square}", piece_name(piece))
-            }
+        .map(|s| {
+            let (id, square, piece) = match *s {
+                RestoreStep::Remove { square, piece } => ("step-remove", square, piece),
+                RestoreStep::Put { square, piece } => ("step-put", square, piece),
+            };
+            m.format(
+                id,
+                &Args::new()
+                    .str("piece", piece_name(m, piece))
+                    .str("square", square.to_string()),
+            )
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -109,277 +177,270 @@ pub fn steps(steps: &[RestoreStep]) -> String {
 
 /// The ruling on an illegal move, without the board prefix.
 pub fn illegal(i: &IllegalMoveEvent) -> String {
-    let mut out = format!("{}: illegal move ({})", side(i.color), category(i.category));
+    illegal_in(EN, i)
+}
+
+pub fn illegal_in(m: Messages, i: &IllegalMoveEvent) -> String {
+    let mut out = m.format(
+        "illegal-move",
+        &Args::new().str("category", category_in(m, i.category)),
+    );
     if let Some(a) = &i.attempt {
         out.push(' ');
-        out.push_str(&attempt(a));
+        out.push_str(&attempt(m, a));
     }
     if i.category == IllegalCategory::PieceAddedOrRemoved && !i.explanation.is_empty() {
         // What came on or went off the board, square by square.
         out.push_str(&format!(": {}", i.explanation));
     }
     if i.count > 1 {
-        out.push_str(&format!(", their illegal move no. {}", i.count));
+        let count = m.format("illegal-count", &Args::new().num("count", i.count.into()));
+        out.push_str(&format!(", {count}"));
     }
+    // The clauses after the first, each a sentence of its own after "; ".
+    let mut clauses = Vec::new();
     if i.clock_counted_press() && i.category != IllegalCategory::PieceAddedOrRemoved {
         // Periods to come (arbiter-rules.md section 5): the clock's count is one ahead.
-        out.push_str("; the clock counted this press as a move: take its move counter back by one");
+        clauses.push(m.text("illegal-clock-counted"));
     }
     if !i.restore.is_empty() {
-        let what = if i.category == IllegalCategory::UnpromotedPawn {
-            "correct"
+        let id = if i.category == IllegalCategory::UnpromotedPawn {
+            "illegal-correct"
         } else {
-            "put back"
+            "illegal-put-back"
         };
-        out.push_str(&format!("; {what}: {}", steps(&i.restore)));
+        clauses.push(m.format(id, &Args::new().str("steps", steps_in(m, &i.restore))));
     }
     if let Some(sq) = i.must_move {
-        out.push_str(&format!("; the piece on {sq} must move (touch-move)"));
+        clauses.push(m.format(
+            "illegal-must-move",
+            &Args::new().str("square", sq.to_string()),
+        ));
     }
     if let Some(p) = i.penalty {
-        match (i.clock_before, i.clock_after) {
-            (Some(before), Some(after)) => {
-                out.push_str(&format!(
-                    "; add {} to {}: {} -> {}",
-                    clock(p.add_ms),
-                    side(p.to),
-                    clock(before.get(p.to)),
-                    clock(after.get(p.to))
-                ));
-                let me = p.to.opponent();
-                if after.get(me) != before.get(me) {
-                    out.push_str(&format!(
-                        "; {} {} -> {} (increment of the illegal press taken back)",
-                        side(me),
-                        clock(before.get(me)),
-                        clock(after.get(me))
-                    ));
-                }
-            }
-            _ => out.push_str(&format!("; add {} to {}", clock(p.add_ms), side(p.to))),
-        }
+        penalty(m, i, p, &mut clauses);
     }
     if let Some(r) = i.result {
-        out.push_str(&format!("; second illegal move: the game ends {r}"));
+        let mut second = m.format("illegal-second", &Args::new().str("result", r.as_str()));
         if i.result_undetermined {
-            out.push_str(" (whether the opponent can still mate is undetermined: arbiter, look)");
+            second.push_str(&format!(" ({})", m.text("mate-undetermined")));
         }
+        clauses.push(second);
     }
-    out
+    for c in clauses {
+        out.push_str("; ");
+        out.push_str(&c);
+    }
+    by_side(m, i.color, out)
+}
+
+/// The time added to the opponent (art. 7.5.5) and, where the clocks were read, what
+/// each shows before and after.
+fn penalty(
+    m: Messages,
+    i: &IllegalMoveEvent,
+    p: touch_tracker::Penalty,
+    clauses: &mut Vec<String>,
+) {
+    let add = Args::new()
+        .str("add", clock(p.add_ms))
+        .str("to", p.to.name());
+    match (i.clock_before, i.clock_after) {
+        (Some(before), Some(after)) => {
+            clauses.push(
+                m.format(
+                    "penalty-clock",
+                    &add.str("before", clock(before.get(p.to)))
+                        .str("after", clock(after.get(p.to))),
+                ),
+            );
+            let me = p.to.opponent();
+            if after.get(me) != before.get(me) {
+                clauses.push(
+                    m.format(
+                        "increment-taken-back",
+                        &Args::new()
+                            .str("side", me.name())
+                            .str("before", clock(before.get(me)))
+                            .str("after", clock(after.get(me))),
+                    ),
+                );
+            }
+        }
+        _ => clauses.push(m.format("penalty", &add)),
+    }
 }
 
 /// The move in SAN for a sentence; its UCI only for an event that has no SAN (written
 /// before events carried it).
-fn san_or(san: &str, uci: Move) -> String {
+fn san_or(m: Messages, san: &str, uci: Move) -> String {
     if san.is_empty() {
         uci.to_string()
     } else {
-        san.to_owned()
+        san_in(m, san)
     }
 }
 
-fn touch(t: &TouchMoveEvent) -> String {
+fn touch(m: Messages, t: &TouchMoveEvent) -> String {
     let touched: Vec<String> = t
         .touched
         .iter()
-        .map(|x| format!("{}{}", letter(x.piece), x.square))
+        .map(|x| format!("{}{}", letter(m, x.piece.role), x.square))
         .collect();
+    let square = Args::new().str("square", t.square.to_string());
     let duty = match t.obligation {
-        Obligation::Move => format!("the piece on {} had to move", t.square),
-        Obligation::Capture => format!("the piece on {} had to be captured", t.square),
-        Obligation::Castle => format!("castling with the rook on {} was due", t.square),
-        Obligation::KingMove => "the king had to move".to_owned(),
+        Obligation::Move => m.format("duty-move", &square),
+        Obligation::Capture => m.format("duty-capture", &square),
+        Obligation::Castle => m.format("duty-castle", &square),
+        Obligation::KingMove => m.text("duty-king"),
     };
-    format!(
-        "{}: possible touch-move violation: touched {} in that order, so {duty}; played {}",
-        side(t.color),
-        touched.join(", "),
-        san_or(&t.played_san, t.played)
-    )
+    let text = m.format(
+        "touch-move",
+        &Args::new()
+            .str("touched", touched.join(", "))
+            .str("duty", duty)
+            .str("played", san_or(m, &t.played_san, t.played)),
+    );
+    by_side(m, t.color, text)
 }
 
 /// Pieces knocked over with a move (art. 7.4): not an illegal move; what to put back.
 pub fn displaced(d: &DisplacedEvent) -> String {
-    if d.reestablished {
-        return format!("{}: {}, re-established", side(d.color), d.explanation);
-    }
-    format!(
-        "{}: {} (art. 7.4: displaced, not an illegal move; the arbiter may penalise); \
-         re-establish: {}",
-        side(d.color),
-        d.explanation,
-        steps(&d.squares)
-    )
+    displaced_in(EN, d)
+}
+
+pub fn displaced_in(m: Messages, d: &DisplacedEvent) -> String {
+    let what = Args::new().str("what", d.explanation.as_str());
+    let text = if d.reestablished {
+        m.format("displaced-reestablished", &what)
+    } else {
+        m.format("displaced", &what.str("steps", steps_in(m, &d.squares)))
+    };
+    by_side(m, d.color, text)
 }
 
 /// A clock wrong about a period's time (art. 6.10.2: its setting, not the player's
 /// fault): what it did, the move it was due at, and what to set; never a penalty.
-pub fn clock_mismatch(m: &ClockMismatchEvent) -> String {
-    let what = match m.reason {
+pub fn clock_mismatch(e: &ClockMismatchEvent) -> String {
+    clock_mismatch_in(EN, e)
+}
+
+pub fn clock_mismatch_in(m: Messages, e: &ClockMismatchEvent) -> String {
+    let moves = Args::new()
+        .num("move", e.move_number.into())
+        .num("due", e.due_move.into());
+    let what = match e.reason {
         // Seen at a press that was no move (the move it belongs to is not completed).
-        MismatchReason::PeriodAddedEarly if m.move_number >= m.due_move => format!(
-            "the clock added the next period's time at a press that was no move, before move \
-             {} was completed (set its move counter right)",
-            m.due_move
-        ),
-        MismatchReason::PeriodAddedEarly => format!(
-            "the clock added the next period's time at move {}, but it is due at move {} \
-             (the clock counted a press that was no move: set its move counter right)",
-            m.move_number, m.due_move
-        ),
-        MismatchReason::PeriodAddedLate => format!(
-            "the clock added the next period's time at move {}; it was due at move {}",
-            m.move_number, m.due_move
-        ),
-        MismatchReason::PeriodNotAdded => format!(
-            "the clock did not add the next period's time due at move {}",
-            m.due_move
-        ),
+        MismatchReason::PeriodAddedEarly if e.move_number >= e.due_move => {
+            m.format("mismatch-early-no-move", &moves)
+        }
+        MismatchReason::PeriodAddedEarly => m.format("mismatch-early", &moves),
+        MismatchReason::PeriodAddedLate => m.format("mismatch-late", &moves),
+        MismatchReason::PeriodNotAdded => m.format("mismatch-not-added", &moves),
     };
-    let set = m
-        .expected_ms
-        .map(|e| {
-            format!(
-                "; set {}'s clock: {} -> {}",
-                side(m.color),
-                clock(m.clock_ms),
-                clock(e)
-            )
-        })
-        .unwrap_or_default();
-    format!(
-        "{}: clock mismatch: {what} (art. 6.10.2){set}; no penalty, no result",
-        side(m.color)
-    )
+    let mut clauses = vec![m.format("clock-mismatch", &Args::new().str("what", what))];
+    if let Some(expected) = e.expected_ms {
+        clauses.push(
+            m.format(
+                "clock-set",
+                &Args::new()
+                    .str("side", e.color.name())
+                    .str("before", clock(e.clock_ms))
+                    .str("after", clock(expected)),
+            ),
+        );
+    }
+    clauses.push(m.text("no-penalty"));
+    by_side(m, e.color, clauses.join("; "))
 }
 
 /// The moves rebuilt after a disconnection, and what else could have been played.
-fn uncertain(r: &RecoveryUncertainEvent) -> String {
-    format!(
-        "the moves made while the board could not be read are uncertain: recorded {}; \
-         the board shows the same squares after {}; check the scoresheets",
-        r.recorded_san,
-        r.alternatives_san.join(", or after ")
+fn uncertain(m: Messages, r: &RecoveryUncertainEvent) -> String {
+    let mut alternatives = String::new();
+    for (n, line) in r.alternatives_san.iter().enumerate() {
+        let line = san_in(m, line);
+        if n == 0 {
+            alternatives = line;
+        } else {
+            alternatives.push_str(&m.format("or-after", &Args::new().str("line", line)));
+        }
+    }
+    m.format(
+        "recovery-uncertain",
+        &Args::new()
+            .str("recorded", san_in(m, &r.recorded_san))
+            .str("alternatives", alternatives),
     )
 }
 
 /// One line for a ruling or alert (`None` for moves, board status and other routine
-/// events). Prefixed with the board and the move it concerns.
+/// events). Prefixed with the board and the move it concerns. In English.
 pub fn ruling(e: &ArbiterEvent) -> Option<String> {
-    let prefix = |ply: u32| format!("board {}, move {}, ", e.board, move_number(ply));
+    ruling_in(EN, e)
+}
+
+/// One line for a ruling or alert in a language (see [`ruling`]).
+pub fn ruling_in(m: Messages, e: &ArbiterEvent) -> Option<String> {
+    let prefix = |ply: u32, text: String| at_move(m, e, move_number(ply), text);
+    let at_board = |text: String| {
+        m.format(
+            "at-board",
+            &Args::new().str("board", e.board.as_str()).str("text", text),
+        )
+    };
     Some(match &e.kind {
-        EventKind::IllegalMove(i) => format!("{}{}", prefix(i.ply), illegal(i)),
-        EventKind::Restored { .. } => format!("board {}: position restored", e.board),
-        EventKind::TouchMove(t) if t.violation => format!("{}{}", prefix(t.ply), touch(t)),
-        EventKind::TwoHandedSuspected(t) => format!(
-            "{}{}: two-handed move suspected ({}): {}",
-            prefix(t.ply),
-            side(t.color),
-            san_or(&t.san, t.uci),
-            t.evidence
-        ),
-        EventKind::DrawClaimable(d) => format!(
-            "{}{} may claim a draw ({}){}",
-            prefix(d.ply + 1),
-            side(d.color),
-            match d.reason {
-                ClaimReason::Threefold => "threefold repetition",
-                ClaimReason::FiftyMoves => "50-move rule",
-            },
-            d.with_move
-                .map(|m| format!(" with the move {m}"))
-                .unwrap_or_default()
-        ),
-        EventKind::GameOver(g) => {
-            let mut s = format!(
-                "board {}: game over after {} plies: {} ({})",
-                e.board,
-                g.plies,
-                g.result,
-                end_reason(g.reason)
+        EventKind::IllegalMove(i) => prefix(i.ply, illegal_in(m, i)),
+        EventKind::Restored { .. } => at_board(m.text("position-restored")),
+        EventKind::TouchMove(t) if t.violation => prefix(t.ply, touch(m, t)),
+        EventKind::TwoHandedSuspected(t) => {
+            let text = m.format(
+                "two-handed",
+                &Args::new()
+                    .str("move", san_or(m, &t.san, t.uci))
+                    .str("evidence", t.evidence.as_str()),
             );
-            if let Some(c) = g.flag {
-                s.push_str(&format!(", {}'s flag fell", side(c)));
-            }
-            if g.undetermined {
-                s.push_str("; whether the opponent can still mate is undetermined: arbiter, look");
-            }
-            s
+            prefix(t.ply, by_side(m, t.color, text))
         }
-        EventKind::IllegalMoveStands(s) => format!(
-            "board {}: {}'s illegal move stands (the opponent replied before it was \
-             corrected); the game goes on from {}",
-            e.board,
-            side(s.color),
-            s.fen
+        EventKind::DrawClaimable(d) => prefix(d.ply + 1, draw_claimable(m, d)),
+        EventKind::GameOver(g) => at_board(game_over(m, g)),
+        EventKind::IllegalMoveStands(s) => at_board(
+            m.format(
+                "illegal-stands",
+                &Args::new()
+                    .str("side", s.color.name())
+                    .str("fen", s.fen.as_str()),
+            ),
         ),
-        EventKind::RecoveryUncertain(r) => format!("{}{}", prefix(r.ply), uncertain(r)),
-        EventKind::Displaced(d) => format!("{}{}", prefix(d.ply), displaced(d)),
-        EventKind::RulingUnclear(u) => {
-            format!("{}{}: {}", prefix(u.ply), side(u.color), u.explanation)
-        }
+        EventKind::RecoveryUncertain(r) => prefix(r.ply, uncertain(m, r)),
+        EventKind::Displaced(d) => prefix(d.ply, displaced_in(m, d)),
+        EventKind::RulingUnclear(u) => prefix(u.ply, by_side(m, u.color, u.explanation.clone())),
         // The player's own move number, which from the standard start is the full move.
-        EventKind::ClockMismatch(m) => format!(
-            "board {}, move {}, {}",
-            e.board,
-            m.move_number,
-            clock_mismatch(m)
-        ),
-        EventKind::PositionAccepted(a) => format!(
-            "board {}: {}, {} to move ({}); the moves after ply {} were not seen{}",
-            e.board,
-            if a.candidates.is_empty() {
-                "the arbiter accepted the board as the position".to_owned()
-            } else {
-                format!(
-                    "followed from the position every line found leads to, the order of \
-                     its moves not known ({}: the arbiter picks it for the record)",
-                    candidate_lines(&a.candidates)
-                )
-            },
-            side(a.side_to_move),
-            a.fen,
-            a.last_known_ply,
-            if a.ply_unknown {
-                format!(
-                    "; how many were made is not known (at least {}): move numbers from \
-                     here may be too low",
-                    a.ply - a.last_known_ply
-                )
-            } else {
-                String::new()
-            }
-        ),
-        EventKind::TakenBack(c) => format!(
-            "board {}: {}; the board must show it again ({})",
-            e.board,
+        EventKind::ClockMismatch(c) => at_move(m, e, c.move_number, clock_mismatch_in(m, c)),
+        EventKind::PositionAccepted(a) => at_board(position_accepted(m, a)),
+        EventKind::TakenBack(c) => at_board(format!(
+            "{}; the board must show it again ({})",
             taken_back(c),
             c.fen
-        ),
+        )),
         EventKind::ArbiterDecision(d) => match d.ply {
-            Some(ply) => format!("{}{}", prefix(ply), d.explanation),
-            None => format!("board {}: {}", e.board, d.explanation),
+            Some(ply) => prefix(ply, d.explanation.clone()),
+            None => at_board(d.explanation.clone()),
         },
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => {
             let detail = b
                 .detail
                 .as_deref()
                 .map_or(String::new(), |d| format!(" ({d})"));
-            if b.candidates.is_empty() {
-                format!(
-                    "board {}: the board shows a position no legal moves explain; check \
-                     it{detail}",
-                    e.board
-                )
+            let text = if b.candidates.is_empty() {
+                m.text("out-of-sync")
             } else {
                 // Issue 36: lines fit, none is proven; the arbiter picks or types.
-                format!(
-                    "board {}: the moves made unseen are not known for sure; lines that fit: \
-                     {}; check them against the scoresheets{detail}",
-                    e.board,
-                    candidate_lines(&b.candidates)
+                m.format(
+                    "out-of-sync-lines",
+                    &Args::new().str("lines", candidate_lines_in(m, &b.candidates)),
                 )
-            }
+            };
+            at_board(format!("{text}{detail}"))
         }
         _ => return None,
     })
@@ -401,38 +462,121 @@ pub fn taken_back(c: &touch_tracker::events::TakenBackEvent) -> String {
     )
 }
 
+/// "board 3, move 14, {text}" with the move number as it is.
+fn at_move(m: Messages, e: &ArbiterEvent, move_number: u32, text: String) -> String {
+    m.format(
+        "at-move",
+        &Args::new()
+            .str("board", e.board.as_str())
+            .num("move", move_number.into())
+            .str("text", text),
+    )
+}
+
+fn draw_claimable(m: Messages, d: &touch_tracker::events::DrawClaimableEvent) -> String {
+    let reason = match d.reason {
+        ClaimReason::Threefold => "threefold",
+        ClaimReason::FiftyMoves => "fifty-moves",
+    };
+    let args = Args::new().str("side", d.color.name()).str(
+        "reason",
+        m.format("draw-reason", &Args::new().str("reason", reason)),
+    );
+    match d.with_move {
+        Some(mv) => m.format("draw-claimable-with", &args.str("move", mv.to_string())),
+        None => m.format("draw-claimable", &args),
+    }
+}
+
+fn game_over(m: Messages, g: &touch_tracker::events::GameOverEvent) -> String {
+    let mut s = m.format(
+        "game-over",
+        &Args::new()
+            .num("plies", g.plies.into())
+            .str("result", g.result.as_str())
+            .str("reason", end_reason_in(m, g.reason)),
+    );
+    if let Some(c) = g.flag {
+        s.push_str(", ");
+        s.push_str(&m.format("flag-fell", &Args::new().str("side", c.name())));
+    }
+    if g.undetermined {
+        s.push_str("; ");
+        s.push_str(&m.text("mate-undetermined"));
+    }
+    s
+}
+
+fn position_accepted(m: Messages, a: &touch_tracker::events::PositionAcceptedEvent) -> String {
+    let how = if a.candidates.is_empty() {
+        m.text("accepted-as-is")
+    } else {
+        m.format(
+            "accepted-lines",
+            &Args::new().str("lines", candidate_lines_in(m, &a.candidates)),
+        )
+    };
+    let mut s = m.format(
+        "position-accepted",
+        &Args::new()
+            .str("how", how)
+            .str("side", a.side_to_move.name())
+            .str("fen", a.fen.as_str())
+            .num("ply", a.last_known_ply.into()),
+    );
+    if a.ply_unknown {
+        s.push_str("; ");
+        s.push_str(&m.format(
+            "accepted-count-unknown",
+            &Args::new().num("count", (a.ply - a.last_known_ply).into()),
+        ));
+    }
+    s
+}
+
 /// Lines found after a gap, numbered for the arbiter: `1) 4. O-O Bc5 5. d3; 2) ...`.
 pub fn candidate_lines(candidates: &[touch_tracker::GapCandidate]) -> String {
+    candidate_lines_in(EN, candidates)
+}
+
+pub fn candidate_lines_in(m: Messages, candidates: &[touch_tracker::GapCandidate]) -> String {
     let lines: Vec<String> = candidates
         .iter()
         .enumerate()
-        .map(|(i, c)| format!("{}) {}", i + 1, c.san))
+        .map(|(i, c)| format!("{}) {}", i + 1, san_in(m, &c.san)))
         .collect();
     lines.join("; ")
 }
 
 /// The PGN comment for an event (the ruling without the board prefix), if it is one.
+/// In English: the PGN's SAN and comments are read by programs and by every arbiter.
 pub fn comment(e: &ArbiterEvent) -> Option<String> {
+    let m = EN;
     let text = match &e.kind {
-        EventKind::IllegalMove(i) => illegal(i),
-        EventKind::TouchMove(t) if t.violation => touch(t),
-        EventKind::TwoHandedSuspected(t) => format!(
-            "{}: two-handed move suspected: {}",
-            side(t.color),
-            t.evidence
+        EventKind::IllegalMove(i) => illegal_in(m, i),
+        EventKind::TouchMove(t) if t.violation => touch(m, t),
+        EventKind::TwoHandedSuspected(t) => by_side(
+            m,
+            t.color,
+            m.format(
+                "two-handed-comment",
+                &Args::new().str("evidence", t.evidence.as_str()),
+            ),
         ),
-        EventKind::RecoveryUncertain(r) => uncertain(r),
-        EventKind::RulingUnclear(u) => format!("{}: {}", side(u.color), u.explanation),
-        EventKind::ClockMismatch(m) => clock_mismatch(m),
-        EventKind::ArbiterDecision(d) => format!("the arbiter's decision: {}", d.explanation),
-        EventKind::DrawClaimable(_) | EventKind::IllegalMoveStands(_) => {
-            let line = ruling(e)?;
-            // Drop "board N, move M, " / "board N: ".
-            match line.split_once(", move ") {
-                Some((_, rest)) => rest.split_once(", ").map(|(_, r)| r.to_owned())?,
-                None => line.split_once(": ").map(|(_, r)| r.to_owned())?,
-            }
-        }
+        EventKind::RecoveryUncertain(r) => uncertain(m, r),
+        EventKind::RulingUnclear(u) => by_side(m, u.color, u.explanation.clone()),
+        EventKind::ClockMismatch(c) => clock_mismatch_in(m, c),
+        EventKind::ArbiterDecision(d) => m.format(
+            "arbiter-decision-comment",
+            &Args::new().str("text", d.explanation.as_str()),
+        ),
+        EventKind::DrawClaimable(d) => draw_claimable(m, d),
+        EventKind::IllegalMoveStands(s) => m.format(
+            "illegal-stands",
+            &Args::new()
+                .str("side", s.color.name())
+                .str("fen", s.fen.as_str()),
+        ),
         _ => return None,
     };
     Some(text)
@@ -656,3 +800,6 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod every_language;

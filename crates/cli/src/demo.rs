@@ -1,5 +1,5 @@
 //! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S] [--exit-when-done]
-//! [--livechess-api]`:
+//! [--livechess-api] [--lang en|ru]`:
 //! eight emulated boards on ptys playing embedded games with irregularities through the
 //! real daemon; prints each ruling, writes PGN and the LiveChess folder, serves HTTP; when
 //! the games are over it prints a summary and keeps the dashboard up until Ctrl-C (or
@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use arbiter_daemon::demo::{self, DemoOptions};
 use arbiter_daemon::sinks::log::{self, LogFormat};
+use messages::Language;
 
 /// Arguments of `demo`.
 #[derive(Debug, clap::Args)]
@@ -39,6 +40,9 @@ pub struct DemoArgs {
     /// 127.0.0.1:1982, or a free port if it is taken (printed at start).
     #[arg(long)]
     pub livechess_api: bool,
+    /// The language of the rulings printed: en (default) or ru.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<Language>,
 }
 
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
@@ -56,6 +60,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
         http: args.http,
         exit_when_done: args.exit_when_done,
         livechess_api: args.livechess_api,
+        language: args.lang.unwrap_or_default(),
         ..DemoOptions::default()
     };
     runtime.block_on(async {

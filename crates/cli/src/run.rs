@@ -1,5 +1,5 @@
 //! `dgt-arbiter run --config FILE.toml [--log-format human|json] [--record]
-//! [--events-stdout]`: the daemon. Resumes every board from its journal, drives the
+//! [--events-stdout] [--lang en|ru]`: the daemon. Resumes every board from its journal, drives the
 //! boards, writes events, PGN and the LiveChess folder, serves HTTP, and stops cleanly on
 //! SIGINT/SIGTERM (games closed as unfinished; they resume at the next start).
 
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use arbiter_daemon::sinks::log::{self, LogFormat};
 use arbiter_daemon::{Config, Daemon, RunOptions};
+use messages::Language;
 
 /// Arguments of `run`.
 #[derive(Debug, clap::Args)]
@@ -24,6 +25,10 @@ pub struct RunArgs {
     /// Also print the JSON events on stdout (as `output.events_stdout = true`).
     #[arg(long)]
     pub events_stdout: bool,
+    /// The language of the rulings on the terminal and in the log (en, ru); overrides
+    /// the config's `[event] language`.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<Language>,
     /// Only check the config file and exit.
     #[arg(long)]
     pub check: bool,
@@ -54,6 +59,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     config.output.events_stdout |= args.events_stdout;
+    if let Some(lang) = args.lang {
+        config.event.language = lang;
+    }
     let runtime = daemon_runtime(&args.log_format, Some(config.runtime.async_threads))?;
     runtime.block_on(async {
         // Listened for before anything starts (see `signal`).

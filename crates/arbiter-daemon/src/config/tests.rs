@@ -883,3 +883,22 @@ fn a_wrong_chess960_start_is_named_with_its_board() {
         "{m}"
     );
 }
+
+#[test]
+fn the_rulings_language_is_english_unless_the_event_says() {
+    assert_eq!(parse(GOOD).unwrap().event.language, Language::En);
+    let ru = parse(&with(
+        "supervision = \"partial\"",
+        "supervision = \"partial\"\nlanguage = \"ru\"",
+    ))
+    .unwrap();
+    assert_eq!(ru.event.language, Language::Ru);
+    let m = message(&with(
+        "supervision = \"partial\"",
+        "supervision = \"partial\"\nlanguage = \"fr\"",
+    ));
+    assert!(
+        m.contains("event.language") && m.contains("\"fr\"") && m.contains("en, ru"),
+        "{m}"
+    );
+}

@@ -132,7 +132,7 @@ pub struct Note {
 /// An illegal move in plain words: its category and each restore step.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Details {
-    pub category: Option<&'static str>,
+    pub category: Option<String>,
     pub steps: Vec<String>,
 }
 
@@ -148,7 +148,7 @@ impl Details {
                     .collect(),
             },
             EventKind::Displaced(d) => Details {
-                category: Some("displaced pieces (art. 7.4)"),
+                category: Some("displaced pieces (art. 7.4)".to_owned()),
                 steps: d
                     .squares
                     .iter()

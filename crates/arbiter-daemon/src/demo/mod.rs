@@ -25,6 +25,7 @@ use dgt_sim::hands::{
     generate, Expected, GameInput, HandOptions, IllegalKind, Irregularity, Script,
 };
 use dgt_sim::{Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
+use messages::{Language, Messages};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::config::{Config, ConfigError};
@@ -59,6 +60,8 @@ pub struct DemoOptions {
     /// Serve the LiveChess API (`[livechess_api]`) on 127.0.0.1:1982, or a free port if
     /// that is taken.
     pub livechess_api: bool,
+    /// The language the rulings are printed (and logged) in.
+    pub language: Language,
 }
 
 impl Default for DemoOptions {
@@ -72,6 +75,7 @@ impl Default for DemoOptions {
             think_scale: 0.02,
             exit_when_done: false,
             livechess_api: false,
+            language: Language::En,
         }
     }
 }
@@ -386,7 +390,10 @@ pub async fn run(
         path: config_path.clone(),
         source,
     })?;
-    let config = Config::load(&config_path)?;
+    let mut config = Config::load(&config_path)?;
+    // The file stays the hall's plain example; the language is the command line's.
+    config.event.language = opts.language;
+    let say = Messages::new(opts.language);
     // The config's `dir = "."` is this folder: the outputs go to the folder given.
     let out_dir = dir.clone();
     let daemon = Daemon::start(config, RunOptions::default()).await?;
@@ -473,7 +480,7 @@ pub async fn run(
             }
             e = rx.recv() => match e {
                 Ok(e) if !e.replayed => {
-                    if let Some(line) = words::ruling(&e.event) {
+                    if let Some(line) = words::ruling_in(say, &e.event) {
                         p(out, format!("  {line}"))?;
                     }
                     if let Some(b) = boards.iter().find(|b| b.number == e.board) {
@@ -494,7 +501,7 @@ pub async fn run(
                 if hub.all_over() || grace.is_some_and(|at| tokio::time::Instant::now() >= at) {
                     // Print what is still queued (the last game's end).
                     while let Ok(e) = rx.try_recv() {
-                        if let Some(line) = words::ruling(&e.event).filter(|_| !e.replayed) {
+                        if let Some(line) = words::ruling_in(say, &e.event).filter(|_| !e.replayed) {
                             p(out, format!("  {line}"))?;
                         }
                     }

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 use touch_tracker::EventKind;
 
+use messages::{Language, Messages};
+
 use crate::hub::Hub;
 use crate::words;
 
@@ -38,8 +40,9 @@ pub fn init(format: LogFormat, default_level: &str) {
 }
 
 /// Logs the hub's live events until the stream closes (replayed ones are summed up by
-/// the board task instead).
-pub async fn follow(hub: Arc<Hub>) {
+/// the board task instead); rulings in `language`.
+pub async fn follow(hub: Arc<Hub>, language: Language) {
+    let say = Messages::new(language);
     let mut rx = hub.subscribe();
     loop {
         let e = match rx.recv().await {
@@ -81,7 +84,7 @@ pub async fn follow(hub: Arc<Hub>) {
                 );
             }
             _ => {
-                if let Some(line) = words::ruling(&e.event) {
+                if let Some(line) = words::ruling_in(say, &e.event) {
                     let ply = ply_of(&e.event.kind);
                     tracing::warn!(board, ply, kind = e.event.kind_name(), "{line}");
                 }
