@@ -9,63 +9,17 @@ mod common;
 
 use std::time::Duration;
 
-use chess_rules::{read_pgn, CastleSide, Move, Position};
+use chess_rules::{read_pgn, Position};
 use common::*;
 use dgt_protocol::capture::TimeControl;
-use dgt_sim::hands::{generate, GameInput, HandOptions, Variations};
-
-/// The first start position (from `from`) where White can castle king's side at once,
-/// and a game from it: both castle king's side on their first move, then `plies` quiet
-/// moves chosen by a fixed pseudo-random sequence (the game must not end).
-fn castling_game(from: u16, plies: usize) -> (u16, GameInput, [Move; 2]) {
-    for n in from..960 {
-        let Ok(start) = Position::start_960(n) else {
-            continue;
-        };
-        let Some(white) = start.castling_move(CastleSide::KingSide) else {
-            continue;
-        };
-        let Ok(after) = start.play(white) else {
-            continue;
-        };
-        let Some(black) = after.castling_move(CastleSide::KingSide) else {
-            continue;
-        };
-        let Ok(mut pos) = after.play(black) else {
-            continue;
-        };
-        let mut moves = vec![white, black];
-        let mut seed: u64 = 0x960 + u64::from(n);
-        while moves.len() < plies + 2 {
-            // Quiet moves only (no capture, no promotion): no dead position, no mate soon.
-            let quiet: Vec<Move> = pos
-                .legal_moves()
-                .filter(|m| pos.piece_at(m.to).is_none() && m.promotion.is_none())
-                .filter(|&m| pos.play(m).is_ok_and(|p| p.legal_moves().next().is_some()))
-                .collect();
-            if quiet.is_empty() {
-                break;
-            }
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let m = quiet[(seed >> 33) as usize % quiet.len()];
-            pos = pos.play(m).expect("a legal move");
-            moves.push(m);
-        }
-        if moves.len() == plies + 2 {
-            let game = GameInput::new(start, moves).expect("a legal game");
-            return (n, game, [white, black]);
-        }
-    }
-    panic!("no Chess960 start from {from} where both can castle at once");
-}
+use dgt_sim::hands::{chess960_game, generate, HandOptions, Variations};
 
 #[test]
 fn a_chess960_game_with_both_castlings_is_recorded_and_never_ruled() {
     let _one_at_a_time = serial();
     let dir = temp_dir("chess960");
-    let (number, game, castlings) = castling_game(0, 24);
+    let (number, game) = chess960_game(0, 24, 960).expect("a start where both castle at once");
+    let castlings = [game.moves[0], game.moves[1]];
     let script = generate(
         &game,
         &HandOptions {

@@ -211,3 +211,64 @@ fn the_demo_prints_its_rulings_in_russian() {
         "{line}"
     );
 }
+
+/// `demo --variant chess960`: each board a Chess960 game from its own start position,
+/// both players castling first; the event is configured so, and the PGN says so.
+#[test]
+fn the_demo_plays_chess960_games() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("demo-960");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .args([
+            "demo",
+            "--boards",
+            "2",
+            "--speed",
+            "8",
+            "--http",
+            "127.0.0.1:0",
+            "--exit-when-done",
+            "--variant",
+            "chess960",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(600);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the 960 demo did not end in 600 s");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(status.success(), "{status}");
+    let config = std::fs::read_to_string(dir.join("demo.toml")).unwrap();
+    assert!(config.contains("variant = \"chess960\""), "{config}");
+    assert_eq!(config.matches("start_position = ").count(), 2, "{config}");
+    let events = events(&dir);
+    for b in 1..=2 {
+        let ev = board_events(&events, b);
+        let first: Vec<&str> = ev
+            .iter()
+            .filter(|e| e["kind"] == "move")
+            .take(2)
+            .filter_map(|e| e["san"].as_str())
+            .collect();
+        assert_eq!(first, ["O-O", "O-O"], "board {b}");
+    }
+    let round = std::fs::read_to_string(dir.join("pgn/round-1.pgn")).unwrap();
+    let games = chess_rules::read_pgn(round.as_bytes()).unwrap();
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.tag("Variant"), Some("Chess960"), "{round}");
+        assert!(g.tag("FEN").is_some(), "{round}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

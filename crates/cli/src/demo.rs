@@ -1,5 +1,5 @@
 //! `dgt-arbiter demo [--speed X] [--boards N] [--dir DIR] [--seed S] [--exit-when-done]
-//! [--livechess-api] [--lang en|ru]`:
+//! [--livechess-api] [--lang en|ru] [--variant standard|chess960]`:
 //! eight emulated boards on ptys playing embedded games with irregularities through the
 //! real daemon; prints each ruling, writes PGN and the LiveChess folder, serves HTTP; when
 //! the games are over it prints a summary and keeps the dashboard up until Ctrl-C (or
@@ -43,6 +43,12 @@ pub struct DemoArgs {
     /// The language of the rulings printed: en (default) or ru.
     #[arg(long, value_name = "LANG")]
     pub lang: Option<Language>,
+    /// `chess960`: each board plays a Chess960 game from its own start position, both
+    /// players castling (the config says `variant = "chess960"` and each board's
+    /// `start_position`).
+    #[arg(long, value_name = "VARIANT", default_value = "standard",
+          value_parser = ["standard", "chess960"])]
+    pub variant: String,
 }
 
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
@@ -61,6 +67,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
         exit_when_done: args.exit_when_done,
         livechess_api: args.livechess_api,
         language: args.lang.unwrap_or_default(),
+        chess960: args.variant == "chess960",
         ..DemoOptions::default()
     };
     runtime.block_on(async {

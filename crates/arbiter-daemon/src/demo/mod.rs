@@ -22,7 +22,7 @@ use chess_rules::{read_pgn, Color, GameResult, PgnGame, Piece, Role, Square};
 use dgt_protocol::capture::TimeControl;
 use dgt_protocol::Orientation;
 use dgt_sim::hands::{
-    generate, Expected, GameInput, HandOptions, IllegalKind, Irregularity, Script,
+    chess960_game, generate, Expected, GameInput, HandOptions, IllegalKind, Irregularity, Script,
 };
 use dgt_sim::{Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
 use messages::{Language, Messages};
@@ -62,6 +62,9 @@ pub struct DemoOptions {
     pub livechess_api: bool,
     /// The language the rulings are printed (and logged) in.
     pub language: Language,
+    /// Chess960 games (`--variant chess960`): each board its own start position, both
+    /// players castling at once (arbiter-rules.md section 6).
+    pub chess960: bool,
 }
 
 impl Default for DemoOptions {
@@ -76,6 +79,7 @@ impl Default for DemoOptions {
             exit_when_done: false,
             livechess_api: false,
             language: Language::En,
+            chess960: false,
         }
     }
 }
@@ -202,8 +206,19 @@ pub fn scripts(opts: &DemoOptions) -> Result<Vec<(PgnGame, Script)>, DemoError> 
     }
     (0..opts.boards)
         .map(|i| {
-            let pgn = games[i % games.len()].clone();
-            let game = GameInput::from_pgn(&pgn).map_err(|e| DemoError::Games(e.to_string()))?;
+            let mut pgn = games[i % games.len()].clone();
+            let game = if opts.chess960 {
+                // The standard game's players play a 960 game of their own; its result is
+                // what the board shows, not the PGN's.
+                let from = (opts.seed.wrapping_mul(97).wrapping_add(i as u64 * 131) % 960) as u16;
+                let (_, game) = chess960_game(from, 40, opts.seed.wrapping_add(i as u64))
+                    .ok_or_else(|| DemoError::Games("no Chess960 start to play".into()))?;
+                pgn.result = None;
+                pgn.tags.retain(|(k, _)| k == "White" || k == "Black");
+                game
+            } else {
+                GameInput::from_pgn(&pgn).map_err(|e| DemoError::Games(e.to_string()))?
+            };
             let (irregularities, allow_second_illegal) = irregularities(i);
             let hands = HandOptions {
                 seed: opts.seed.wrapping_add(i as u64),
@@ -249,7 +264,23 @@ pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String
         n = boards.len(),
         settle = scaled(400.0).max(10),
     );
-    for b in boards {
+    // Chess960: the event says so, each board its own start (arbiter-rules.md section 6).
+    let starts: Vec<Option<u16>> = boards
+        .iter()
+        .map(|b| {
+            (b.script.start.variant() == chess_rules::Variant::Chess960)
+                .then(|| b.script.start.chess960_number())
+                .flatten()
+        })
+        .collect();
+    if starts.iter().any(Option::is_some) {
+        s = s.replacen(
+            "supervision = \"full\"\n",
+            "supervision = \"full\"\nvariant = \"chess960\"\n",
+            1,
+        );
+    }
+    for (b, start) in boards.iter().zip(starts) {
         s.push_str(&format!(
             "\n[[board]]\nnumber = {}\nport = \"{}\"\nwhite = \"{}\"\nblack = \"{}\"\nwhite_clock = \"left\"\n",
             b.number,
@@ -257,6 +288,9 @@ pub fn config_text(boards: &[DemoBoard], speed: f64, http: SocketAddr) -> String
             b.white,
             b.black
         ));
+        if let Some(n) = start {
+            s.push_str(&format!("start_position = {n}\n"));
+        }
     }
     s
 }

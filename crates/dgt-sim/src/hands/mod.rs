@@ -31,6 +31,7 @@
 //! ```
 
 mod attempts;
+mod chess960;
 mod clock_periods;
 mod expected;
 mod faults;
@@ -44,6 +45,7 @@ mod scripted;
 use chess_rules::{Color, Move, PgnGame, Position, ReplayError};
 use dgt_protocol::capture::TimeControl;
 
+pub use chess960::chess960_game;
 pub use chess_rules::{Attempt, IllegalCategory, RestoreStep};
 pub use clock_periods::{MismatchReason, PeriodMismatch};
 pub use expected::{Expected, Ruling, TimedExpected};
