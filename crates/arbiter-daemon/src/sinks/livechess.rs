@@ -1,10 +1,10 @@
 //! The DGT LiveChess folder layout, as LiveChess exports it and lichess's Broadcaster
 //! reads it (compare `shared/data/pgn/lichess-broadcaster/tournament-2/`):
 //!
-//! - `tournament.json`: `{"id", "name", "timecontrol", "rounds": [{"count", "live"},
-//!   ...]}`, one entry per round (entries of other rounds already in the file are kept);
-//!   `timecontrol` is the event's control in the PGN form (`40/5400+30:1800+30`), as
-//!   LiveChess Cloud's tournament files carry one (each game's PGN has its board's own);
+//! - `tournament.json`: `{"id", "name", "rounds": [{"count", "live"}, ...]}`, one entry
+//!   per round (entries of other rounds already in the file are kept); the keys of
+//!   LiveChess's own export, no more (`tests/daemon.rs` compares them): the time control
+//!   is in each game's PGN `TimeControl` tag, the board's own;
 //! - `round-R/index.json`: `{"pairings": [{"white": {fname, mname, lname, title,
 //!   federation}, "black": {...}, "result", "live"}, ...]}` in board order;
 //! - `round-R/game-N.pgn`: the board's current game, N its place in `pairings` from 1,
@@ -94,9 +94,6 @@ pub struct RoundEntry {
 pub struct Tournament {
     pub id: String,
     pub name: String,
-    /// Absent from files written before it was added.
-    #[serde(default)]
-    pub timecontrol: String,
     pub rounds: Vec<RoundEntry>,
 }
 
@@ -199,7 +196,6 @@ fn render_changed(
         pretty(&Tournament {
             id: config.event.name.clone(),
             name: config.event.name.clone(),
-            timecontrol: config.time_control.to_string(),
             rounds,
         }),
     );
@@ -306,7 +302,6 @@ mod tests {
         );
         let t: Tournament = serde_json::from_slice(&files["tournament.json"]).unwrap();
         assert_eq!(t.name, "Open");
-        assert_eq!(t.timecontrol, config.time_control.to_string());
         assert_eq!(
             t.rounds,
             [
@@ -340,7 +335,6 @@ mod tests {
             pretty(&Tournament {
                 id: "x".into(),
                 name: "x".into(),
-                timecontrol: String::new(),
                 rounds: before.to_vec(),
             }),
         )
