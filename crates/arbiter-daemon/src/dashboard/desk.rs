@@ -52,31 +52,38 @@ struct TakebackBody {
     reason: String,
 }
 
+/// What both desk routes check first: the arbiter's token, the board, the JSON body
+/// (`example` shows the form in the 400 answer).
+// The error is the handler's own early answer, as `known_board`'s: no need to box it.
+#[allow(clippy::result_large_err)]
+fn desk_order<T: serde::de::DeserializeOwned>(
+    d: &Dashboard,
+    headers: &HeaderMap,
+    board: &str,
+    route: &str,
+    body: &[u8],
+    example: &str,
+) -> Result<(u32, T), Response> {
+    d.gate.check_action(headers).map_err(refused)?;
+    let number = known_board(d, board, route)?;
+    let body = serde_json::from_slice(body)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, format!("{example}: {e}")))?;
+    Ok((number, body))
+}
+
 pub(super) async fn enter_moves(
     State(d): State<Arc<Dashboard>>,
     headers: HeaderMap,
     Path(board): Path<String>,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = d.gate.check_action(&headers) {
-        return refused(r);
-    }
-    let number = match known_board(&d, &board, "moves") {
-        Ok(n) => n,
-        Err(r) => return r,
-    };
-    let body: MovesBody = match serde_json::from_slice(&body) {
-        Ok(b) => b,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!(
-                    "the moves are JSON such as {{\"moves\": [\"Bb5\", \"a6\"]}} (SAN or UCI; \
-                     optional \"from_ply\": N): {e}"
-                ),
-            )
-        }
-    };
+    let example = "the moves are JSON such as {\"moves\": [\"Bb5\", \"a6\"]} (SAN or UCI; \
+                   optional \"from_ply\": N)";
+    let (number, body): (u32, MovesBody) =
+        match desk_order(&d, &headers, &board, "moves", &body, example) {
+            Ok(x) => x,
+            Err(r) => return r,
+        };
     if body.moves.is_empty() || body.moves.len() > MAX_MOVES {
         return error(
             StatusCode::BAD_REQUEST,
@@ -131,25 +138,13 @@ pub(super) async fn take_back(
     Path(board): Path<String>,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = d.gate.check_action(&headers) {
-        return refused(r);
-    }
-    let number = match known_board(&d, &board, "takeback") {
-        Ok(n) => n,
-        Err(r) => return r,
-    };
-    let body: TakebackBody = match serde_json::from_slice(&body) {
-        Ok(b) => b,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!(
-                    "the takeback is JSON such as {{\"to_ply\": 20, \"reason\": \"illegal move \
-                     at ply 21 found later (art. 7.5.1)\"}}: {e}"
-                ),
-            )
-        }
-    };
+    let example = "the takeback is JSON such as {\"to_ply\": 20, \"reason\": \"illegal move \
+                   at ply 21 found later (art. 7.5.1)\"}";
+    let (number, body): (u32, TakebackBody) =
+        match desk_order(&d, &headers, &board, "takeback", &body, example) {
+            Ok(x) => x,
+            Err(r) => return r,
+        };
     if body.reason.len() > MAX_REASON {
         return error(
             StatusCode::BAD_REQUEST,
