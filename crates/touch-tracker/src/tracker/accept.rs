@@ -268,25 +268,11 @@ impl Tracker {
         true
     }
 
-    /// The game goes on from `pos`: the position the arbiter accepted, or the one every
-    /// line found leads to (`candidates`, see [`Tracker::follow_unordered`]).
-    fn adopt_position(
-        &mut self,
-        t: u64,
-        pos: Position,
-        ply_unknown: bool,
-        candidates: Vec<GapCandidate>,
-        in_sync_detail: String,
-        out: &mut Vec<ArbiterEvent>,
-    ) {
-        let last_known_ply = self.game.position().plies();
-        self.game = Game::new(pos);
-        self.followed = None;
-        self.generation += 1;
-        // Move numbers from a guessed ply may be wrong: periods are not judged on them.
-        self.period_moves_unknown |= ply_unknown;
+    /// The game goes on from its position now, reached unseen (accepted, followed on,
+    /// or filled in by the arbiter's moves): nothing of the gap is pending or held, the
+    /// board is in sync.
+    pub(super) fn resume_unseen(&mut self, t: u64) {
         self.touches.clear();
-        self.history.clear();
         self.clear_pending();
         self.pending_recovery = None;
         self.recovery_forced = false;
@@ -305,13 +291,35 @@ impl Tracker {
         // The clock may still run for the player who made the position's last move: his
         // press, when it comes, is the late press of art. 6.2.1 for that move, never a
         // press without a move (7.5.3), even if his opponent has replied meanwhile.
+        let to_move = self.game.position().side_to_move();
         self.unpressed_last = self
             .clock
             .last()
             .filter(|c| c.running)
             .map(|c| self.clock.color_of(c.lever))
-            .filter(|&running| running != pos.side_to_move());
+            .filter(|&running| running != to_move);
         self.recount();
+    }
+
+    /// The game goes on from `pos`: the position the arbiter accepted, or the one every
+    /// line found leads to (`candidates`, see [`Tracker::follow_unordered`]).
+    fn adopt_position(
+        &mut self,
+        t: u64,
+        pos: Position,
+        ply_unknown: bool,
+        candidates: Vec<GapCandidate>,
+        in_sync_detail: String,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let last_known_ply = self.game.position().plies();
+        self.game = Game::new(pos);
+        self.followed = None;
+        self.generation += 1;
+        // Move numbers from a guessed ply may be wrong: periods are not judged on them.
+        self.period_moves_unknown |= ply_unknown;
+        self.history.clear();
+        self.resume_unseen(t);
         self.emit(
             out,
             t,

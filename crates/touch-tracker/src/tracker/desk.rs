@@ -17,7 +17,7 @@
 
 use chess_rules::{restore_steps, Game, Move, Position};
 
-use super::{proof, Phase, RestoreKind, Restoring, Tracker};
+use super::{Phase, RestoreKind, Restoring, Tracker};
 use crate::events::{ArbiterEvent, BoardStatus, EventKind, MoveEvent, TakenBackEvent, Touch};
 
 /// Why the arbiter's moves do not fill the gap (nothing changed).
@@ -295,29 +295,7 @@ impl Tracker {
     /// The board out of sync is explained by the arbiter's moves: followed from there
     /// (as after an acceptance, the turn under way began unseen).
     fn resync_after_entry(&mut self, t: u64, ply: u32, out: &mut Vec<ArbiterEvent>) {
-        self.clear_pending();
-        self.touches.clear();
-        self.pending_recovery = None;
-        self.recovery_forced = false;
-        self.displaced = None;
-        self.running_after_gap = None;
-        self.clock_before_gap = None;
-        self.last_gap_ms = Some(t);
-        self.turn_start_ms = t;
-        self.gap_open = false;
-        self.desynced = false;
-        self.held = None;
-        self.rebuilt_doubt = None;
-        self.gap_dump = None;
-        self.evidence = proof::GapEvidence::default();
-        let to_move = self.game.position().side_to_move();
-        self.unpressed_last = self
-            .clock
-            .last()
-            .filter(|c| c.running)
-            .map(|c| self.clock.color_of(c.lever))
-            .filter(|&running| running != to_move);
-        self.recount();
+        self.resume_unseen(t);
         self.status(
             out,
             t,
