@@ -495,20 +495,7 @@ impl Position {
     /// rank, the side not to move not in check, castling rights backed by a king and rook on
     /// their squares, an en passant square behind a pawn that just made a double step).
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
-        let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
-        if fields.len() != 6 {
-            return Err(FenError::FieldCount {
-                fen: fen.to_owned(),
-                found: fields.len(),
-                expected: 6,
-            });
-        }
-        let halfmove: u32 = parse_counter(fields[4])
-            .ok_or_else(|| FenError::HalfmoveClock(fields[4].to_owned()))?;
-        let fullmove: u32 = parse_counter(fields[5])
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| FenError::FullmoveNumber(fields[5].to_owned()))?;
-        Self::from_fields(Variant::Standard, fen, &fields[..4], halfmove, fullmove)
+        Self::from_full_fen(Variant::Standard, fen)
     }
 
     /// Reads a full six-field Chess960 FEN: X-FEN (`KQkq` for the outermost rook on that
@@ -517,6 +504,11 @@ impl Position {
     /// [`Position::from_fen`]. The position is a Chess960 one even when it is the standard
     /// set-up (position 518): castling is then written `e1h1`.
     pub fn from_fen_960(fen: &str) -> Result<Position, FenError> {
+        Self::from_full_fen(Variant::Chess960, fen)
+    }
+
+    /// A six-field FEN of `variant`: the counters read here, the rest by `from_fields`.
+    fn from_full_fen(variant: Variant, fen: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
         if fields.len() != 6 {
             return Err(FenError::FieldCount {
@@ -530,7 +522,7 @@ impl Position {
         let fullmove: u32 = parse_counter(fields[5])
             .filter(|&n| n >= 1)
             .ok_or_else(|| FenError::FullmoveNumber(fields[5].to_owned()))?;
-        Self::from_fields(Variant::Chess960, fen, &fields[..4], halfmove, fullmove)
+        Self::from_fields(variant, fen, &fields[..4], halfmove, fullmove)
     }
 
     /// The first four fields of a Chess960 FEN (see [`Position::from_fen_960`]); the
