@@ -161,14 +161,6 @@ impl CastlingRights {
         self.0.iter().all(Option::is_none)
     }
 
-    /// The rights as the four bits of standard chess (the rook files left out).
-    fn bits(self) -> u8 {
-        self.0
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (i, f)| acc | (u8::from(f.is_some()) << i))
-    }
-
     /// The FEN field: `KQkq`, `Kq`, `-`; a right whose rook is not on the h- or a-file is
     /// written as its file letter (Shredder-FEN style, upper case for White). A
     /// [`Position`] writes X-FEN, which also knows the other rooks.
@@ -398,11 +390,9 @@ fn zobrist(
     if side_to_move == Color::Black {
         h ^= ZOBRIST[ZOBRIST_BLACK];
     }
-    h ^= ZOBRIST[ZOBRIST_CASTLING + usize::from(castling.bits())];
-    // A Chess960 right with its rook off the a- or h-file also hashes the file, so standard
-    // positions keep the hashes they always had.
+    // Each right held hashes its rook's file (a Chess960 right names its rook).
     for (i, file) in castling.0.iter().enumerate() {
-        if let Some(f) = file.filter(|&f| f != [File::H, File::A][i % 2]) {
+        if let Some(f) = file {
             h ^= ZOBRIST[ZOBRIST_ROOK_FILE + i * 8 + usize::from(f.index())];
         }
     }
@@ -412,11 +402,10 @@ fn zobrist(
     h
 }
 
-/// Layout of [`ZOBRIST`]: 12 pieces x 64 squares, then Black to move, the 16 castling
-/// right sets, the 8 en passant files, the 4 rights x 8 files of a Chess960 castling rook.
+/// Layout of [`ZOBRIST`]: 12 pieces x 64 squares, then Black to move, the 8 en passant
+/// files, the 4 castling rights x the 8 files their rook may stand on.
 const ZOBRIST_BLACK: usize = 12 * 64;
-const ZOBRIST_CASTLING: usize = ZOBRIST_BLACK + 1;
-const ZOBRIST_EP: usize = ZOBRIST_CASTLING + 16;
+const ZOBRIST_EP: usize = ZOBRIST_BLACK + 1;
 const ZOBRIST_ROOK_FILE: usize = ZOBRIST_EP + 8;
 const ZOBRIST_LEN: usize = ZOBRIST_ROOK_FILE + 4 * 8;
 
@@ -1889,11 +1878,16 @@ mod tests {
                 placement.push('/');
             }
         }
-        let castling: String = [('K', 1), ('Q', 2), ('k', 4), ('q', 8)]
-            .iter()
-            .filter(|(_, bit)| p.castling().bits() & bit != 0)
-            .map(|(c, _)| *c)
-            .collect();
+        let castling: String = [
+            ('K', Color::White, CastleSide::KingSide),
+            ('Q', Color::White, CastleSide::QueenSide),
+            ('k', Color::Black, CastleSide::KingSide),
+            ('q', Color::Black, CastleSide::QueenSide),
+        ]
+        .iter()
+        .filter(|(_, color, side)| p.castling().has(*color, *side))
+        .map(|(c, _, _)| *c)
+        .collect();
         format!(
             "{placement} {} {} {} {} {}",
             p.side_to_move().fen_char(),

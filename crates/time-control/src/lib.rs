@@ -138,6 +138,7 @@ impl TimeControl {
     }
 
     /// The periods as written (a repeating last period once).
+    #[inline]
     pub fn periods(&self) -> &[Period] {
         &self.slots[..usize::from(self.len)]
     }
@@ -153,6 +154,7 @@ impl TimeControl {
     }
 
     /// One period, sudden death: a `BASE+INC` control, whose clock never adds a period.
+    #[inline]
     pub fn is_sudden_death_only(&self) -> bool {
         self.periods().len() == 1 && self.periods()[0].moves.is_none()
     }

@@ -1566,7 +1566,9 @@ impl Tracker {
             Some(_) => None,
         };
         let change = self.clock.on_frame(c);
-        self.read_periods(prev, prev_at, t, c, change.press);
+        if self.period_control().is_some() {
+            self.read_periods(prev, prev_at, t, c, change.press);
+        }
         if let Some((prev, to_move)) = before_gap {
             if prev.running && c.running && self.clock.color_of(prev.lever) == to_move {
                 self.running_after_gap = Some(self.clock.color_of(c.lever));

@@ -17,11 +17,17 @@ impl Tracker {
     /// The time control, when it has periods (a clock that adds time by its count of
     /// presses) and the players' move numbers are known; `None` for one sudden-death
     /// period, an unknown control, or a game followed from a position of unknown ply.
+    #[inline]
     pub(super) fn period_control(&self) -> Option<TimeControl> {
         if self.period_moves_unknown {
             return None;
         }
-        self.time_control.filter(|tc| !tc.is_sudden_death_only())
+        // Read through a reference: this runs at every clock frame, and most games are
+        // sudden death, where the (copied) control is not wanted.
+        match &self.time_control {
+            Some(tc) if !tc.is_sudden_death_only() => Some(*tc),
+            _ => None,
+        }
     }
 
     /// A frame was taken (`prev` the one before it, taken at `prev_at`): keeps the
