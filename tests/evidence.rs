@@ -208,12 +208,25 @@ fn the_evidence_of_an_illegal_move_holds_its_events_diagrams_and_serial_bytes() 
     // The serial bytes of the window.
     let capture: Vec<&String> = files.keys().filter(|n| n.ends_with(".dgtcap")).collect();
     assert_eq!(capture.len(), 1, "{:?}", files.keys());
-    let capture = String::from_utf8(files[capture[0]].clone()).unwrap();
+    let capture_name = capture[0].clone();
+    let capture = String::from_utf8(files[&capture_name].clone()).unwrap();
     let records = capture
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
     assert!(records.count() > 10, "{capture}");
     assert!(capture.contains("# evidence-span:"));
+    // A capture of its own: `decode` reads it whole.
+    let decoded = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"))
+        .arg("decode")
+        .arg(pack.join(capture_name))
+        .output()
+        .unwrap();
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
+    assert!(!decoded.stdout.is_empty());
 
     let page = String::from_utf8(files["index.html"].clone()).unwrap();
     assert!(
