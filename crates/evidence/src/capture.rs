@@ -62,7 +62,7 @@ pub fn span(
                 header.push('\n');
             } else if let Some(t) = comment_time(comment) {
                 // A reconnect's comment line (`# at T ms: ...`), kept when in the window.
-                if epoch.is_some_and(|e| (from..=to).contains(&(e + t))) {
+                if epoch.is_some_and(|e| (from..=to).contains(&e.saturating_add(t))) {
                     body.push_str(line);
                     body.push('\n');
                 }
@@ -78,7 +78,7 @@ pub fn span(
         };
         match record(line) {
             Ok((t_ms, to_host, n)) => {
-                if (from..=to).contains(&(epoch + t_ms)) {
+                if (from..=to).contains(&epoch.saturating_add(t_ms)) {
                     records += 1;
                     if to_host {
                         from_board += n;

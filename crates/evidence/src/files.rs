@@ -160,7 +160,7 @@ fn touches(window: &[Event], warnings: &mut Vec<String>) -> Vec<Value> {
                     "san": v["san"],
                     "color": v["color"],
                     "t_ms": t.t_ms,
-                    "at": epoch.map(|ep| rfc3339(ep + t.t_ms)),
+                    "at": epoch.map(|ep| rfc3339(ep.saturating_add(t.t_ms))),
                     "square": t.square.to_string(),
                     "piece": t.piece.fen_char().to_string(),
                     "action": t.action,
@@ -227,7 +227,9 @@ fn journal_span(
         let Some(t) = body.and_then(|b| b["t_ms"].as_u64()) else {
             continue;
         };
-        if !window.holds(epoch + t) {
+        // Times from the file: no overflow on a damaged one.
+        let wall = epoch.saturating_add(t);
+        if !window.holds(wall) {
             continue;
         }
         text.push_str(&l.raw);
@@ -235,8 +237,8 @@ fn journal_span(
         let inner = &l.value["event"]["event"];
         if inner["kind"] == "clock" {
             clocks.push(json!({
-                "at": rfc3339(epoch + t),
-                "at_unix_ms": epoch + t,
+                "at": rfc3339(wall),
+                "at_unix_ms": wall,
                 "source": "journal",
                 "t_ms": t,
                 "frame": inner,

@@ -89,9 +89,10 @@ pub struct Pack {
 /// What cannot be made into a pack.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EvidenceError {
-    #[error("board {board} has no events in {file} ({seen})")]
+    #[error("board {board} has no events{} in {file} ({seen})", round.map_or(String::new(), |r| format!(" of round {r}")))]
     NoBoard {
         board: String,
+        round: Option<u32>,
         file: String,
         seen: String,
     },
@@ -136,6 +137,7 @@ pub fn build(req: &Request) -> Result<Pack, EvidenceError> {
         seen.dedup();
         return Err(EvidenceError::NoBoard {
             board: req.board.to_owned(),
+            round: req.round,
             file: req.events.name.to_owned(),
             seen: if seen.is_empty() {
                 "it holds no board's events".to_owned()

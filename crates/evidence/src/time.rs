@@ -7,7 +7,12 @@ pub fn parse_rfc3339(s: &str) -> Option<u64> {
     let s = s.strip_suffix('Z').or_else(|| s.strip_suffix("+00:00"))?;
     let (date, time) = s.split_once(['T', 't'])?;
     let mut d = date.splitn(3, '-');
-    let year: i64 = d.next()?.parse().ok()?;
+    let year = d.next()?;
+    // Four digits, as the daemon writes them (and no overflow below).
+    if year.len() != 4 {
+        return None;
+    }
+    let year: i64 = year.parse().ok()?;
     let month: u32 = d.next()?.parse().ok()?;
     let day: u32 = d.next()?.parse().ok()?;
     let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
@@ -99,6 +104,8 @@ mod tests {
             "2025-06-12T25:03:20Z",
             "2025-06-12T19:03:20.x1Z",
             "yesterday",
+            "99999999999999999-01-01T00:00:00Z",
+            "+999-01-01T00:00:00Z",
         ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
