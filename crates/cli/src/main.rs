@@ -6,6 +6,7 @@ mod central;
 mod decode;
 mod demo;
 mod emulate;
+mod evidence;
 mod generate;
 mod init;
 mod probe;
@@ -43,6 +44,9 @@ enum Command {
     /// Eight emulated boards playing real games with irregularities, through the
     /// arbiter: rulings on screen, PGN, LiveChess folder and HTTP (start here).
     Demo(demo::DemoArgs),
+    /// The evidence pack of an incident: the events, touch log, clocks, serial bytes and
+    /// diagrams around a board's ply, with index.html and a manifest of SHA-256s.
+    Evidence(evidence::EvidenceArgs),
     /// Replay .dgtcap captures through the arbiter and print its events as JSON lines.
     Replay(replay::ReplayArgs),
     /// The pairings of a round from the pairing program's TRF file, by board number.
@@ -91,6 +95,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         Command::Emulate(args) => emulate::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Evidence(args) => evidence::run(args),
         Command::Run(args) => run::run(args),
         Command::Central(args) => central::run(args),
         Command::Demo(args) => demo::run(args),
