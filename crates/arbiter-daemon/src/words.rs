@@ -138,7 +138,8 @@ fn san_role(ch: char) -> Option<Role> {
     })
 }
 
-fn attempt(m: Messages, a: &Attempt) -> String {
+/// An attempted move with the language's piece letter: `Bf1-f3`, `Сf1-f3`.
+pub fn attempt(m: Messages, a: &Attempt) -> String {
     format!("{}{}-{}", letter(m, a.piece.role), a.from, a.to)
 }
 
@@ -232,6 +233,16 @@ pub fn illegal_in(m: Messages, i: &IllegalMoveEvent) -> String {
         out.push_str(&c);
     }
     by_side(m, i.color, out)
+}
+
+/// The time added to the opponent, alone: "add 1:00 to Black" (the dashboard's card).
+pub fn penalty_in(m: Messages, p: &touch_tracker::Penalty) -> String {
+    m.format(
+        "penalty",
+        &Args::new()
+            .str("add", clock(p.add_ms))
+            .str("to", p.to.name()),
+    )
 }
 
 /// The time added to the opponent (art. 7.5.5) and, where the clocks were read, what

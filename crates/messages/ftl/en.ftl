@@ -208,6 +208,7 @@ note-settled-with = settled: { $result }
 ## page fills each { $name }, so these have no selectors: a choice is two messages).
 
 dash-title = dgt-arbiter dashboard
+dash-round = round { $round }
 dash-language = language
 dash-connecting = connecting
 dash-live = live

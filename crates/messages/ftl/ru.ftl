@@ -227,6 +227,7 @@ note-settled-with = решено: { $result }
 ## подставляет { $name }, поэтому без выбора вариантов: выбор — это два сообщения).
 
 dash-title = dgt-arbiter: панель арбитра
+dash-round = тур { $round }
 dash-language = язык
 dash-connecting = подключение
 dash-live = на связи
