@@ -316,6 +316,8 @@ async fn in_russian(c: &Client, url: &str) {
         "Можно потребовать ничью",
         "троекратное повторение",
         "на связи",
+        // The tile's last move with the Russian knight.
+        "5... Кg8",
     ] {
         assert!(
             words.contains(want),

@@ -209,6 +209,8 @@ note-settled-with = settled: { $result }
 
 dash-title = dgt-arbiter dashboard
 dash-round = round { $round }
+# The SAN letters of king, queen, rook, bishop and knight, space-separated.
+dash-san-letters = K Q R B N
 dash-language = language
 dash-connecting = connecting
 dash-live = live

@@ -228,6 +228,8 @@ note-settled-with = решено: { $result }
 
 dash-title = dgt-arbiter: панель арбитра
 dash-round = тур { $round }
+# Буквы короля, ферзя, ладьи, слона и коня в записи ходов, через пробел.
+dash-san-letters = Кр Ф Л С К
 dash-language = язык
 dash-connecting = подключение
 dash-live = на связи
@@ -326,6 +328,6 @@ dash-accept-white = Принять доску, ходят белые
 dash-accept-black = Принять доску, ходят чёрные
 dash-record-line = Записать { $line }
 dash-moves-label = ходы пропуска
-dash-moves-placeholder = ходы пропуска, напр. 8. Кd4 Фg5
+dash-moves-placeholder = ходы пропуска латиницей, напр. 8. Nd4 Qg5
 dash-enter-moves = Ввести ходы
 dash-no-moves-given = ходы не указаны

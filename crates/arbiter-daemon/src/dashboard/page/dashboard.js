@@ -33,6 +33,14 @@
       (args && args[name] !== undefined && args[name] !== null ? String(args[name]) : whole));
   }
 
+  /** A move (or a line) in SAN with the language's piece letters (`Ng8` is `Кg8` in
+   * Russian); squares, castling and move numbers stay. */
+  function sanIn(san) {
+    const letters = t("dash-san-letters").split(" ");
+    if (i18n.lang === "en" || letters.length !== 5) return san;
+    return String(san).replace(/[KQRBN]/g, (p) => letters["KQRBN".indexOf(p)]);
+  }
+
   /** `?lang=xx` for the routes with words (& joins it to a query already there). */
   const langQuery = (join) => `${join || "?"}lang=${encodeURIComponent(i18n.lang)}`;
 
@@ -407,7 +415,7 @@
     const toMove = b.state === "over" ? null : b.side_to_move;
     const c = b.clock_ms || {};
     const last = b.last_move
-      ? `${Math.ceil(b.last_move.ply / 2)}.${b.last_move.color === "black" ? ".." : ""} ${b.last_move.san}`
+      ? `${Math.ceil(b.last_move.ply / 2)}.${b.last_move.color === "black" ? ".." : ""} ${sanIn(b.last_move.san)}`
       : t("dash-no-move-yet");
     const badges = [];
     if (!b.connected) badges.push(el("span", { class: "badge offline" }, t("dash-offline")));
@@ -478,7 +486,7 @@
       { board: n, players: `${tilePlayer(h, "white")} \u2013 ${tilePlayer(h, "black")}`, game: h.game });
     const rows = h.moves.map((m) => el("tr", { dataset: { ply: String(m.ply) } },
       el("td", null, `${Math.ceil(m.ply / 2)}${m.color === "black" ? "..." : "."}`),
-      el("td", null, m.san),
+      el("td", null, sanIn(m.san)),
       el("td", null, m.clock_ms ? clock(m.clock_ms[m.color]) : ""),
       el("td", null, m.pressed ? "" : t("dash-no-press")),
       el("td", { class: "touches" }, touchLog(m.touches))));
@@ -639,7 +647,7 @@
       box.append(el("button", {
         type: "button", class: "act-enter-line",
         onclick: () => enterMoves(a, sanList(c.san), c.ply - 1),
-      }, t("dash-record-line", { line: c.san })));
+      }, t("dash-record-line", { line: sanIn(c.san) })));
     }
     const typed = el("input", {
       type: "text", class: "act-moves-text", "aria-label": t("dash-moves-label"),
