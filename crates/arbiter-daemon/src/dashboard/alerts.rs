@@ -1204,6 +1204,33 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_says_its_messages_in_its_language() {
+        use crate::dashboard::{Message, Words};
+        let mut a = Alerts::new();
+        let changes = a.apply(&ev(1, 1, 100, bishop_through_its_pawn()));
+        let Some(Change::Alert(alert)) = changes.into_iter().next() else {
+            panic!("no alert")
+        };
+        let english = serde_json::to_string(&alert).unwrap();
+        let msg = Message {
+            event: "alert",
+            data: english.clone(),
+            words: Some(Words::Alert(alert)),
+        };
+        assert_eq!(msg.data_in(Language::En), english);
+        let ru: Value = serde_json::from_str(&msg.data_in(Language::Ru)).unwrap();
+        assert_eq!(ru["title"], "Невозможный ход");
+        assert_eq!(ru["details"]["attempt"], "Сf1-f3");
+        // A message without words is the same in every language.
+        let plain = Message {
+            event: "boards",
+            data: "[]".into(),
+            words: None,
+        };
+        assert_eq!(plain.data_in(Language::Ru), "[]");
+    }
+
+    #[test]
     fn beyond_the_cap_the_quiet_alerts_are_archived_never_a_question() {
         let mut a = Alerts::new();
         // Boards going away (news), then more questions than the cap.
