@@ -180,6 +180,38 @@ async fn squares(c: &Client, css: &str) -> BTreeSet<String> {
 
 const CARD: &str = ".alert-card[data-kind=\"illegal_move\"]";
 
+/// A chromedriver session with a headless Chromium of its own profile; `accept_lang`
+/// sets the languages it asks web pages for (its `Accept-Language`).
+async fn session(port: u16, chromium: &Path, profile: &Path, accept_lang: Option<&str>) -> Client {
+    let mut args = vec![
+        "--headless=new".to_owned(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-quic".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        "--disable-dev-shm-usage".into(),
+        "--hide-scrollbars".into(),
+        format!("--user-data-dir={}", profile.display()),
+        format!("--window-size={},{}", DESKTOP.0, DESKTOP.1),
+    ];
+    if let Some(langs) = accept_lang {
+        args.push(format!("--accept-lang={langs}"));
+    }
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({ "binary": chromium, "args": args }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("a chromedriver session")
+}
+
 /// `/api/messages` and the routes with words, over plain HTTP.
 fn languages(host: &str) {
     let asked = |accept: &str, path: &str| {
@@ -476,26 +508,7 @@ fn the_dashboard_in_a_real_browser() {
         .unwrap();
     let profile = dir.join("chromium-profile");
     let c = rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync",
-                    "--disable-dev-shm-usage", "--hide-scrollbars",
-                    format!("--user-data-dir={}", profile.display()),
-                    format!("--window-size={},{}", DESKTOP.0, DESKTOP.1),
-                ],
-            }),
-        );
-        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a chromedriver session");
+        let c = session(port, &chromium, &profile, None).await;
         viewport(&c, DESKTOP).await;
         c.goto(&url).await.unwrap();
         // The page lists the boards and is live.
@@ -649,6 +662,19 @@ fn the_dashboard_in_a_real_browser() {
     rt.block_on(async {
         in_russian(&c, &url).await;
         the_selector_switches_and_is_remembered(&c, &url).await;
+        // A browser whose first language is Russian gets the page in Russian unasked.
+        let ru = session(port, &chromium, &dir.join("chromium-ru"), Some("ru-RU,ru")).await;
+        ru.goto(&url).await.unwrap();
+        wait_for_language(&ru, "ru", "Замечания").await;
+        let card = ru
+            .find(Locator::Css(CARD))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(card.contains("Невозможный ход"), "{card}");
+        ru.close().await.unwrap();
     });
 
     // Acknowledging without the token is refused, and says why.
