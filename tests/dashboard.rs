@@ -422,6 +422,17 @@ async fn the_selector_switches_and_is_remembered(c: &Client, url: &str) {
     // And back to English for the rest of the test.
     pick("en").await;
     wait_for_language(c, "en", "Alerts").await;
+    // A kept code the daemon does not speak: the browser's language, and it is forgotten.
+    c.execute("localStorage.setItem('arbiterLanguage', 'xx');", vec![])
+        .await
+        .unwrap();
+    c.goto(url).await.unwrap();
+    wait_for_language(c, "en", "Alerts").await;
+    let kept = c
+        .execute("return localStorage.getItem('arbiterLanguage');", vec![])
+        .await
+        .unwrap();
+    assert_eq!(kept, Value::Null);
     c.wait()
         .at_most(Duration::from_secs(10))
         .for_element(Locator::Css("#live.on"))

@@ -54,7 +54,11 @@
   async function loadLanguage() {
     const asked = askedLanguage();
     let r = await fetch(`/api/messages${asked ? `?lang=${encodeURIComponent(asked)}` : ""}`).catch(() => null);
-    if (r && r.status === 400) r = await fetch("/api/messages").catch(() => null);
+    if (r && r.status === 400) {
+      // A code the daemon does not speak (kept from an older version?): forgotten.
+      localStorage.removeItem("arbiterLanguage");
+      r = await fetch("/api/messages").catch(() => null);
+    }
     const c = r && r.ok ? await r.json().catch(() => null) : null;
     if (!c || !c.messages) return false;
     i18n.lang = c.language;
@@ -587,7 +591,8 @@
 
   async function start() {
     // The words first: nothing is shown before it can be said in the page's language.
-    if (!(await loadLanguage())) { setLive(false, t("dash-offline")); setTimeout(start, 3000); return; }
+    // No words yet: the sign keeps the page's own ("connecting"), red.
+    if (!(await loadLanguage())) { setLive(false, $("live").textContent); setTimeout(start, 3000); return; }
     const r = await fetch(`/api/state${langQuery()}`, { headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
     if (!r) { setLive(false, t("dash-offline")); setTimeout(start, 3000); return; }
     if (r.status === 401 || r.status === 403) {
