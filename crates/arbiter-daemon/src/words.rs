@@ -4,7 +4,8 @@
 //!
 //! The words are the `messages` crate's (one Fluent catalogue a language); this module
 //! says which message each part of a ruling is and puts the parts together. The `_in`
-//! functions take the language; the others are English (PGN comments, the dashboard).
+//! functions take the language; the others are English (PGN comments, and the dashboard's
+//! alerts as made: it says them again in a page's language, `dashboard::alerts`).
 
 use chess_rules::{Attempt, Color, IllegalCategory, Move, Piece, RestoreStep, Role};
 use messages::{Args, Language, Messages};
