@@ -180,6 +180,266 @@ async fn squares(c: &Client, css: &str) -> BTreeSet<String> {
 
 const CARD: &str = ".alert-card[data-kind=\"illegal_move\"]";
 
+/// A chromedriver session with a headless Chromium of its own profile; `accept_lang`
+/// sets the languages it asks web pages for (its `Accept-Language`).
+async fn session(port: u16, chromium: &Path, profile: &Path, accept_lang: Option<&str>) -> Client {
+    let mut args = vec![
+        "--headless=new".to_owned(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-quic".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        "--disable-dev-shm-usage".into(),
+        "--hide-scrollbars".into(),
+        format!("--user-data-dir={}", profile.display()),
+        format!("--window-size={},{}", DESKTOP.0, DESKTOP.1),
+    ];
+    if let Some(langs) = accept_lang {
+        args.push(format!("--accept-lang={langs}"));
+    }
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({ "binary": chromium, "args": args }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("a chromedriver session")
+}
+
+/// `/api/messages` and the routes with words, over plain HTTP.
+fn languages(host: &str) {
+    let asked = |accept: &str, path: &str| {
+        common::http_json(
+            host,
+            "GET",
+            path,
+            &format!("Accept-Language: {accept}\r\n"),
+            "",
+        )
+    };
+    let (status, ru) = asked("ru-RU,ru;q=0.9,en-US;q=0.8", "/api/messages");
+    assert_eq!(status, 200, "{ru}");
+    assert_eq!(
+        (&ru["language"], &ru["chosen_by"]),
+        (&json!("ru"), &json!("accept-language"))
+    );
+    assert_eq!(ru["messages"]["dash-alerts"], "Замечания");
+    let (_, en) = asked("en-GB,en;q=0.9,ru;q=0.5", "/api/messages");
+    assert_eq!(en["language"], "en");
+    assert_eq!(en["messages"]["dash-alerts"], "Alerts");
+    // ?lang= outranks the browser; a language we do not speak falls back to the event's.
+    let (_, asked_ru) = asked("en", "/api/messages?lang=ru");
+    assert_eq!(asked_ru["language"], "ru");
+    let (_, german) = asked("de-DE,de", "/api/messages");
+    assert_eq!(
+        (&german["language"], &german["chosen_by"]),
+        (&json!("en"), &json!("event"))
+    );
+    // A bad lang is a 400 that names the languages, on every route that takes one.
+    for path in [
+        "/api/messages?lang=xx",
+        "/api/state?lang=xx",
+        "/api/boards/1/history?lang=%FF",
+    ] {
+        let (status, body) = request(host, "GET", path, Some(TOKEN));
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(
+            body["error"].as_str().unwrap_or("").contains("en, ru"),
+            "{path}: {body}"
+        );
+    }
+    // The alerts in Russian when asked; in English as always without it.
+    let illegal = |path: &str| {
+        let (_, s) = request(host, "GET", path, Some(TOKEN));
+        s["alerts"]
+            .as_array()
+            .and_then(|a| a.iter().find(|a| a["kind"] == "illegal_move").cloned())
+            .unwrap_or(Value::Null)
+    };
+    let ru = illegal("/api/state?lang=ru");
+    assert_eq!(ru["title"], "Невозможный ход", "{ru}");
+    assert_eq!(ru["details"]["attempt"], "Сf1-f3", "{ru}");
+    let en = illegal("/api/state");
+    assert_eq!(en["title"], "Illegal move", "{en}");
+    assert_eq!(en["details"]["attempt"], "Bf1-f3", "{en}");
+    // Machine fields do not change with the language.
+    assert_eq!((&ru["kind"], &ru["event"]), (&en["kind"], &en["event"]));
+}
+
+/// Cyrillic letters in a text.
+fn cyrillic(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| ('\u{400}'..='\u{4FF}').contains(c))
+        .collect()
+}
+
+/// The page's words, but for the language selector (whose options name each language in
+/// itself).
+async fn page_words(c: &Client) -> String {
+    let script = "const b = document.body.cloneNode(true); b.querySelector('#language').remove(); \
+                  return document.title + ' ' + b.textContent;";
+    c.execute(script, vec![])
+        .await
+        .unwrap()
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Waits for the page's `<html lang>` and its alerts title to say the language.
+async fn wait_for_language(c: &Client, lang: &str, alerts_title: &str) {
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::XPath(&format!(
+            "/html[@lang='{lang}']//h2[@id='alerts-title']/span[.='{alerts_title}']"
+        )))
+        .await
+        .unwrap_or_else(|e| panic!("the page in {lang}: {e}"));
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(CARD))
+        .await
+        .expect("the illegal-move card");
+}
+
+/// `?lang=ru`: labels, the card, the tiles and the claim in Russian; on a phone it fits.
+async fn in_russian(c: &Client, url: &str) {
+    c.goto(&format!("{url}?lang=ru")).await.unwrap();
+    wait_for_language(c, "ru", "Замечания").await;
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#live.on"))
+        .await
+        .expect("the event stream is live");
+    let card = c
+        .find(Locator::Css(CARD))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for want in [
+        "Невозможный ход",
+        "Нарушитель",
+        "Белые (Carlsen, Anna)",
+        "фигура пошла не по правилам: Сf1-f3",
+        "1-й невозможный ход белых",
+        "снять белого слона с f3",
+        "поставить белого слона на f1",
+        "фигура на f1 («тронул — ходи»)",
+        "добавить сопернику (чёрным) 1:00",
+        "Принять",
+    ] {
+        assert!(
+            card.contains(want),
+            "{want:?} not in the Russian card:\n{card}"
+        );
+    }
+    let words = page_words(c).await;
+    for want in [
+        "Доски",
+        "Доска 1",
+        "Можно потребовать ничью",
+        "троекратное повторение",
+        "на связи",
+        // The tile's last move with the Russian knight.
+        "5... Кg8",
+    ] {
+        assert!(
+            words.contains(want),
+            "{want:?} not on the Russian page:\n{words}"
+        );
+    }
+    for english in [
+        "Illegal move",
+        "Acknowledge",
+        "Boards",
+        "Claimable",
+        "to move",
+        "Offender",
+    ] {
+        assert!(
+            !words.contains(english),
+            "{english:?} on the Russian page:\n{words}"
+        );
+    }
+    screenshot(c, DESKTOP, "dashboard-ru").await;
+    // The longer Russian words still fit a phone: nothing wider than the screen, the
+    // alert first.
+    viewport(c, PHONE).await;
+    let widths = c
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth, \
+             document.querySelector(arguments[0]).getBoundingClientRect().top];",
+            vec![json!(CARD)],
+        )
+        .await
+        .unwrap();
+    let (scroll, inner) = (widths[0].as_f64().unwrap(), widths[1].as_f64().unwrap());
+    assert!(
+        scroll <= inner,
+        "the Russian page is {scroll}px wide on a {inner}px phone"
+    );
+    assert!(
+        widths[2].as_f64().unwrap() < f64::from(PHONE.1),
+        "card at {}",
+        widths[2]
+    );
+    screenshot(c, PHONE, "dashboard-ru-phone").await;
+    viewport(c, DESKTOP).await;
+}
+
+/// The selector: English picked is shown at once, with no Cyrillic but the selector's
+/// own option; Russian picked is kept for the next visit without ?lang=.
+async fn the_selector_switches_and_is_remembered(c: &Client, url: &str) {
+    let pick = |lang: &'static str| async move {
+        c.find(Locator::Id("language"))
+            .await
+            .unwrap()
+            .select_by_value(lang)
+            .await
+            .unwrap();
+    };
+    pick("en").await;
+    wait_for_language(c, "en", "Alerts").await;
+    let words = page_words(c).await;
+    assert!(
+        cyrillic(&words).is_empty(),
+        "Cyrillic on the English page:\n{words}"
+    );
+    assert!(words.contains("1st illegal move of White"), "{words}");
+    pick("ru").await;
+    wait_for_language(c, "ru", "Замечания").await;
+    // A new visit without ?lang= (the browser asks for English): still Russian.
+    c.goto(url).await.unwrap();
+    wait_for_language(c, "ru", "Замечания").await;
+    // And back to English for the rest of the test.
+    pick("en").await;
+    wait_for_language(c, "en", "Alerts").await;
+    // A kept code the daemon does not speak: the browser's language, and it is forgotten.
+    c.execute("localStorage.setItem('arbiterLanguage', 'xx');", vec![])
+        .await
+        .unwrap();
+    c.goto(url).await.unwrap();
+    wait_for_language(c, "en", "Alerts").await;
+    let kept = c
+        .execute("return localStorage.getItem('arbiterLanguage');", vec![])
+        .await
+        .unwrap();
+    assert_eq!(kept, Value::Null);
+    c.wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css("#live.on"))
+        .await
+        .expect("the event stream is live");
+}
+
 #[test]
 fn the_dashboard_in_a_real_browser() {
     let (chromium, chromedriver) = match browser() {
@@ -259,26 +519,7 @@ fn the_dashboard_in_a_real_browser() {
         .unwrap();
     let profile = dir.join("chromium-profile");
     let c = rt.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync",
-                    "--disable-dev-shm-usage", "--hide-scrollbars",
-                    format!("--user-data-dir={}", profile.display()),
-                    format!("--window-size={},{}", DESKTOP.0, DESKTOP.1),
-                ],
-            }),
-        );
-        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a chromedriver session");
+        let c = session(port, &chromium, &profile, None).await;
         viewport(&c, DESKTOP).await;
         c.goto(&url).await.unwrap();
         // The page lists the boards and is live.
@@ -424,6 +665,27 @@ fn the_dashboard_in_a_real_browser() {
         assert!(top.as_f64().unwrap() < f64::from(PHONE.1), "card at {top}");
         screenshot(&c, PHONE, "dashboard-phone").await;
         viewport(&c, DESKTOP).await;
+    });
+
+    // The arbiter's language (issue 41): the catalogue follows Accept-Language and ?lang=,
+    // the alerts come said in the language asked for, English stays without it.
+    languages(&host);
+    rt.block_on(async {
+        in_russian(&c, &url).await;
+        the_selector_switches_and_is_remembered(&c, &url).await;
+        // A browser whose first language is Russian gets the page in Russian unasked.
+        let ru = session(port, &chromium, &dir.join("chromium-ru"), Some("ru-RU,ru")).await;
+        ru.goto(&url).await.unwrap();
+        wait_for_language(&ru, "ru", "Замечания").await;
+        let card = ru
+            .find(Locator::Css(CARD))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(card.contains("Невозможный ход"), "{card}");
+        ru.close().await.unwrap();
     });
 
     // Acknowledging without the token is refused, and says why.

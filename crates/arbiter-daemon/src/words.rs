@@ -4,7 +4,8 @@
 //!
 //! The words are the `messages` crate's (one Fluent catalogue a language); this module
 //! says which message each part of a ruling is and puts the parts together. The `_in`
-//! functions take the language; the others are English (PGN comments, the dashboard).
+//! functions take the language; the others are English (PGN comments, and the dashboard's
+//! alerts as made: it says them again in a page's language, `dashboard::alerts`).
 
 use chess_rules::{Attempt, Color, IllegalCategory, Move, Piece, RestoreStep, Role};
 use messages::{Args, Language, Messages};
@@ -138,7 +139,8 @@ fn san_role(ch: char) -> Option<Role> {
     })
 }
 
-fn attempt(m: Messages, a: &Attempt) -> String {
+/// An attempted move with the language's piece letter: `Bf1-f3`, `Сf1-f3`.
+pub fn attempt(m: Messages, a: &Attempt) -> String {
     format!("{}{}-{}", letter(m, a.piece.role), a.from, a.to)
 }
 
@@ -232,6 +234,16 @@ pub fn illegal_in(m: Messages, i: &IllegalMoveEvent) -> String {
         out.push_str(&c);
     }
     by_side(m, i.color, out)
+}
+
+/// The time added to the opponent, alone: "add 1:00 to Black" (the dashboard's card).
+pub fn penalty_in(m: Messages, p: &touch_tracker::Penalty) -> String {
+    m.format(
+        "penalty",
+        &Args::new()
+            .str("add", clock(p.add_ms))
+            .str("to", p.to.name()),
+    )
 }
 
 /// The time added to the opponent (art. 7.5.5) and, where the clocks were read, what

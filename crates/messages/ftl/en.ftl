@@ -149,3 +149,166 @@ accepted-count-unknown = how many were made is not known (at least { $count }): 
 out-of-sync = the board shows a position no legal moves explain; check it
 out-of-sync-lines = the moves made unseen are not known for sure; lines that fit: { $lines }; check them against the scoresheets
 arbiter-decision-comment = the arbiter's decision: { $text }
+
+## The dashboard: alert titles, notes and card facts (formatted by the daemon).
+
+alert-illegal = Illegal move
+alert-second-illegal = Second illegal move
+alert-illegal-stands = Illegal move stands
+alert-touch-move = Possible touch-move violation
+alert-two-handed = Two-handed move suspected
+alert-displaced = Pieces displaced (7.4)
+alert-ruling-unclear = No ruling: arbiter, look
+alert-clock-early = Clock: period's time added early
+alert-clock-late = Clock: period's time added late
+alert-clock-not-added = Clock: period's time not added
+alert-uncertain = Moves uncertain after a disconnection
+alert-disconnected = Board disconnected
+alert-clock-disconnected = Clock disconnected
+alert-out-of-sync = Board out of sync
+alert-result-disputed = Result disputed
+alert-end-title = { $reason ->
+        [checkmate] Checkmate
+        [stalemate] Stalemate
+        [dead-position] Dead position
+        [fivefold] Fivefold repetition
+        [seventy-five-moves] 75-move rule
+        [second-illegal-move] Second illegal move
+        [flag] Flag fall
+        [threefold] Threefold repetition
+        [fifty-moves] 50-move rule
+        [resignation] Resignation
+        [agreement] Draw agreed
+        [arbiter] Arbiter's decision
+       *[result-on-board] Result shown on the board
+    }
+# The same trouble again and again: one alert, counted.
+alert-times = { $title } ({ $count } times)
+alert-result-disputed-text = board { $board }: the board's result is { $on-board }, the arbiter's { $arbiter }; confirm one of them (the results file waits for it)
+alert-displaced-category = displaced pieces (art. 7.4)
+alert-count = { $count ->
+        [1] 1st
+        [2] 2nd
+        [3] 3rd
+       *[other] { $count }th
+    } illegal move of { $side ->
+        [white] White
+       *[black] Black
+    }
+note-stands = the opponent replied before the correction: the move stands
+note-game-over = game over: { $result }
+note-reestablished = re-established
+note-reconnected = reconnected
+note-clock-reconnected = clock reconnected
+note-back-in-sync = back in sync
+note-settled = settled
+note-settled-with = settled: { $result }
+
+## The dashboard's page: its labels, buttons and lines (served as /api/messages; the
+## page fills each { $name }, so these have no selectors: a choice is two messages).
+
+dash-title = dgt-arbiter dashboard
+dash-round = round { $round }
+# The SAN letters of king, queen, rook, bishop and knight, space-separated.
+dash-san-letters = K Q R B N
+dash-language = language
+dash-connecting = connecting
+dash-live = live
+dash-live-title = live connection to the daemon
+dash-reconnecting = reconnecting
+dash-offline = offline
+dash-locked = locked
+dash-push-title = the last push of the delayed round to the broadcast server
+dash-push-ok = push ok { $time }: { $games } games
+dash-push-failed = push failed { $time }: { $games } games
+dash-push-last = last push to the broadcast server at { $at }: { $answer }
+dash-sound = sound
+dash-token = token
+dash-token-label = Arbiter token
+dash-token-use = use
+dash-token-forget = forget
+dash-token-checked = token checked
+dash-token-accepted = token accepted
+dash-token-forgotten = token forgotten
+dash-private = This dashboard is private: enter the arbiter token ([http] token in the daemon's config, or else the file arbiter-token in its output folder). ({ $why })
+dash-alerts = Alerts
+dash-alert-count = { $open } open, { $acknowledged } acknowledged
+dash-more = { $count } more
+dash-no-alerts = No alerts.
+dash-resolved = Resolved
+dash-claims = Claimable draws
+dash-none-now = None now.
+dash-boards = Boards
+dash-connected-count = { $online }/{ $total } connected
+dash-close = close
+dash-white = White
+dash-black = Black
+dash-board = Board { $board }
+dash-card-board = board { $board }
+dash-state-open = open
+dash-state-acknowledged = acknowledged
+dash-state-resolved = resolved
+dash-position = position { $fen }
+dash-before = before
+dash-after = after
+dash-offender = Offender
+dash-what = What
+dash-count = Count
+dash-penalty = Penalty
+dash-result = Result
+dash-result-undetermined = { $result } (undetermined: look at the position)
+dash-put-back = Put back
+dash-correct = Correct
+dash-must-move = Must move
+dash-must-move-piece = the piece on { $square } (touch-move)
+dash-clocks = Clocks
+dash-to-reinstate = to reinstate:
+dash-take-off = take off
+dash-put-on = put on
+dash-acknowledge = Acknowledge
+dash-resolve = Resolve
+dash-minutes-label = minutes to add to the opponent
+dash-min = min
+dash-warn = Warn
+dash-add-time-white = Add time to White
+dash-add-time-black = Add time to Black
+dash-game-lost-white = Declare the game lost by White
+dash-game-lost-black = Declare the game lost by Black
+dash-click-again = Click again to declare it lost
+dash-confirm-board = Confirm the board's { $result }
+dash-confirm-arbiter = Confirm the arbiter's { $result }
+dash-arbiter-result-label = the arbiter's result
+dash-result-facts = the board: { $board } · the arbiter: { $arbiter }
+dash-none-yet = none yet
+dash-none = none
+dash-disputed = · disputed: confirm one
+dash-set-result = Set the result
+dash-clear-result = Clear it
+dash-no-move-yet = no move yet
+dash-open-badge = { $count } open
+dash-unattended = unattended
+dash-move-white = move { $move }, White to move
+dash-move-black = move { $move }, Black to move
+dash-no-control-left = no control left
+dash-one-move-to-control = 1 move to the time control
+dash-moves-to-control = { $count } moves to the time control
+dash-history-title = Board { $board }: { $players }, game { $game }
+dash-history-move = move
+dash-history-clock = clock
+dash-history-touches = touch log (↑ lift, ↓ place)
+dash-no-press = no press
+dash-no-moves = No moves yet.
+dash-board-alerts = Alerts on this board
+dash-error-status = error { $status }
+dash-unreachable = the daemon cannot be reached
+dash-refused = refused ({ $status }): { $why }
+dash-refused-why = refused: { $why }
+dash-ply-label = ply from the scoresheets
+dash-ply-placeholder = ply (scoresheet)
+dash-accept-white = Accept board, White to move
+dash-accept-black = Accept board, Black to move
+dash-record-line = Record { $line }
+dash-moves-label = the moves of the gap
+dash-moves-placeholder = moves of the gap, e.g. 8. Nd4 Qg5
+dash-enter-moves = Enter moves
+dash-no-moves-given = no moves given

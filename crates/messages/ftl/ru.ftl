@@ -174,3 +174,160 @@ accepted-count-unknown = сколько сделано ходов, неизве�
 out-of-sync = позиция на доске не объясняется допустимыми ходами; проверьте её
 out-of-sync-lines = ходы, сделанные незаметно, точно не известны; подходящие варианты: { $lines }; сверьте их с бланками
 arbiter-decision-comment = решение арбитра: { $text }
+
+## Панель арбитра: заголовки замечаний, пометки и факты карточки (их пишет демон).
+
+alert-illegal = Невозможный ход
+alert-second-illegal = Второй невозможный ход
+alert-illegal-stands = Невозможный ход остаётся в силе
+alert-touch-move = Возможно нарушение «тронул — ходи»
+alert-two-handed = Подозрение на ход двумя руками
+alert-displaced = Фигуры сдвинуты (7.4)
+alert-ruling-unclear = Решения нет: арбитр, посмотрите
+alert-clock-early = Часы: время периода добавлено рано
+alert-clock-late = Часы: время периода добавлено поздно
+alert-clock-not-added = Часы: время периода не добавлено
+alert-uncertain = Ходы неточны после разрыва связи
+alert-disconnected = Доска отключена
+alert-clock-disconnected = Часы отключены
+alert-out-of-sync = Доска не совпадает с записью
+alert-result-disputed = Результат оспорен
+alert-end-title = { $reason ->
+        [checkmate] Мат
+        [stalemate] Пат
+        [dead-position] Мёртвая позиция
+        [fivefold] Пятикратное повторение
+        [seventy-five-moves] Правило 75 ходов
+        [second-illegal-move] Второй невозможный ход
+        [flag] Падение флажка
+        [threefold] Троекратное повторение
+        [fifty-moves] Правило 50 ходов
+        [resignation] Сдача
+        [agreement] Ничья по соглашению
+        [arbiter] Решение арбитра
+       *[result-on-board] Результат показан на доске
+    }
+alert-times = { $title } ({ $count } раз)
+alert-result-disputed-text = доска { $board }: по доске результат { $on-board }, у арбитра { $arbiter }; подтвердите один из них (файл результатов ждёт)
+alert-displaced-category = фигуры сдвинуты (ст. 7.4)
+alert-count = { $count }-й невозможный ход { $side ->
+        [white] белых
+       *[black] чёрных
+    }
+note-stands = соперник ответил до исправления: ход остаётся в силе
+note-game-over = партия окончена: { $result }
+note-reestablished = фигуры поставлены на место
+note-reconnected = связь восстановлена
+note-clock-reconnected = часы снова подключены
+note-back-in-sync = доска снова совпадает с записью
+note-settled = решено
+note-settled-with = решено: { $result }
+
+## Страница панели: надписи, кнопки и строки (отдаются как /api/messages; страница
+## подставляет { $name }, поэтому без выбора вариантов: выбор — это два сообщения).
+
+dash-title = dgt-arbiter: панель арбитра
+dash-round = тур { $round }
+# Буквы короля, ферзя, ладьи, слона и коня в записи ходов, через пробел.
+dash-san-letters = Кр Ф Л С К
+dash-language = язык
+dash-connecting = подключение
+dash-live = на связи
+dash-live-title = связь с демоном в реальном времени
+dash-reconnecting = переподключение
+dash-offline = нет связи
+dash-locked = закрыто
+dash-push-title = последняя отправка тура с задержкой на сервер трансляции
+dash-push-ok = отправлено { $time }: партий { $games }
+dash-push-failed = отправка не удалась { $time }: партий { $games }
+dash-push-last = последняя отправка на сервер трансляции в { $at }: { $answer }
+dash-sound = звук
+dash-token = ключ
+dash-token-label = Ключ арбитра
+dash-token-use = войти
+dash-token-forget = забыть
+dash-token-checked = ключ проверен
+dash-token-accepted = ключ принят
+dash-token-forgotten = ключ забыт
+dash-private = Панель закрыта: введите ключ арбитра ([http] token в конфигурации демона, иначе файл arbiter-token в его папке вывода). ({ $why })
+dash-alerts = Замечания
+dash-alert-count = открыто: { $open }, принято: { $acknowledged }
+dash-more = ещё { $count }
+dash-no-alerts = Замечаний нет.
+dash-resolved = Решённые
+dash-claims = Можно потребовать ничью
+dash-none-now = Сейчас нет.
+dash-boards = Доски
+dash-connected-count = на связи { $online } из { $total }
+dash-close = закрыть
+dash-white = Белые
+dash-black = Чёрные
+dash-board = Доска { $board }
+dash-card-board = доска { $board }
+dash-state-open = открыто
+dash-state-acknowledged = принято
+dash-state-resolved = решено
+dash-position = позиция { $fen }
+dash-before = до
+dash-after = после
+dash-offender = Нарушитель
+dash-what = Что
+dash-count = Счёт
+dash-penalty = Наказание
+dash-result = Результат
+dash-result-undetermined = { $result } (не определён: посмотрите позицию)
+dash-put-back = Восстановить позицию
+dash-correct = Исправить
+dash-must-move = Должна ходить
+dash-must-move-piece = фигура на { $square } («тронул — ходи»)
+dash-clocks = Часы
+dash-to-reinstate = восстановить:
+dash-take-off = снять
+dash-put-on = поставить
+dash-acknowledge = Принять
+dash-resolve = Решено
+dash-minutes-label = сколько минут добавить сопернику
+dash-min = мин
+dash-warn = Предупредить
+dash-add-time-white = Добавить время белым
+dash-add-time-black = Добавить время чёрным
+dash-game-lost-white = Засчитать поражение белым
+dash-game-lost-black = Засчитать поражение чёрным
+dash-click-again = Нажмите ещё раз, чтобы засчитать поражение
+dash-confirm-board = Подтвердить результат доски { $result }
+dash-confirm-arbiter = Подтвердить результат арбитра { $result }
+dash-arbiter-result-label = результат арбитра
+dash-result-facts = доска: { $board } · арбитр: { $arbiter }
+dash-none-yet = пока нет
+dash-none = нет
+dash-disputed = · оспорен: подтвердите один
+dash-set-result = Записать результат
+dash-clear-result = Отменить
+dash-no-move-yet = ходов ещё нет
+dash-open-badge = открыто: { $count }
+dash-unattended = без арбитра
+dash-move-white = ход { $move }, ходят белые
+dash-move-black = ход { $move }, ходят чёрные
+dash-no-control-left = контролей больше нет
+dash-one-move-to-control = 1 ход до контроля
+dash-moves-to-control = { $count } ход. до контроля
+dash-history-title = Доска { $board }: { $players }, партия { $game }
+dash-history-move = ход
+dash-history-clock = часы
+dash-history-touches = касания (↑ поднята, ↓ поставлена)
+dash-no-press = без нажатия
+dash-no-moves = Ходов ещё нет.
+dash-board-alerts = Замечания по этой доске
+dash-error-status = ошибка { $status }
+dash-unreachable = демон недоступен
+dash-refused = отказано ({ $status }): { $why }
+dash-refused-why = отказано: { $why }
+dash-ply-label = полуход по бланкам
+dash-ply-placeholder = полуход (по бланку)
+dash-accept-white = Принять доску, ходят белые
+dash-accept-black = Принять доску, ходят чёрные
+dash-record-line = Записать { $line }
+dash-moves-label = ходы пропуска
+dash-moves-placeholder = ходы пропуска латиницей, напр. 8. Nd4 Qg5
+dash-enter-moves = Ввести ходы
+dash-no-moves-given = ходы не указаны

@@ -67,6 +67,44 @@ impl Language {
         }
     }
 
+    /// Its name in itself, for a language picker: `English`, `Русский`.
+    pub fn native_name(self) -> &'static str {
+        match self {
+            Language::En => "English",
+            Language::Ru => "Русский",
+        }
+    }
+
+    /// The language a browser's `Accept-Language` header prefers among ours: its tags by
+    /// `q` (highest first, in their order on a tie), `ru-RU` read as `ru`; `q=0` and tags
+    /// we do not speak are passed over. `None` when it names none of ours (the caller
+    /// falls back, to the event's language); a malformed item is skipped, never an error.
+    pub fn from_accept_language(header: &str) -> Option<Language> {
+        let mut wanted: Vec<(f32, Language)> = header
+            .split(',')
+            .filter_map(|item| {
+                let mut parts = item.split(';');
+                let tag = parts.next()?.trim();
+                let mut q = 1.0f32;
+                for param in parts {
+                    let (key, value) = param.split_once('=')?;
+                    if key.trim().eq_ignore_ascii_case("q") {
+                        q = value
+                            .trim()
+                            .parse()
+                            .ok()
+                            .filter(|q: &f32| (0.0..=1.0).contains(q))?;
+                    }
+                }
+                let language = tag.parse::<Language>().ok()?;
+                (q > 0.0).then_some((q, language))
+            })
+            .collect();
+        // Stable: equal q keeps the header's order.
+        wanted.sort_by(|a, b| b.0.total_cmp(&a.0));
+        wanted.first().map(|&(_, l)| l)
+    }
+
     /// The codes of every language, for error messages: `en, ru`.
     pub fn choices() -> String {
         Language::ALL
@@ -218,6 +256,25 @@ impl Catalogue {
         Ok((text, error))
     }
 
+    /// Every message of `language` whose id starts with `prefix`, in the file's order,
+    /// formatted without arguments: a variable stays as `{$name}` for the caller to fill
+    /// (the dashboard's page does). Only for messages without selectors: a selector
+    /// without its variable takes its default variant.
+    pub fn texts(&self, language: Language, prefix: &str) -> Vec<(String, String)> {
+        let ids: Vec<String> = match fluent_syntax::parser::parse(language.ftl()) {
+            Ok(r) => message_ids(&r),
+            // Logged when the bundle was made; the messages that parsed are still there.
+            Err((r, _)) => message_ids(&r),
+        };
+        ids.into_iter()
+            .filter(|id| id.starts_with(prefix))
+            .filter_map(|id| {
+                let (text, _) = self.resolve(language, &id, &Args::new()).ok()?;
+                Some((id, text))
+            })
+            .collect()
+    }
+
     /// One message in one language; if that fails (a bug), logged and in English; if
     /// English fails too, its best effort, or the id itself, so a ruling is never lost
     /// to a missing word.
@@ -242,6 +299,17 @@ impl Catalogue {
             }
         }
     }
+}
+
+fn message_ids(resource: &fluent_syntax::ast::Resource<&str>) -> Vec<String> {
+    resource
+        .body
+        .iter()
+        .filter_map(|e| match e {
+            fluent_syntax::ast::Entry::Message(m) => Some(m.id.name.to_owned()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A catalogue parsed into a bundle. A syntax error in an embedded file is a bug (tested);

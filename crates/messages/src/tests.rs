@@ -212,3 +212,83 @@ fn a_missing_message_or_argument_is_caught_and_falls_back_to_english() {
     let strict = Messages::strict(Language::Ru).format("nothing", &args);
     assert!(strict.starts_with('⟪'), "{strict}");
 }
+
+#[test]
+fn the_browser_s_accept_language_picks_ours_by_q() {
+    let pick = Language::from_accept_language;
+    assert_eq!(pick("ru"), Some(Language::Ru));
+    assert_eq!(
+        pick("ru-RU,ru;q=0.9,en-US;q=0.8,en;q=0.7"),
+        Some(Language::Ru)
+    );
+    assert_eq!(pick("en-US,en;q=0.9,ru;q=0.8"), Some(Language::En));
+    // q decides, not the order.
+    assert_eq!(pick("en;q=0.5, ru;q=0.9"), Some(Language::Ru));
+    assert_eq!(pick("en;q=0.9, ru-RU"), Some(Language::Ru));
+    // Equal q: the first named.
+    assert_eq!(pick("ru;q=0.5, en;q=0.5"), Some(Language::Ru));
+    // Languages we do not speak are passed over; none of ours is no answer.
+    assert_eq!(pick("de-DE,de;q=0.9,ru;q=0.1"), Some(Language::Ru));
+    assert_eq!(pick("de-DE,fr;q=0.9"), None);
+    assert_eq!(pick("*"), None);
+    assert_eq!(pick(""), None);
+    // q=0 is "not this one"; a malformed item is skipped, not an error.
+    assert_eq!(pick("ru;q=0, en;q=0.1"), Some(Language::En));
+    assert_eq!(pick("ru;q=abc, en;q=0.1"), Some(Language::En));
+    assert_eq!(pick("ru;q=7, en"), Some(Language::En));
+    assert_eq!(pick(";;;,,,=,ru"), Some(Language::Ru));
+}
+
+#[test]
+fn the_dashboard_s_texts_keep_their_variables_for_the_page() {
+    let catalogue = Catalogue::get();
+    for language in Language::ALL {
+        let texts = catalogue.texts(language, "dash-");
+        let en = variables(Language::En);
+        let want: Vec<&String> = en.keys().filter(|id| id.starts_with("dash-")).collect();
+        assert!(want.len() > 30, "{}", want.len());
+        assert_eq!(texts.len(), want.len(), "{language}");
+        for (id, text) in &texts {
+            // Each variable left for the page as {$name}, nothing else of Fluent.
+            for var in &en[id] {
+                assert!(
+                    text.contains(&format!("{{${var}}}")),
+                    "{language} {id}: {text}"
+                );
+            }
+            assert!(!text.contains("{ "), "{language} {id}: {text}");
+        }
+    }
+    let ru = catalogue.texts(Language::Ru, "dash-");
+    assert!(
+        ru.iter()
+            .any(|(id, t)| id == "dash-alerts" && t == "Замечания"),
+        "{ru:?}"
+    );
+}
+
+#[test]
+fn the_dashboard_s_texts_have_no_selectors() {
+    // The page fills {$name} and nothing more: a selector would always take its default.
+    for language in Language::ALL {
+        let resource = fluent_syntax::parser::parse(language.ftl()).unwrap_or_else(|(r, _)| r);
+        for entry in &resource.body {
+            let ast::Entry::Message(m) = entry else {
+                continue;
+            };
+            if !m.id.name.starts_with("dash-") {
+                continue;
+            }
+            let Some(p) = &m.value else { continue };
+            for e in &p.elements {
+                if let ast::PatternElement::Placeable { expression } = e {
+                    assert!(
+                        !matches!(expression, ast::Expression::Select { .. }),
+                        "{language} {}: a selector",
+                        m.id.name
+                    );
+                }
+            }
+        }
+    }
+}

@@ -6,12 +6,19 @@
 //!
 //! Pure: fed [`HubEvent`]s and actions, no IO. The states that are not `open` can be
 //! saved ([`Alerts::saved`]) and given back at the next start ([`Alerts::restore`]).
+//!
+//! Their words (titles, rulings, notes, card facts) are English as made; each alert keeps
+//! the event and the message ids they came from, so [`Alert::in_language`] says them
+//! again in the language a dashboard asks for, with the rulings' own Fluent messages
+//! (plurals, cases, piece letters) rather than a second copy in the page.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
+use messages::{Args, Language, Messages};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use touch_tracker::{BoardStatus, EndReason, EventKind, MismatchReason};
+use touch_tracker::{ArbiterEvent, BoardStatus, EndReason, EventKind, MismatchReason};
 
 use crate::hub::HubEvent;
 use crate::wall::rfc3339;
@@ -108,9 +115,97 @@ pub struct Alert {
     /// A `board_status` alert's status, typed (so closing it needs no JSON lookup).
     #[serde(skip)]
     status: Option<BoardStatus>,
+    /// The message of its title (and the key an end's title selects on).
+    #[serde(skip)]
+    title_msg: TitleMsg,
+    /// The event it was made from: its words are said again from it in other languages.
+    #[serde(skip)]
+    source: Option<Arc<ArbiterEvent>>,
+}
+
+/// A title's message id and the `$reason` it selects on, if any.
+type TitleMsg = (&'static str, Option<&'static str>);
+
+const EN: Messages = Messages::english();
+
+fn title_text(m: Messages, (id, reason): &TitleMsg) -> String {
+    match reason {
+        Some(r) => m.format(id, &Args::new().str("reason", *r)),
+        None => m.text(id),
+    }
+}
+
+/// "board 3: board disconnected (why)": a connection alert that has no ruling.
+fn status_text(m: Messages, board: u32, title: &str, detail: Option<&str>) -> String {
+    let mut text = m.format(
+        "at-board",
+        &Args::new()
+            .str("board", board.to_string())
+            .str("text", title.to_lowercase()),
+    );
+    if let Some(d) = detail.filter(|d| !d.is_empty()) {
+        text.push_str(&format!(" ({d})"));
+    }
+    text
+}
+
+fn disputed_text(m: Messages, board: u32, on_board: &str, arbiter: &str) -> String {
+    m.format(
+        "alert-result-disputed-text",
+        &Args::new()
+            .str("board", board.to_string())
+            .str("on-board", on_board.to_owned())
+            .str("arbiter", arbiter.to_owned()),
+    )
 }
 
 impl Alert {
+    /// The alert with its words in `m`'s language (itself in English, as made).
+    pub fn in_language(&self, m: Messages) -> Alert {
+        let mut a = self.clone();
+        if m.language() == Language::En {
+            return a;
+        }
+        let title = title_text(m, &self.title_msg);
+        a.title = if self.count > 1 && self.status.is_some() {
+            m.format(
+                "alert-times",
+                &Args::new()
+                    .str("title", title.clone())
+                    .str("count", self.count.to_string()),
+            )
+        } else {
+            title.clone()
+        };
+        let ruling = self
+            .source
+            .as_deref()
+            .and_then(|e| crate::words::ruling_in(m, e))
+            .unwrap_or_default();
+        a.text = match &self.source {
+            _ if self.kind == "result_disputed" => disputed_text(
+                m,
+                self.board,
+                self.event["board_result"].as_str().unwrap_or("?"),
+                self.event["arbiter_result"].as_str().unwrap_or("?"),
+            ),
+            Some(e) if ruling.is_empty() => match &e.kind {
+                EventKind::BoardStatus(s) => {
+                    status_text(m, self.board, &title, s.detail.as_deref())
+                }
+                _ => ruling,
+            },
+            _ => ruling,
+        };
+        if let Some(e) = &self.source {
+            a.details = Details::of(m, &e.kind);
+        }
+        for n in &mut a.notes {
+            n.text = n.msg.text(m);
+        }
+        a
+    }
+
     /// Whether it still asks the arbiter something (never archived then): open, and not
     /// only news of a board or clock gone away.
     pub fn asks(&self) -> bool {
@@ -127,33 +222,69 @@ impl Alert {
 pub struct Note {
     pub text: String,
     pub at: String,
+    /// The message it is, to say it in another language.
+    #[serde(skip)]
+    msg: NoteMsg,
 }
 
-/// An illegal move in plain words: its category and each restore step.
+/// A note's message: an id, or an id with one text argument (a result, the arbiter's
+/// explanation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NoteMsg {
+    Id(&'static str),
+    With(&'static str, &'static str, String),
+}
+
+impl NoteMsg {
+    fn text(&self, m: Messages) -> String {
+        match self {
+            NoteMsg::Id(id) => m.text(id),
+            NoteMsg::With(id, name, value) => m.format(id, &Args::new().str(name, value.clone())),
+        }
+    }
+}
+
+/// An illegal move in plain words: its category, each restore step, and the card's
+/// facts (the attempt with the language's piece letter, which of the player's illegal
+/// moves it is, the time added).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Details {
     pub category: Option<String>,
     pub steps: Vec<String>,
+    /// `Bf1-f3` (`Сf1-f3` in Russian).
+    pub attempt: Option<String>,
+    /// `1st illegal move of White`.
+    pub count: Option<String>,
+    /// `add 1:00 to Black`.
+    pub penalty: Option<String>,
 }
 
 impl Details {
-    fn of(kind: &EventKind) -> Details {
+    fn of(m: Messages, kind: &EventKind) -> Details {
+        let steps = |list: &[chess_rules::RestoreStep]| {
+            list.iter()
+                .map(|s| words::steps_in(m, std::slice::from_ref(s)))
+                .collect()
+        };
         match kind {
             EventKind::IllegalMove(i) => Details {
-                category: Some(words::category(i.category)),
-                steps: i
-                    .restore
-                    .iter()
-                    .map(|s| words::steps(std::slice::from_ref(s)))
-                    .collect(),
+                category: Some(words::category_in(m, i.category)),
+                steps: steps(&i.restore),
+                attempt: i.attempt.as_ref().map(|a| words::attempt(m, a)),
+                count: Some(
+                    m.format(
+                        "alert-count",
+                        &Args::new()
+                            .num("count", i.count.into())
+                            .str("side", i.color.name()),
+                    ),
+                ),
+                penalty: i.penalty.as_ref().map(|p| words::penalty_in(m, p)),
             },
             EventKind::Displaced(d) => Details {
-                category: Some("displaced pieces (art. 7.4)".to_owned()),
-                steps: d
-                    .squares
-                    .iter()
-                    .map(|s| words::steps(std::slice::from_ref(s)))
-                    .collect(),
+                category: Some(m.text("alert-displaced-category")),
+                steps: steps(&d.squares),
+                ..Details::default()
             },
             _ => Details::default(),
         }
@@ -168,17 +299,38 @@ pub struct Claim {
     pub text: String,
     pub at: String,
     pub event: Value,
+    #[serde(skip)]
+    source: Option<Arc<ArbiterEvent>>,
+}
+
+impl Claim {
+    /// The claim with its words in `m`'s language.
+    pub fn in_language(&self, m: Messages) -> Claim {
+        let mut c = self.clone();
+        if let Some(e) = self
+            .source
+            .as_deref()
+            .filter(|_| m.language() != Language::En)
+        {
+            c.text = words::ruling_in(m, e).unwrap_or_default();
+        }
+        c
+    }
 }
 
 /// What an event or an action changed, for live clients.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    Alert(Alert),
+    /// Boxed: an alert is many times the size of a claim.
+    Alert(Box<Alert>),
     /// The board's claim now (`None`: nothing to claim).
-    Claim {
-        board: u32,
-        claim: Option<Claim>,
-    },
+    Claim { board: u32, claim: Option<Claim> },
+}
+
+impl Change {
+    fn alert(a: Alert) -> Change {
+        Change::Alert(Box::new(a))
+    }
 }
 
 /// Why an action was refused.
@@ -250,23 +402,25 @@ pub fn is_alert_id(text: &str) -> bool {
         })
 }
 
-fn end_title(reason: EndReason) -> &'static str {
-    match reason {
-        EndReason::Checkmate => "Checkmate",
-        EndReason::Stalemate => "Stalemate",
-        EndReason::DeadPosition => "Dead position",
-        EndReason::Fivefold => "Fivefold repetition",
-        EndReason::SeventyFiveMoves => "75-move rule",
-        EndReason::SecondIllegalMove => "Second illegal move",
-        EndReason::Flag => "Flag fall",
-        EndReason::ResultOnBoard => "Result shown on the board",
+/// The title of a game's end: `alert-end-title` selects on the reason's key.
+fn end_title(reason: EndReason) -> TitleMsg {
+    let key = match reason {
+        EndReason::Checkmate => "checkmate",
+        EndReason::Stalemate => "stalemate",
+        EndReason::DeadPosition => "dead-position",
+        EndReason::Fivefold => "fivefold",
+        EndReason::SeventyFiveMoves => "seventy-five-moves",
+        EndReason::SecondIllegalMove => "second-illegal-move",
+        EndReason::Flag => "flag",
+        EndReason::ResultOnBoard => "result-on-board",
         // The rules core's other reasons (the tracker does not announce them yet).
-        EndReason::Threefold => "Threefold repetition",
-        EndReason::FiftyMoves => "50-move rule",
-        EndReason::Resignation => "Resignation",
-        EndReason::Agreement => "Draw agreed",
-        EndReason::Arbiter => "Arbiter's decision",
-    }
+        EndReason::Threefold => "threefold",
+        EndReason::FiftyMoves => "fifty-moves",
+        EndReason::Resignation => "resignation",
+        EndReason::Agreement => "agreement",
+        EndReason::Arbiter => "arbiter",
+    };
+    ("alert-end-title", Some(key))
 }
 
 impl Alerts {
@@ -310,7 +464,7 @@ impl Alerts {
         self.revision
     }
 
-    fn add(&mut self, e: &HubEvent, urgency: Urgency, title: String) -> usize {
+    fn add(&mut self, e: &HubEvent, urgency: Urgency, title_msg: TitleMsg) -> usize {
         let id = alert_id(e.board, e.seq);
         if let Some(&i) = self.by_id.get(&id) {
             // The same event again (a resumed board replays its journal).
@@ -324,7 +478,7 @@ impl Alerts {
             seq: e.seq,
             kind: e.event.kind_name(),
             urgency,
-            title,
+            title: title_text(EN, &title_msg),
             text: words::ruling(&e.event).unwrap_or_default(),
             at: rfc3339(e.wall_ms),
             wall_ms: e.wall_ms,
@@ -333,26 +487,30 @@ impl Alerts {
             resolved_at: saved.and_then(|s| s.resolved_at),
             notes: Vec::new(),
             event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
-            details: Details::of(&e.event.kind),
+            details: Details::of(EN, &e.event.kind),
             revision,
             count: 1,
             status: match &e.event.kind {
                 EventKind::BoardStatus(s) => Some(s.status),
                 _ => None,
             },
+            title_msg,
+            source: Some(Arc::new(e.event.clone())),
         };
         self.alerts.push(alert);
         self.by_id.insert(id, self.alerts.len() - 1);
         self.alerts.len() - 1
     }
 
-    fn note(&mut self, i: usize, text: String, at: &str) -> Alert {
+    fn note(&mut self, i: usize, msg: NoteMsg, at: &str) -> Alert {
         let revision = self.bump();
+        let text = msg.text(EN);
         let a = &mut self.alerts[i];
         if !a.notes.iter().any(|n| n.text == text) {
             a.notes.push(Note {
                 text,
                 at: at.to_owned(),
+                msg,
             });
         }
         a.revision = revision;
@@ -479,46 +637,46 @@ impl Alerts {
         match &e.event.kind {
             EventKind::IllegalMove(i) => {
                 let (urgency, title) = if i.result.is_some() || i.count >= 2 {
-                    (Urgency::GameEnd, "Second illegal move")
+                    (Urgency::GameEnd, "alert-second-illegal")
                 } else {
-                    (Urgency::Illegal, "Illegal move")
+                    (Urgency::Illegal, "alert-illegal")
                 };
-                let at = self.add(e, urgency, title.into());
+                let at = self.add(e, urgency, (title, None));
                 self.last_illegal.insert(board, at);
-                out.push(Change::Alert(self.alerts[at].clone()));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::Restored { .. } => {
                 if let Some(&i) = self.last_illegal.get(&board) {
-                    out.push(Change::Alert(self.note(
+                    out.push(Change::alert(self.note(
                         i,
-                        "position restored".into(),
+                        NoteMsg::Id("position-restored"),
                         &when(),
                     )));
                 }
             }
             EventKind::IllegalMoveStands(_) => {
-                let at = self.add(e, Urgency::Illegal, "Illegal move stands".into());
-                out.push(Change::Alert(self.alerts[at].clone()));
+                let at = self.add(e, Urgency::Illegal, ("alert-illegal-stands", None));
+                out.push(Change::alert(self.alerts[at].clone()));
                 if let Some(&i) = self.last_illegal.get(&board) {
-                    out.push(Change::Alert(self.note(
+                    out.push(Change::alert(self.note(
                         i,
-                        "the opponent replied before the correction: the move stands".into(),
+                        NoteMsg::Id("note-stands"),
                         &when(),
                     )));
                 }
             }
             EventKind::GameOver(g) => {
-                let result = format!("game over: {}", g.result);
+                let result = NoteMsg::With("note-game-over", "result", g.result.to_string());
                 match self.last_illegal.get(&board) {
                     // The second illegal move already has its card: the end goes there.
                     Some(&i)
                         if g.reason == EndReason::SecondIllegalMove
                             && self.alerts[i].urgency == Urgency::GameEnd =>
                     {
-                        out.push(Change::Alert(self.note(i, result, &when())));
+                        out.push(Change::alert(self.note(i, result, &when())));
                     }
                     _ => {
-                        let at = self.add(e, Urgency::GameEnd, end_title(g.reason).into());
+                        let at = self.add(e, Urgency::GameEnd, end_title(g.reason));
                         // The end of a game is news, not a task: no Acknowledge needed,
                         // unless the arbiter must look (can the opponent still mate?).
                         let a = &mut self.alerts[at];
@@ -526,72 +684,64 @@ impl Alerts {
                             a.state = AlertState::Resolved;
                             a.resolved_at = Some(when());
                         }
-                        out.push(Change::Alert(self.alerts[at].clone()));
+                        out.push(Change::alert(self.alerts[at].clone()));
                     }
                 }
                 out.extend(self.clear_claim(board));
             }
             EventKind::TouchMove(t) if t.violation => {
-                let at = self.add(
-                    e,
-                    Urgency::Suspicion,
-                    "Possible touch-move violation".into(),
-                );
-                out.push(Change::Alert(self.alerts[at].clone()));
+                let at = self.add(e, Urgency::Suspicion, ("alert-touch-move", None));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::TwoHandedSuspected(_) => {
-                let at = self.add(e, Urgency::Suspicion, "Two-handed move suspected".into());
-                out.push(Change::Alert(self.alerts[at].clone()));
+                let at = self.add(e, Urgency::Suspicion, ("alert-two-handed", None));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::Displaced(d) if !d.reestablished => {
-                let at = self.add(e, Urgency::Suspicion, "Pieces displaced (7.4)".into());
+                let at = self.add(e, Urgency::Suspicion, ("alert-displaced", None));
                 self.last_displaced.insert(board, at);
-                out.push(Change::Alert(self.alerts[at].clone()));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::Displaced(_) => {
                 if let Some(i) = self.last_displaced.remove(&board) {
-                    out.push(Change::Alert(self.note(
+                    out.push(Change::alert(self.note(
                         i,
-                        "re-established".into(),
+                        NoteMsg::Id("note-reestablished"),
                         &when(),
                     )));
                 }
             }
             EventKind::RulingUnclear(_) => {
-                let at = self.add(e, Urgency::Illegal, "No ruling: arbiter, look".into());
-                out.push(Change::Alert(self.alerts[at].clone()));
+                let at = self.add(e, Urgency::Illegal, ("alert-ruling-unclear", None));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             // Art. 6.10.2: the clock's setting is wrong; the arbiter corrects the clock.
             EventKind::ClockMismatch(m) => {
                 let title = match m.reason {
-                    MismatchReason::PeriodAddedEarly => "Clock: period's time added early",
-                    MismatchReason::PeriodAddedLate => "Clock: period's time added late",
-                    MismatchReason::PeriodNotAdded => "Clock: period's time not added",
+                    MismatchReason::PeriodAddedEarly => "alert-clock-early",
+                    MismatchReason::PeriodAddedLate => "alert-clock-late",
+                    MismatchReason::PeriodNotAdded => "alert-clock-not-added",
                 };
-                let at = self.add(e, Urgency::Illegal, title.into());
-                out.push(Change::Alert(self.alerts[at].clone()));
+                let at = self.add(e, Urgency::Illegal, (title, None));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::RecoveryUncertain(_) => {
-                let at = self.add(
-                    e,
-                    Urgency::Suspicion,
-                    "Moves uncertain after a disconnection".into(),
-                );
-                out.push(Change::Alert(self.alerts[at].clone()));
+                let at = self.add(e, Urgency::Suspicion, ("alert-uncertain", None));
+                out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::BoardStatus(s) => {
                 let opened = match s.status {
-                    BoardStatus::Disconnected => Some("Board disconnected"),
-                    BoardStatus::ClockDisconnected => Some("Clock disconnected"),
-                    BoardStatus::OutOfSync => Some("Board out of sync"),
+                    BoardStatus::Disconnected => Some("alert-disconnected"),
+                    BoardStatus::ClockDisconnected => Some("alert-clock-disconnected"),
+                    BoardStatus::OutOfSync => Some("alert-out-of-sync"),
                     _ => None,
                 };
                 let closes = match s.status {
-                    BoardStatus::Connected => Some((BoardStatus::Disconnected, "reconnected")),
+                    BoardStatus::Connected => Some((BoardStatus::Disconnected, "note-reconnected")),
                     BoardStatus::ClockConnected => {
-                        Some((BoardStatus::ClockDisconnected, "clock reconnected"))
+                        Some((BoardStatus::ClockDisconnected, "note-clock-reconnected"))
                     }
-                    BoardStatus::InSync => Some((BoardStatus::OutOfSync, "back in sync")),
+                    BoardStatus::InSync => Some((BoardStatus::OutOfSync, "note-back-in-sync")),
                     _ => None,
                 };
                 let again = opened.and_then(|_| self.repeated(e, s.status));
@@ -604,33 +754,33 @@ impl Alerts {
                     a.resolved_at = None;
                     a.wall_ms = e.wall_ms;
                     a.at = when();
-                    a.title = format!("{} ({} times)", opened.unwrap_or_default(), a.count);
+                    a.title = EN.format(
+                        "alert-times",
+                        &Args::new()
+                            .str("title", EN.text(opened.unwrap_or_default()))
+                            .str("count", a.count.to_string()),
+                    );
                     a.revision = revision;
-                    out.push(Change::Alert(a.clone()));
+                    out.push(Change::alert(a.clone()));
                 } else if let Some(title) = opened {
-                    let at = self.add(e, Urgency::Connection, title.into());
+                    let at = self.add(e, Urgency::Connection, (title, None));
                     if self.alerts[at].text.is_empty() {
-                        let detail = s.detail.as_deref().unwrap_or("");
-                        self.alerts[at].text = format!("board {board}: {}", title.to_lowercase())
-                            + &if detail.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" ({detail})")
-                            };
+                        self.alerts[at].text =
+                            status_text(EN, board, &EN.text(title), s.detail.as_deref());
                     }
-                    out.push(Change::Alert(self.alerts[at].clone()));
+                    out.push(Change::alert(self.alerts[at].clone()));
                 }
                 if let Some((status, words)) = closes {
                     let when = when();
                     // Solved by itself: the arbiter need not act.
                     while let Some(i) = self.open_status(board, status) {
-                        self.note(i, words.into(), &when);
+                        self.note(i, NoteMsg::Id(words), &when);
                         let revision = self.bump();
                         let a = &mut self.alerts[i];
                         a.state = AlertState::Resolved;
                         a.resolved_at = Some(when.clone());
                         a.revision = revision;
-                        out.push(Change::Alert(a.clone()));
+                        out.push(Change::alert(a.clone()));
                     }
                 }
             }
@@ -641,6 +791,7 @@ impl Alerts {
                     text: words::ruling(&e.event).unwrap_or_default(),
                     at: when(),
                     event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
+                    source: Some(Arc::new(e.event.clone())),
                 };
                 self.claims.insert(board, claim.clone());
                 out.push(Change::Claim {
@@ -666,7 +817,7 @@ impl Alerts {
                     let when = when();
                     self.note(
                         i,
-                        format!("the arbiter's decision: {}", d.explanation),
+                        NoteMsg::With("arbiter-decision-comment", "text", d.explanation.clone()),
                         &when,
                     );
                     let revision = self.bump();
@@ -676,7 +827,7 @@ impl Alerts {
                         a.resolved_at = Some(when);
                     }
                     a.revision = revision;
-                    out.push(Change::Alert(a.clone()));
+                    out.push(Change::alert(a.clone()));
                 }
             }
             EventKind::ArbiterDecision(_) => {}
@@ -713,10 +864,8 @@ impl Alerts {
                     seq: e.seq,
                     kind: "result_disputed",
                     urgency: Urgency::GameEnd,
-                    title: "Result disputed".into(),
-                    text: format!(
-                        "board {board}: the board's result is {b}, the arbiter's {a}; confirm                          one of them (the results file waits for it)"
-                    ),
+                    title: EN.text("alert-result-disputed"),
+                    text: disputed_text(EN, board, b, a),
                     at: rfc3339(e.wall_ms),
                     wall_ms: e.wall_ms,
                     state: AlertState::Open,
@@ -732,18 +881,20 @@ impl Alerts {
                     revision,
                     count: 1,
                     status: None,
+                    title_msg: ("alert-result-disputed", None),
+                    source: None,
                 });
                 let i = self.alerts.len() - 1;
                 self.by_id.insert(id, i);
                 self.dispute.insert(board, i);
-                Some(Change::Alert(self.alerts[i].clone()))
+                Some(Change::alert(self.alerts[i].clone()))
             }
             (false, Some(i)) => {
                 self.dispute.remove(&board);
                 let when = rfc3339(e.wall_ms);
                 let text = match state.result() {
-                    Some(r) => format!("settled: {r}"),
-                    None => "settled".to_owned(),
+                    Some(r) => NoteMsg::With("note-settled-with", "result", r.to_string()),
+                    None => NoteMsg::Id("note-settled"),
                 };
                 self.note(i, text, &when);
                 let revision = self.bump();
@@ -751,7 +902,7 @@ impl Alerts {
                 a.state = AlertState::Resolved;
                 a.resolved_at = Some(when);
                 a.revision = revision;
-                Some(Change::Alert(a.clone()))
+                Some(Change::alert(a.clone()))
             }
             (true, Some(i)) => {
                 // Still disputed, with other results: the card says the new ones.
@@ -761,14 +912,11 @@ impl Alerts {
                 );
                 let revision = self.bump();
                 let alert = &mut self.alerts[i];
-                alert.text = format!(
-                    "board {board}: the board's result is {b}, the arbiter's {a}; confirm \
-                     one of them (the results file waits for it)"
-                );
+                alert.text = disputed_text(EN, board, b, a);
                 alert.event["board_result"] = b.into();
                 alert.event["arbiter_result"] = a.into();
                 alert.revision = revision;
-                Some(Change::Alert(alert.clone()))
+                Some(Change::alert(alert.clone()))
             }
             (false, None) => None,
         }
@@ -922,6 +1070,164 @@ mod tests {
             violation,
             ply: 2,
         })
+    }
+
+    /// The bishop f1-f3 through its own pawn: put back, touch-move, a minute to Black.
+    fn bishop_through_its_pawn() -> EventKind {
+        let bishop = chess_rules::Piece {
+            color: Color::White,
+            role: chess_rules::Role::Bishop,
+        };
+        let (f1, f3) = ("f1".parse().unwrap(), "f3".parse().unwrap());
+        let EventKind::IllegalMove(mut i) = illegal(1) else {
+            unreachable!()
+        };
+        i.attempt = Some(chess_rules::Attempt {
+            from: f1,
+            to: f3,
+            piece: bishop,
+        });
+        i.restore = vec![
+            chess_rules::RestoreStep::Remove {
+                square: f3,
+                piece: bishop,
+            },
+            chess_rules::RestoreStep::Put {
+                square: f1,
+                piece: bishop,
+            },
+        ];
+        i.must_move = Some(f1);
+        EventKind::IllegalMove(i)
+    }
+
+    #[test]
+    fn alerts_are_said_again_in_the_dashboard_s_language() {
+        let mut a = Alerts::new();
+        a.apply(&ev(1, 1, 100, bishop_through_its_pawn()));
+        a.apply(&ev(
+            1,
+            2,
+            200,
+            EventKind::Restored {
+                fen: chess_rules::START_FEN.into(),
+            },
+        ));
+        a.apply(&ev(2, 1, 300, status(BoardStatus::Disconnected)));
+        a.apply(&ev(2, 2, 400, status(BoardStatus::Connected)));
+        a.apply(&ev(2, 3, 500, status(BoardStatus::Disconnected)));
+        a.apply(&ev(3, 1, 600, game_over(EndReason::Flag)));
+        let claim = EventKind::DrawClaimable(DrawClaimableEvent {
+            reason: ClaimReason::Threefold,
+            color: Color::White,
+            plies: vec![4, 8, 12],
+            with_move: None,
+            ply: 12,
+        });
+        a.apply(&ev(4, 1, 700, claim));
+        let ru = Messages::strict(Language::Ru);
+        let en = Messages::strict(Language::En);
+
+        // English: as made, the words the tests and tools read.
+        let illegal = a.get("1-1").unwrap();
+        assert_eq!(illegal.in_language(en), *illegal);
+        assert_eq!(illegal.title, "Illegal move");
+        assert_eq!(illegal.details.attempt.as_deref(), Some("Bf1-f3"));
+        assert_eq!(
+            illegal.details.count.as_deref(),
+            Some("1st illegal move of White")
+        );
+        assert_eq!(
+            illegal.details.penalty.as_deref(),
+            Some("add 1:00 to Black")
+        );
+        assert_eq!(illegal.notes[0].text, "position restored");
+
+        // Russian: the seeds' terms, Russian piece letters, squares as they are.
+        let r = illegal.in_language(ru);
+        assert_eq!(r.title, "Невозможный ход");
+        assert!(
+            r.text
+                .contains("невозможный ход (фигура пошла не по правилам) Сf1-f3"),
+            "{}",
+            r.text
+        );
+        assert!(
+            r.text
+                .contains("восстановить позицию: снять белого слона с f3"),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.details.attempt.as_deref(), Some("Сf1-f3"));
+        assert_eq!(
+            r.details.count.as_deref(),
+            Some("1-й невозможный ход белых")
+        );
+        assert_eq!(
+            r.details.penalty.as_deref(),
+            Some("добавить сопернику (чёрным) 1:00")
+        );
+        assert_eq!(
+            r.details.steps,
+            ["снять белого слона с f3", "поставить белого слона на f1"]
+        );
+        assert_eq!(r.notes[0].text, "позиция восстановлена");
+        // The machine's fields stay as they are.
+        assert_eq!(
+            (r.kind, &r.id, &r.event),
+            (illegal.kind, &illegal.id, &illegal.event)
+        );
+
+        let gone = a.get("2-1").unwrap();
+        assert_eq!(gone.title, "Board disconnected (2 times)");
+        let r = gone.in_language(ru);
+        assert_eq!(r.title, "Доска отключена (2 раз)");
+        assert_eq!(r.text, "доска 2: доска отключена");
+        assert_eq!(r.notes[0].text, "связь восстановлена");
+
+        let flag = a.get("3-1").unwrap().in_language(ru);
+        assert_eq!(flag.title, "Падение флажка");
+        assert!(flag.text.contains("падение флажка"), "{}", flag.text);
+
+        let claim = a.claims()[0].in_language(ru);
+        assert!(
+            claim
+                .text
+                .contains("Белые могут потребовать ничью (троекратное повторение)"),
+            "{}",
+            claim.text
+        );
+        // Nothing left in English, no message missing (strict marks it ⟪...⟫).
+        for text in [&claim.text, &flag.text, &r.text] {
+            assert!(!text.contains('⟪') && !text.contains("board"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_stream_says_its_messages_in_its_language() {
+        use crate::dashboard::{Message, Words};
+        let mut a = Alerts::new();
+        let changes = a.apply(&ev(1, 1, 100, bishop_through_its_pawn()));
+        let Some(Change::Alert(alert)) = changes.into_iter().next() else {
+            panic!("no alert")
+        };
+        let english = serde_json::to_string(&alert).unwrap();
+        let msg = Message {
+            event: "alert",
+            data: english.clone(),
+            words: Some(Words::Alert(alert)),
+        };
+        assert_eq!(msg.data_in(Language::En), english);
+        let ru: Value = serde_json::from_str(&msg.data_in(Language::Ru)).unwrap();
+        assert_eq!(ru["title"], "Невозможный ход");
+        assert_eq!(ru["details"]["attempt"], "Сf1-f3");
+        // A message without words is the same in every language.
+        let plain = Message {
+            event: "boards",
+            data: "[]".into(),
+            words: None,
+        };
+        assert_eq!(plain.data_in(Language::Ru), "[]");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -16,8 +16,11 @@ use futures_util::stream::Stream;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
+use messages::{Language, Messages};
+
 use super::alerts::{is_alert_id, Action};
 use super::auth::{Refusal, SESSION_COOKIE};
+use super::lang::lang_query;
 use super::{Dashboard, Message};
 
 /// Largest request body the dashboard accepts.
@@ -39,6 +42,7 @@ pub fn router(dash: Shared) -> Router {
         .route("/", get(page))
         .route("/assets/dashboard.js", get(script))
         .route("/assets/dashboard.css", get(style))
+        .route("/api/messages", get(super::lang::messages))
         .route("/api/state", get(state))
         .route("/api/stream", get(stream))
         .route("/api/boards/{board}/history", get(history))
@@ -132,6 +136,7 @@ async fn state(
         return refused(r);
     }
     let (mut offset, mut limit) = (0, super::ALERTS_PAGE);
+    let mut language = Language::En;
     for pair in query
         .as_deref()
         .unwrap_or("")
@@ -139,6 +144,13 @@ async fn state(
         .filter(|p| !p.is_empty())
     {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key == "lang" {
+            match super::lang::parse_lang(value) {
+                Ok(l) => language = l,
+                Err(why) => return error(StatusCode::BAD_REQUEST, why),
+            }
+            continue;
+        }
         let number = value.parse::<usize>().ok().filter(|_| value.len() <= 9);
         match (key, number) {
             ("alerts_offset", Some(n)) => offset = n,
@@ -148,26 +160,32 @@ async fn state(
                     StatusCode::BAD_REQUEST,
                     format!(
                         "bad query {pair:?}: /api/state takes alerts_offset=N and \
-                         alerts_limit=N (N at most {})",
-                        super::ALERTS_PAGE_MAX
+                         alerts_limit=N (N at most {}), lang=CODE ({})",
+                        super::ALERTS_PAGE_MAX,
+                        Language::choices()
                     ),
                 )
             }
         }
     }
-    fresh(d.state_page_json(offset, limit))
+    fresh(d.state_page_json(offset, limit, language))
 }
 
 async fn history(
     State(d): State<Shared>,
     headers: HeaderMap,
     Path(board): Path<String>,
+    RawQuery(query): RawQuery,
 ) -> Response {
     if let Err(r) = d.gate.check_read(&headers) {
         return refused(r);
     }
+    let language = match lang_query(query.as_deref(), "/api/boards/B/history") {
+        Ok(l) => l.unwrap_or_default(),
+        Err(why) => return error(StatusCode::BAD_REQUEST, why),
+    };
     let number = board.parse::<u32>().ok().filter(|_| board.len() <= 6);
-    match number.and_then(|n| d.history_json(n)) {
+    match number.and_then(|n| d.history_json(n, language)) {
         Some(v) => fresh(v),
         None => error(
             StatusCode::NOT_FOUND,
@@ -180,12 +198,17 @@ async fn act(
     State(d): State<Shared>,
     headers: HeaderMap,
     Path((id, action)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
     // Taken (and ignored) so that the body limit applies.
     _body: Bytes,
 ) -> Response {
     if let Err(r) = d.gate.check_action(&headers) {
         return refused(r);
     }
+    let language = match lang_query(query.as_deref(), "POST /api/alerts/ID/ACTION") {
+        Ok(l) => l.unwrap_or_default(),
+        Err(why) => return error(StatusCode::BAD_REQUEST, why),
+    };
     let action = match action.as_str() {
         "ack" => Action::Acknowledge,
         "resolve" => Action::Resolve,
@@ -213,7 +236,9 @@ async fn act(
         }
     }
     match d.act(&id, action).await {
-        Ok(alert) => fresh(serde_json::to_value(&alert).unwrap_or_default()),
+        Ok(alert) => fresh(
+            serde_json::to_value(alert.in_language(Messages::new(language))).unwrap_or_default(),
+        ),
         Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
     }
 }
@@ -287,21 +312,30 @@ async fn login(State(d): State<Shared>, headers: HeaderMap, _body: Bytes) -> Res
     }
 }
 
-fn sse(m: &Message) -> Event {
-    Event::default().event(m.event).data(m.data.as_str())
+fn sse(m: &Message, language: Language) -> Event {
+    Event::default().event(m.event).data(m.data_in(language))
 }
 
-async fn stream(State(d): State<Shared>, headers: HeaderMap) -> Response {
+async fn stream(
+    State(d): State<Shared>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     if let Err(r) = d.gate.check_read(&headers) {
         return refused(r);
     }
+    let language = match lang_query(query.as_deref(), "/api/stream") {
+        Ok(l) => l.unwrap_or_default(),
+        Err(why) => return error(StatusCode::BAD_REQUEST, why),
+    };
     // Subscribe before taking the state, so nothing falls between the two.
     let rx = d.stream.subscribe();
     let hello = Message {
         event: "hello",
-        data: d.state_json().to_string(),
+        data: d.state_json(language).to_string(),
+        words: None,
     };
-    let events = live(d, rx, hello);
+    let events = live(d, rx, hello, language);
     let mut r = Sse::new(events)
         .keep_alive(KeepAlive::default())
         .into_response();
@@ -314,13 +348,14 @@ fn live(
     d: Shared,
     rx: tokio::sync::broadcast::Receiver<Arc<Message>>,
     hello: Message,
+    language: Language,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures_util::stream::unfold((d, rx, Some(hello)), |(d, mut rx, first)| async move {
+    futures_util::stream::unfold((d, rx, Some(hello)), move |(d, mut rx, first)| async move {
         if let Some(h) = first {
-            return Some((Ok(sse(&h)), (d, rx, None)));
+            return Some((Ok(sse(&h, language)), (d, rx, None)));
         }
         let event = match rx.recv().await {
-            Ok(m) => sse(&m),
+            Ok(m) => sse(&m, language),
             // Fell a whole buffer behind (a client that does not read): dropped. Its
             // messages were never copied for it; a browser's EventSource reconnects and
             // gets the whole state in a new hello.

@@ -8,6 +8,7 @@
 //! | path | what | who |
 //! |---|---|---|
 //! | `/` | the page (`/assets/dashboard.js`, `/assets/dashboard.css`) | anyone |
+//! | `/api/messages` | the page's words in its language ([`lang`]) | anyone |
 //! | `/api/state` | boards, alerts (sorted), claims | viewer |
 //! | `/api/stream` | Server-Sent Events: `hello` (the whole state), `alert`, `claim`, `boards` | viewer |
 //! | `/api/boards/{B}/history` | the current game's moves with their touch logs, and the board's alerts | viewer |
@@ -20,18 +21,24 @@
 //! Who may do what: [`auth`]. The alerts and their states: [`alerts`]. A follower task
 //! reads the hub's event log (so it never misses an event), folds it into the alerts and
 //! broadcasts each change to the open streams; board summaries go out when they change.
+//!
+//! Language ([`lang`]): the page's labels come from `/api/messages`; the routes that
+//! carry words (state, stream, history, actions) say them in the `?lang=` they are asked
+//! for (English without it, so scripts read what they always read).
 
 mod accept;
 pub mod alerts;
 mod api;
 pub mod auth;
 mod desk;
+pub mod lang;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use messages::{Language, Messages};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
@@ -48,11 +55,49 @@ const BOARDS_EVERY: Duration = Duration::from_millis(500);
 /// Messages a slow stream may fall behind before it is sent the whole state again.
 const STREAM_CAPACITY: usize = 1024;
 
-/// One message for the open streams: the SSE event name and its JSON data.
+/// One message for the open streams: the SSE event name and its JSON data (English),
+/// and what it was made of when it has words to say in another language.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
     pub event: &'static str,
     pub data: String,
+    pub words: Option<Words>,
+}
+
+/// An alert or a claim of a stream message, typed, to say again in a stream's language.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Words {
+    Alert(Box<alerts::Alert>),
+    Claim {
+        board: u32,
+        claim: Option<alerts::Claim>,
+    },
+}
+
+impl Message {
+    fn plain(event: &'static str, data: String) -> Message {
+        Message {
+            event,
+            data,
+            words: None,
+        }
+    }
+
+    /// Its data for a stream in `language`: made again only when that is not English.
+    pub fn data_in(&self, language: Language) -> std::borrow::Cow<'_, str> {
+        let m = Messages::new(language);
+        match &self.words {
+            Some(w) if language != Language::En => std::borrow::Cow::Owned(match w {
+                Words::Alert(a) => serde_json::to_string(&a.in_language(m)).unwrap_or_default(),
+                Words::Claim { board, claim } => json!({
+                    "board": board,
+                    "claim": claim.as_ref().map(|c| c.in_language(m)),
+                })
+                .to_string(),
+            }),
+            _ => std::borrow::Cow::Borrowed(&self.data),
+        }
+    }
 }
 
 struct Inner {
@@ -222,10 +267,12 @@ impl Dashboard {
                     Change::Alert(a) => Message {
                         event: "alert",
                         data: serde_json::to_string(&a).unwrap_or_default(),
+                        words: Some(Words::Alert(a)),
                     },
                     Change::Claim { board, claim } => Message {
                         event: "claim",
                         data: json!({ "board": board, "claim": claim }).to_string(),
+                        words: Some(Words::Claim { board, claim }),
                     },
                 };
                 // No open stream is fine.
@@ -280,18 +327,14 @@ impl Dashboard {
         // A new viewer got the warnings in its hello: only changes go out.
         if inner.warnings.as_deref().unwrap_or("[]") != warnings {
             inner.warnings = Some(warnings.clone());
-            let _ = self.stream.send(Arc::new(Message {
-                event: "warnings",
-                data: warnings,
-            }));
+            let _ = self
+                .stream
+                .send(Arc::new(Message::plain("warnings", warnings)));
         }
         if inner.boards.as_ref().is_some_and(|m| m.data == boards) {
             return;
         }
-        let msg = Arc::new(Message {
-            event: "boards",
-            data: boards,
-        });
+        let msg = Arc::new(Message::plain("boards", boards));
         inner.boards = Some(Arc::clone(&msg));
         let _ = self.stream.send(msg);
     }
@@ -304,10 +347,7 @@ impl Dashboard {
             return;
         }
         inner.push = push.clone();
-        let _ = self.stream.send(Arc::new(Message {
-            event: "push",
-            data: push,
-        }));
+        let _ = self.stream.send(Arc::new(Message::plain("push", push)));
     }
 
     async fn follow(self: Arc<Dashboard>) {
@@ -443,14 +483,15 @@ impl Dashboard {
         Value::Array(list)
     }
 
-    /// Everything the page shows (the first [`ALERTS_PAGE`] alerts).
-    fn state_json(&self) -> Value {
-        self.state_page_json(0, ALERTS_PAGE)
+    /// Everything the page shows (the first [`ALERTS_PAGE`] alerts), in `language`.
+    fn state_json(&self, language: Language) -> Value {
+        self.state_page_json(0, ALERTS_PAGE, language)
     }
 
     /// Everything the page shows, with `limit` alerts from `offset` in their order
     /// (`alerts_total` in all, `alerts_more` after this page, `alerts_archived` on disk).
-    fn state_page_json(&self, offset: usize, limit: usize) -> Value {
+    fn state_page_json(&self, offset: usize, limit: usize, language: Language) -> Value {
+        let m = Messages::new(language);
         self.sync();
         let boards = self.boards_json();
         let inner = self.lock();
@@ -461,19 +502,20 @@ impl Dashboard {
             "round": self.config.event.round,
             "public": self.gate.is_public(),
             "boards": boards,
-            "alerts": page,
+            "alerts": page.iter().map(|a| a.in_language(m)).collect::<Vec<_>>(),
             "alerts_total": total,
             "alerts_offset": offset,
             "alerts_more": more,
             "alerts_archived": inner.alerts.archived_count(),
-            "claims": inner.alerts.claims(),
+            "claims": inner.alerts.claims().iter().map(|c| c.in_language(m)).collect::<Vec<_>>(),
             "warnings": self.warnings_json(),
             "push": self.hub.push_status(),
         })
     }
 
     /// The current game of a board: its moves with their touch logs, and its alerts.
-    fn history_json(&self, board: u32) -> Option<Value> {
+    fn history_json(&self, board: u32, language: Language) -> Option<Value> {
+        let m = Messages::new(language);
         let view = self.hub.board(board)?;
         self.sync();
         let events: Vec<_> = self
@@ -514,6 +556,7 @@ impl Dashboard {
             .sorted()
             .into_iter()
             .filter(|a| a.board == board)
+            .map(|a| a.in_language(m))
             .collect();
         let cfg = self.config.board(board);
         Some(json!({
@@ -566,6 +609,7 @@ impl Dashboard {
         let _ = self.stream.send(Arc::new(Message {
             event: "alert",
             data: serde_json::to_string(&alert).unwrap_or_default(),
+            words: Some(Words::Alert(Box::new(alert.clone()))),
         }));
         self.save_states().await;
         Ok(alert)

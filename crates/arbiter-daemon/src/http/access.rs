@@ -5,7 +5,7 @@
 //!
 //! | group | routes | open to anyone when |
 //! |---|---|---|
-//! | [`Group::Open`] | `/healthz`, the dashboard page and its assets, `/api/login` | always (the page holds no data; login checks the token itself) |
+//! | [`Group::Open`] | `/healthz`, the dashboard page and its assets and words (`/api/messages`), `/api/login` | always (the page holds no data; login checks the token itself) |
 //! | [`Group::Broadcast`] | `/boards` (the public board state), `/round.pgn`, `/games/{B}.pgn`, `/livechess/...`, all made from the delayed public view | `public_dashboard = true`, or a `[broadcast]` section is configured ([`broadcast_is_public`]) |
 //! | [`Group::ArbiterRead`] | `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
 //! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}`, `/api/boards/{B}/serial/{S}`, `/api/boards/{B}/decision`, `/api/boards/{B}/moves`, `/api/boards/{B}/takeback` | never: the token, in the header |
@@ -70,6 +70,8 @@ pub const ROUTES: &[(&str, Group)] = &[
     ("/assets/dashboard.js", Group::Open),
     ("/assets/dashboard.css", Group::Open),
     ("/api/login", Group::Open),
+    // The page's words: no data, like the page itself.
+    ("/api/messages", Group::Open),
     ("/api/state", Group::ArbiterRead),
     ("/api/stream", Group::ArbiterRead),
     ("/api/boards/{board}/history", Group::ArbiterRead),

@@ -1,6 +1,9 @@
 // The arbiter dashboard: plain JS, no build step. State comes from /api/state and then
 // lives on the /api/stream event stream (hello = everything, alert, claim, boards).
 // Everything the daemon sends is put into the page as text, never as HTML.
+// Words: the daemon's catalogue (/api/messages, the same Fluent files as the rulings) in
+// the language asked for (?lang=, else the one picked in the selector, else the
+// browser's, else the event's); alerts come already said in it (?lang= on each route).
 "use strict";
 
 (() => {
@@ -15,14 +18,66 @@
   };
   let source = null;
   let audio = null;
+  /** The page's language and its words (id -> text with {$name} to fill). */
+  const i18n = { lang: "en", messages: {} };
   /** The cards on the page by alert id, with what they were made from. */
   const cards = new Map();
 
   const $ = (id) => document.getElementById(id);
 
+  /** A message of the catalogue with its {$name}s filled (the id itself if missing). */
+  function t(id, args) {
+    const text = i18n.messages[id];
+    if (text === undefined) return id;
+    return text.replace(/\{\$([A-Za-z0-9_-]+)\}/g, (whole, name) =>
+      (args && args[name] !== undefined && args[name] !== null ? String(args[name]) : whole));
+  }
+
+  /** A move (or a line) in SAN with the language's piece letters (`Ng8` is `Кg8` in
+   * Russian); squares, castling and move numbers stay. */
+  function sanIn(san) {
+    const letters = t("dash-san-letters").split(" ");
+    if (i18n.lang === "en" || letters.length !== 5) return san;
+    return String(san).replace(/[KQRBN]/g, (p) => letters["KQRBN".indexOf(p)]);
+  }
+
+  /** `?lang=xx` for the routes with words (& joins it to a query already there). */
+  const langQuery = (join) => `${join || "?"}lang=${encodeURIComponent(i18n.lang)}`;
+
+  /** The language asked for: the page's ?lang=, else the one picked here before. */
+  function askedLanguage() {
+    const fromUrl = new URLSearchParams(location.search).get("lang");
+    return fromUrl || localStorage.getItem("arbiterLanguage") || "";
+  }
+
+  /** Loads the catalogue; an unknown code (400) falls back to the browser's or event's. */
+  async function loadLanguage() {
+    const asked = askedLanguage();
+    let r = await fetch(`/api/messages${asked ? `?lang=${encodeURIComponent(asked)}` : ""}`).catch(() => null);
+    if (r && r.status === 400) {
+      // A code the daemon does not speak (kept from an older version?): forgotten.
+      localStorage.removeItem("arbiterLanguage");
+      r = await fetch("/api/messages").catch(() => null);
+    }
+    const c = r && r.ok ? await r.json().catch(() => null) : null;
+    if (!c || !c.messages) return false;
+    i18n.lang = c.language;
+    i18n.messages = c.messages;
+    document.documentElement.lang = c.language;
+    for (const e of document.querySelectorAll("[data-msg]")) e.textContent = t(e.dataset.msg);
+    for (const e of document.querySelectorAll("[data-msg-title]")) e.title = t(e.dataset.msgTitle);
+    for (const e of document.querySelectorAll("[data-msg-aria]")) e.setAttribute("aria-label", t(e.dataset.msgAria));
+    const picker = $("language");
+    picker.replaceChildren(...(c.languages || []).map((l) =>
+      el("option", { value: l.code, selected: l.code === c.language }, l.name)));
+    picker.hidden = false;
+    cards.clear();
+    return true;
+  }
+
   // "GM Lasker, Emanuel (2600)" when the pairing program's TRF gives title and rating.
   function tilePlayer(b, side) {
-    const name = b[side] || (side === "white" ? "White" : "Black");
+    const name = b[side] || sideName(side);
     const p = b.players && b.players[side];
     if (!p) return name;
     return `${p.title ? p.title + " " : ""}${name}${p.rating ? ` (${p.rating})` : ""}`;
@@ -52,7 +107,7 @@
     const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, x = s % 60;
     return h ? `${h}:${pad(m)}:${pad(x)}` : `${m}:${pad(x)}`;
   }
-  const sideName = (c) => (c === "white" ? "White" : c === "black" ? "Black" : "?");
+  const sideName = (c) => (c === "white" ? t("dash-white") : c === "black" ? t("dash-black") : "?");
   function localTime(iso) {
     const d = new Date(iso);
     return isNaN(d) ? "" : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
@@ -64,7 +119,6 @@
     return name ? `${sideName(color)} (${name})` : sideName(color);
   }
   const token = () => localStorage.getItem("arbiterToken") || "";
-  const ordinal = (n) => `${n}${n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th"}`;
 
   // ----- the board diagram -----
 
@@ -89,7 +143,7 @@
   /** An 8x8 grid, White at the bottom; `marks` maps squares to extra classes. */
   function diagram(fen, marks) {
     const pieces = placement(fen);
-    const board = el("div", { class: "board", role: "img", "aria-label": `position ${fen}` });
+    const board = el("div", { class: "board", role: "img", "aria-label": t("dash-position", { fen }) });
     for (let rank = 8; rank >= 1; rank--) {
       for (let f = 0; f < 8; f++) {
         const sq = "abcdefgh"[f] + rank;
@@ -135,30 +189,31 @@
         el("td", { class: after && a !== b ? "changed" : null }, after ? clock(a) : ""));
     };
     return el("table", { class: "clock-table" },
-      el("tr", null, el("th", null, ""), el("th", null, "before"), el("th", null, after ? "after" : "")),
+      el("tr", null, el("th", null, ""), el("th", null, t("dash-before")), el("th", null, after ? t("dash-after") : "")),
       row("white"), row("black"));
   }
 
   function illegalFacts(a) {
     const ev = a.event;
+    const d = a.details;
     const facts = [
-      ["Offender", player(a.board, ev.color)],
-      ["What", [a.details.category, ev.attempt ? `: ${ev.attempt.piece.toUpperCase() === "P" ? "" : ev.attempt.piece.toUpperCase()}${ev.attempt.from}-${ev.attempt.to}` : ""].join("")],
-      ["Count", `${ordinal(ev.count)} illegal move of ${sideName(ev.color)}`],
+      [t("dash-offender"), player(a.board, ev.color)],
+      [t("dash-what"), [d.category, d.attempt ? `: ${d.attempt}` : ""].join("")],
+      [t("dash-count"), d.count],
     ];
-    if (ev.penalty) facts.push(["Penalty", `add ${clock(ev.penalty.add_ms)} to ${sideName(ev.penalty.to)}`]);
-    if (ev.result) facts.push(["Result", `${ev.result}${ev.result_undetermined ? " (undetermined: look at the position)" : ""}`]);
+    if (d.penalty) facts.push([t("dash-penalty"), d.penalty]);
+    if (ev.result) facts.push([t("dash-result"), ev.result_undetermined ? t("dash-result-undetermined", { result: ev.result }) : ev.result]);
     const dl = el("dl", null, facts.map(([k, v]) => [el("dt", null, k), el("dd", null, v)]));
     if (a.details.steps.length) {
-      dl.append(el("dt", null, ev.category === "unpromoted_pawn" ? "Correct" : "Put back"),
+      dl.append(el("dt", null, ev.category === "unpromoted_pawn" ? t("dash-correct") : t("dash-put-back")),
         el("dd", null, el("ol", { class: "steps" }, a.details.steps.map((s) => el("li", null, s)))));
     }
     if (ev.must_move) {
-      dl.append(el("dt", null, "Must move"),
-        el("dd", { class: "must-move" }, `the piece on ${ev.must_move} (touch-move)`));
+      dl.append(el("dt", null, t("dash-must-move")),
+        el("dd", { class: "must-move" }, t("dash-must-move-piece", { square: ev.must_move })));
     }
     if (ev.clock_before || ev.clock_after) {
-      dl.append(el("dt", null, "Clocks"), el("dd", null, clockTable(ev.clock_before, ev.clock_after)));
+      dl.append(el("dt", null, t("dash-clocks")), el("dd", null, clockTable(ev.clock_before, ev.clock_after)));
     }
     return dl;
   }
@@ -171,10 +226,10 @@
       facts.append(illegalFacts(a));
       body.append(facts, el("div", { class: "diagram" },
         diagram(ev.restore_fen, restoreMarks(ev)),
-        el("div", { class: "diagram-legend" }, "to reinstate: ",
-          el("span", { class: "legend-remove" }, "take off"), " / ",
-          el("span", { class: "legend-put" }, "put on"), " / ",
-          el("span", { class: "legend-must" }, "must move"))));
+        el("div", { class: "diagram-legend" }, `${t("dash-to-reinstate")} `,
+          el("span", { class: "legend-remove" }, t("dash-take-off")), " / ",
+          el("span", { class: "legend-put" }, t("dash-put-on")), " / ",
+          el("span", { class: "legend-must" }, t("dash-must-move").toLowerCase()))));
     } else if (a.kind === "illegal_move_stands") {
       facts.append(el("p", { class: "card-text" }, a.text));
       body.append(facts, el("div", { class: "diagram" }, diagram(ev.fen, {})));
@@ -190,10 +245,10 @@
     if (a.kind === "result_disputed") {
       if (a.state !== "resolved") actions.append(resultDisputeButtons(a));
     } else if (a.state === "open") {
-      actions.append(el("button", { type: "button", class: "primary act-ack", onclick: () => act(a.id, "ack") }, "Acknowledge"));
+      actions.append(el("button", { type: "button", class: "primary act-ack", onclick: () => act(a.id, "ack") }, t("dash-acknowledge")));
     }
     if (a.state !== "resolved" && a.kind !== "result_disputed") {
-      actions.append(el("button", { type: "button", class: "act-resolve", onclick: () => act(a.id, "resolve") }, "Resolve"));
+      actions.append(el("button", { type: "button", class: "act-resolve", onclick: () => act(a.id, "resolve") }, t("dash-resolve")));
     }
     if (a.kind === "board_status" && ev.status === "out_of_sync" && a.state !== "resolved") {
       actions.append(...acceptBoardButtons(a));
@@ -206,8 +261,8 @@
     },
     el("div", { class: "card-head" },
       el("span", { class: "card-title" }, a.title),
-      el("span", { class: "card-meta" }, `board ${a.board} \u00b7 ${localTime(a.at)} `,
-        el("span", { class: `state ${a.state}` }, a.state))),
+      el("span", { class: "card-meta" }, `${t("dash-card-board", { board: a.board })} \u00b7 ${localTime(a.at)} `,
+        el("span", { class: `state ${a.state}` }, t(`dash-state-${a.state}`)))),
     body, actions);
   }
 
@@ -224,21 +279,21 @@
       x.board === a.board && x.event && x.event.color === ev.color && x.event.ply < ev.ply).length;
     const minutes = el("input", {
       type: "number", min: "0.5", max: "60", step: "0.5", value: "2",
-      class: "penalty-minutes", "aria-label": "minutes to add to the opponent",
+      class: "penalty-minutes", "aria-label": t("dash-minutes-label"),
     });
     const wrap = el("span", { class: "penalty-actions" },
-      el("button", { type: "button", class: "act-warn", onclick: () => decideDisplacedPenalty(a, "warning") }, "Warn"),
-      minutes, " min ",
+      el("button", { type: "button", class: "act-warn", onclick: () => decideDisplacedPenalty(a, "warning") }, t("dash-warn")),
+      minutes, ` ${t("dash-min")} `,
       el("button", {
         type: "button", class: "act-add-time",
         onclick: () => decideDisplacedPenalty(a, "time_added", Math.round(parseFloat(minutes.value) * 60000)),
-      }, `Add time to ${sideName(ev.color === "white" ? "black" : "white")}`));
+      }, t(`dash-add-time-${ev.color === "white" ? "black" : "white"}`)));
     if (earlier > 0) {
-      const lost = el("button", { type: "button", class: "act-game-lost" }, `Declare the game lost by ${sideName(ev.color)}`);
+      const lost = el("button", { type: "button", class: "act-game-lost" }, t(`dash-game-lost-${ev.color === "white" ? "white" : "black"}`));
       lost.addEventListener("click", () => {
         if (lost.dataset.armed === "yes") { decideDisplacedPenalty(a, "game_lost"); return; }
         lost.dataset.armed = "yes";
-        lost.textContent = "Click again to declare it lost";
+        lost.textContent = t("dash-click-again");
       });
       wrap.append(lost);
     }
@@ -259,11 +314,11 @@
       el("button", {
         type: "button", class: "primary act-confirm-board",
         onclick: () => postBoardDecision(a.board, { decision: "result_confirmed", result: ev.board_result }, a.id),
-      }, `Confirm the board's ${ev.board_result}`),
+      }, t("dash-confirm-board", { result: ev.board_result })),
       el("button", {
         type: "button", class: "act-confirm-arbiter",
         onclick: () => postBoardDecision(a.board, { decision: "result_confirmed", result: ev.arbiter_result }, a.id),
-      }, `Confirm the arbiter's ${ev.arbiter_result}`));
+      }, t("dash-confirm-arbiter", { result: ev.arbiter_result })));
   }
 
   const ARBITER_RESULTS = ["1-0", "0-1", "1/2-1/2", "+-", "-+", "--"];
@@ -271,22 +326,22 @@
   /** The board's result and the arbiter's, with the override (set / clear). */
   function boardResultPanel(h) {
     const r = h.results || {};
-    const choice = el("select", { class: "result-choice", "aria-label": "the arbiter's result" },
+    const choice = el("select", { class: "result-choice", "aria-label": t("dash-arbiter-result-label") },
       ARBITER_RESULTS.map((x) => el("option", { value: x, selected: r.arbiter === x }, x)));
     return el("div", { class: "result-panel", dataset: { board: String(h.board) } },
-      el("h2", null, "Result"),
+      el("h2", null, t("dash-result")),
       el("p", { class: "result-facts" },
-        `the board: ${r.board || "none yet"} · the arbiter: ${r.arbiter || "none"}` +
-        (r.disputed ? " · disputed: confirm one" : "")),
+        t("dash-result-facts", { board: r.board || t("dash-none-yet"), arbiter: r.arbiter || t("dash-none") }) +
+        (r.disputed ? ` ${t("dash-disputed")}` : "")),
       choice,
       el("button", {
         type: "button", class: "act-set-result",
         onclick: () => postBoardDecision(h.board, { decision: "result_set", result: choice.value }, `result-${h.board}`),
-      }, "Set the result"),
+      }, t("dash-set-result")),
       r.arbiter ? el("button", {
         type: "button", class: "act-clear-result",
         onclick: () => postBoardDecision(h.board, { decision: "result_cleared" }, `result-${h.board}`),
-      }, "Clear it") : "",
+      }, t("dash-clear-result")) : "",
       view.errors.has(`result-${h.board}`)
         ? el("span", { class: "card-error", role: "alert" }, view.errors.get(`result-${h.board}`)) : "");
   }
@@ -301,13 +356,13 @@
         body: JSON.stringify(body),
       });
     } catch (e) {
-      view.errors.set(errorKey, "the daemon cannot be reached");
+      view.errors.set(errorKey, t("dash-unreachable"));
       renderAlerts();
       return;
     }
     const answer = await r.json().catch(() => ({}));
     if (!r.ok) {
-      view.errors.set(errorKey, `refused (${r.status}): ${answer.error || r.statusText}`);
+      view.errors.set(errorKey, t("dash-refused", { status: r.status, why: answer.error || r.statusText }));
       if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
     } else {
       view.errors.delete(errorKey);
@@ -327,7 +382,7 @@
    * state from the stream must not swap the buttons under an arbiter's finger.
    */
   function cardOf(a) {
-    const key = `${a.revision}|${a.state}|${view.errors.get(a.id) || ""}`;
+    const key = `${a.revision}|${a.state}|${i18n.lang}|${view.errors.get(a.id) || ""}`;
     const kept = cards.get(a.id);
     if (kept && kept.key === key) return kept.node;
     const node = card(a);
@@ -341,21 +396,21 @@
     const live = all.filter((a) => a.state !== "resolved");
     const done = all.filter((a) => a.state === "resolved");
     const open = live.filter((a) => a.state === "open").length;
-    $("alerts").replaceChildren(...(live.length ? live.map(cardOf) : [el("p", { class: "empty" }, "No alerts.")]));
-    $("alert-count").textContent = live.length ? `${open} open, ${live.length - open} acknowledged` : "";
-    if (view.alertsMore) $("alert-count").textContent += ` \u00b7 ${view.alertsMore} more`;
+    $("alerts").replaceChildren(...(live.length ? live.map(cardOf) : [el("p", { class: "empty" }, t("dash-no-alerts"))]));
+    $("alert-count").textContent = live.length ? t("dash-alert-count", { open, acknowledged: live.length - open }) : "";
+    if (view.alertsMore) $("alert-count").textContent += ` \u00b7 ${t("dash-more", { count: view.alertsMore })}`;
     $("resolved-panel").hidden = done.length === 0;
     $("resolved-count").textContent = String(done.length);
     $("resolved").replaceChildren(...done.map(cardOf));
-    document.title = open ? `(${open}) dgt-arbiter` : "dgt-arbiter dashboard";
+    document.title = open ? `(${open}) dgt-arbiter` : t("dash-title");
   }
 
   function renderClaims() {
     const claims = [...view.claims.values()].sort((x, y) => x.board - y.board);
     $("claims").replaceChildren(...(claims.length
       ? claims.map((c) => el("div", { class: "claim", dataset: { board: String(c.board) } },
-        el("strong", null, `Board ${c.board}: `), c.text))
-      : [el("p", { class: "empty" }, "None now.")]));
+        el("strong", null, `${t("dash-board", { board: c.board })}: `), c.text))
+      : [el("p", { class: "empty" }, t("dash-none-now"))]));
   }
 
   // ----- boards -----
@@ -364,41 +419,42 @@
     const toMove = b.state === "over" ? null : b.side_to_move;
     const c = b.clock_ms || {};
     const last = b.last_move
-      ? `${Math.ceil(b.last_move.ply / 2)}.${b.last_move.color === "black" ? ".." : ""} ${b.last_move.san}`
-      : "no move yet";
+      ? `${Math.ceil(b.last_move.ply / 2)}.${b.last_move.color === "black" ? ".." : ""} ${sanIn(b.last_move.san)}`
+      : t("dash-no-move-yet");
     const badges = [];
-    if (!b.connected) badges.push(el("span", { class: "badge offline" }, "offline"));
-    if (b.open_alerts) badges.push(el("span", { class: "badge alert" }, `${b.open_alerts} open`));
-    if (b.unattended) badges.push(el("span", { class: "badge unattended" }, "unattended"));
+    if (!b.connected) badges.push(el("span", { class: "badge offline" }, t("dash-offline")));
+    if (b.open_alerts) badges.push(el("span", { class: "badge alert" }, t("dash-open-badge", { count: b.open_alerts })));
+    if (b.unattended) badges.push(el("span", { class: "badge unattended" }, t("dash-unattended")));
     return el("button", {
       type: "button",
       class: `board-tile status-${b.status}`,
       dataset: { board: String(b.number), status: b.status },
       onclick: () => openHistory(b.number),
     },
-    el("div", { class: "tile-head" }, el("span", null, `Board ${b.number}`), el("span", null, badges)),
+    el("div", { class: "tile-head" }, el("span", null, t("dash-board", { board: b.number })), el("span", null, badges)),
     el("div", { class: "tile-players" }, `${tilePlayer(b, "white")} \u2013 ${tilePlayer(b, "black")}`),
     el("div", { class: "tile-clocks" },
-      el("span", { class: toMove === "white" ? "to-move" : null, title: "White" }, clock(c.white)),
-      el("span", { class: toMove === "black" ? "to-move" : null, title: "Black" }, clock(c.black))),
+      el("span", { class: toMove === "white" ? "to-move" : null, title: sideName("white") }, clock(c.white)),
+      el("span", { class: toMove === "black" ? "to-move" : null, title: sideName("black") }, clock(c.black))),
     el("div", { class: "tile-move" },
-      b.result ? `${b.result} \u00b7 ${last}` : `move ${b.move_number}, ${sideName(b.side_to_move)} to move \u00b7 ${last}`),
+      b.result ? `${b.result} \u00b7 ${last}` : `${t(`dash-move-${b.side_to_move === "black" ? "black" : "white"}`, { move: b.move_number })} \u00b7 ${last}`),
     toControl(b));
   }
 
   // Classical controls with periods: each player's moves to the next control (art. 6).
   function toControl(b) {
-    const t = b.to_control;
-    if (!t || b.result) return null;
-    const one = (n) => (n == null ? "no control left" : `${n} move${n === 1 ? "" : "s"} to the time control`);
+    const tc = b.to_control;
+    if (!tc || b.result) return null;
+    const one = (n) => (n == null ? t("dash-no-control-left")
+      : n === 1 ? t("dash-one-move-to-control") : t("dash-moves-to-control", { count: n }));
     return el("div", { class: "tile-control", title: b.time_control },
-      `White: ${one(t.white)} \u00b7 Black: ${one(t.black)}`);
+      `${sideName("white")}: ${one(tc.white)} \u00b7 ${sideName("black")}: ${one(tc.black)}`);
   }
 
   function renderBoards() {
     $("boards").replaceChildren(...view.boards.map(tile));
     const online = view.boards.filter((b) => b.connected).length;
-    $("board-count").textContent = `${online}/${view.boards.length} connected`;
+    $("board-count").textContent = t("dash-connected-count", { online, total: view.boards.length });
   }
 
   // ----- history -----
@@ -413,7 +469,7 @@
   async function openHistory(n) {
     view.historyBoard = n;
     const dlg = $("history");
-    $("history-title").textContent = `Board ${n}`;
+    $("history-title").textContent = t("dash-board", { board: n });
     if (!dlg.open) {
       if (dlg.showModal) dlg.showModal(); else dlg.setAttribute("open", "");
     }
@@ -423,26 +479,27 @@
   async function refreshHistory() {
     const n = view.historyBoard;
     if (n === null) return;
-    const r = await fetch(`/api/boards/${n}/history`, { headers: authHeaders(), credentials: "same-origin" });
+    const r = await fetch(`/api/boards/${n}/history${langQuery()}`, { headers: authHeaders(), credentials: "same-origin" });
     const h = await r.json().catch(() => ({}));
     if (!r.ok) {
-      $("history-body").replaceChildren(el("p", { class: "card-error" }, h.error || `error ${r.status}`));
+      $("history-body").replaceChildren(el("p", { class: "card-error" }, h.error || t("dash-error-status", { status: r.status })));
       return;
     }
     view.historyPly = h.moves.length ? h.moves[h.moves.length - 1].ply : 0;
-    $("history-title").textContent = `Board ${n}: ${tilePlayer(h, "white")} \u2013 ${tilePlayer(h, "black")}, game ${h.game}`;
+    $("history-title").textContent = t("dash-history-title",
+      { board: n, players: `${tilePlayer(h, "white")} \u2013 ${tilePlayer(h, "black")}`, game: h.game });
     const rows = h.moves.map((m) => el("tr", { dataset: { ply: String(m.ply) } },
       el("td", null, `${Math.ceil(m.ply / 2)}${m.color === "black" ? "..." : "."}`),
-      el("td", null, m.san),
+      el("td", null, sanIn(m.san)),
       el("td", null, m.clock_ms ? clock(m.clock_ms[m.color]) : ""),
-      el("td", null, m.pressed ? "" : "no press"),
+      el("td", null, m.pressed ? "" : t("dash-no-press")),
       el("td", { class: "touches" }, touchLog(m.touches))));
     $("history-body").replaceChildren(
       el("table", { class: "history-table" },
-        el("thead", null, el("tr", null, ["#", "move", "clock", "", "touch log (\u2191 lift, \u2193 place)"].map((t) => el("th", null, t)))),
-        el("tbody", null, rows.length ? rows : el("tr", null, el("td", { colspan: 5 }, "No moves yet.")))),
+        el("thead", null, el("tr", null, ["#", t("dash-history-move"), t("dash-history-clock"), "", t("dash-history-touches")].map((x) => el("th", null, x)))),
+        el("tbody", null, rows.length ? rows : el("tr", null, el("td", { colspan: 5 }, t("dash-no-moves"))))),
       boardResultPanel(h),
-      h.alerts.length ? el("h2", null, "Alerts on this board") : "",
+      h.alerts.length ? el("h2", null, t("dash-board-alerts")) : "",
       h.alerts.map(card));
   }
 
@@ -462,7 +519,7 @@
     view.alerts = new Map(s.alerts.map((a) => [a.id, a]));
     view.alertsMore = s.alerts_more || 0;
     view.claims = new Map(s.claims.map((c) => [c.board, c]));
-    $("event").textContent = `${s.event} \u00b7 round ${s.round}`;
+    $("event").textContent = `${s.event} \u00b7 ${t("dash-round", { round: s.round })}`;
     renderWarnings(s.warnings || []);
     renderBoards();
     renderAlerts();
@@ -477,8 +534,8 @@
     e.hidden = false;
     e.className = `push ${p.ok ? "on" : "off"}`;
     const answer = p.status === null ? p.answer : `${p.status} ${p.answer}`;
-    e.textContent = `push ${p.ok ? "ok" : "failed"} ${p.at.slice(11, 19)}: ${p.games} games`;
-    e.title = `last push to the broadcast server at ${p.at}: ${answer}`;
+    e.textContent = t(p.ok ? "dash-push-ok" : "dash-push-failed", { time: p.at.slice(11, 19), games: p.games });
+    e.title = t("dash-push-last", { at: p.at, answer });
   }
 
   /** The daemon's own problems (a full disk, a deleted output folder), above the boards. */
@@ -492,14 +549,14 @@
   function setLive(on, text) {
     const l = $("live");
     l.className = `live ${on ? "on" : "off"}`;
-    l.textContent = text || (on ? "live" : "reconnecting");
+    l.textContent = text || (on ? t("dash-live") : t("dash-reconnecting"));
   }
 
   function connect() {
     if (source) source.close();
-    source = new EventSource("/api/stream", { withCredentials: true });
+    source = new EventSource(`/api/stream${langQuery()}`, { withCredentials: true });
     source.addEventListener("open", () => setLive(true));
-    source.addEventListener("error", () => setLive(false, source.readyState === EventSource.CLOSED ? "offline" : "reconnecting"));
+    source.addEventListener("error", () => setLive(false, source.readyState === EventSource.CLOSED ? t("dash-offline") : t("dash-reconnecting")));
     source.addEventListener("hello", (m) => { applyState(JSON.parse(m.data)); setLive(true); });
     source.addEventListener("alert", (m) => {
       upsertAlert(JSON.parse(m.data), true);
@@ -522,8 +579,8 @@
   }
 
   function authHeaders() {
-    const t = token();
-    return t ? { "X-Arbiter-Token": t } : {};
+    const key = token();
+    return key ? { "X-Arbiter-Token": key } : {};
   }
 
   function notice(text) {
@@ -533,13 +590,16 @@
   }
 
   async function start() {
-    const r = await fetch("/api/state", { headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
-    if (!r) { setLive(false, "offline"); setTimeout(start, 3000); return; }
+    // The words first: nothing is shown before it can be said in the page's language.
+    // No words yet: the sign keeps the page's own ("connecting"), red.
+    if (!(await loadLanguage())) { setLive(false, $("live").textContent); setTimeout(start, 3000); return; }
+    const r = await fetch(`/api/state${langQuery()}`, { headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
+    if (!r) { setLive(false, t("dash-offline")); setTimeout(start, 3000); return; }
     if (r.status === 401 || r.status === 403) {
       const e = await r.json().catch(() => ({}));
-      notice(`This dashboard is private: enter the arbiter token ([http] token in the daemon's config, or else the file arbiter-token in its output folder). (${e.error || r.status})`);
+      notice(t("dash-private", { why: e.error || r.status }));
       $("token-form").hidden = false;
-      setLive(false, "locked");
+      setLive(false, t("dash-locked"));
       return;
     }
     applyState(await r.json());
@@ -552,17 +612,17 @@
   async function act(id, action) {
     let r;
     try {
-      r = await fetch(`/api/alerts/${encodeURIComponent(id)}/${action}`, {
+      r = await fetch(`/api/alerts/${encodeURIComponent(id)}/${action}${langQuery()}`, {
         method: "POST", headers: authHeaders(), credentials: "same-origin",
       });
     } catch (e) {
-      view.errors.set(id, "the daemon cannot be reached");
+      view.errors.set(id, t("dash-unreachable"));
       renderAlerts();
       return;
     }
     const body = await r.json().catch(() => ({}));
     if (!r.ok) {
-      view.errors.set(id, `refused (${r.status}): ${body.error || r.statusText}`);
+      view.errors.set(id, t("dash-refused", { status: r.status, why: body.error || r.statusText }));
       if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
     } else {
       view.errors.delete(id);
@@ -576,12 +636,12 @@
    * the ply the scoresheets give (left empty: the clock's count, or "not known"). */
   function acceptBoardButtons(a) {
     const ply = el("input", {
-      type: "number", min: "0", class: "act-accept-ply", "aria-label": "ply from the scoresheets",
-      placeholder: "ply (scoresheet)",
+      type: "number", min: "0", class: "act-accept-ply", "aria-label": t("dash-ply-label"),
+      placeholder: t("dash-ply-placeholder"),
     });
     return [ply, ...["white", "black"].map((side) => el("button", {
       type: "button", class: `act-accept-${side}`, onclick: () => acceptBoard(a, side, ply.value),
-    }, `Accept board, ${side === "white" ? "White" : "Black"} to move`))];
+    }, t(`dash-accept-${side}`)))];
   }
 
   /** An out-of-sync board's card: the moves of the gap, from the scoresheets (issue 40):
@@ -592,16 +652,16 @@
       box.append(el("button", {
         type: "button", class: "act-enter-line",
         onclick: () => enterMoves(a, sanList(c.san), c.ply - 1),
-      }, `Record ${c.san}`));
+      }, t("dash-record-line", { line: sanIn(c.san) })));
     }
     const typed = el("input", {
-      type: "text", class: "act-moves-text", "aria-label": "the moves of the gap",
-      placeholder: "moves of the gap, e.g. 8. Nd4 Qg5",
+      type: "text", class: "act-moves-text", "aria-label": t("dash-moves-label"),
+      placeholder: t("dash-moves-placeholder"),
     });
     box.append(typed, el("button", {
       type: "button", class: "act-enter-moves",
       onclick: () => enterMoves(a, sanList(typed.value), null),
-    }, "Enter moves"));
+    }, t("dash-enter-moves")));
     return box;
   }
 
@@ -612,7 +672,7 @@
 
   async function enterMoves(a, moves, fromPly) {
     if (!moves.length) {
-      view.errors.set(a.id, "no moves given");
+      view.errors.set(a.id, t("dash-no-moves-given"));
       renderAlerts();
       return;
     }
@@ -626,13 +686,13 @@
         body: JSON.stringify(payload),
       });
     } catch (e) {
-      view.errors.set(a.id, "the daemon cannot be reached");
+      view.errors.set(a.id, t("dash-unreachable"));
       renderAlerts();
       return;
     }
     const body = await r.json().catch(() => ({}));
     if (!r.ok) {
-      view.errors.set(a.id, `refused (${r.status}): ${body.error || r.statusText}`);
+      view.errors.set(a.id, t("dash-refused", { status: r.status, why: body.error || r.statusText }));
       if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
     } else {
       view.errors.delete(a.id);
@@ -648,13 +708,13 @@
         method: "POST", headers: authHeaders(), credentials: "same-origin",
       });
     } catch (e) {
-      view.errors.set(a.id, "the daemon cannot be reached");
+      view.errors.set(a.id, t("dash-unreachable"));
       renderAlerts();
       return;
     }
     const body = await r.json().catch(() => ({}));
     if (!r.ok) {
-      view.errors.set(a.id, `refused (${r.status}): ${body.error || r.statusText}`);
+      view.errors.set(a.id, t("dash-refused", { status: r.status, why: body.error || r.statusText }));
       if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
     } else {
       // The card resolves from the stream ("back in sync").
@@ -667,13 +727,13 @@
   async function login(report) {
     const status = $("token-status");
     const r = await fetch("/api/login", { method: "POST", headers: authHeaders(), credentials: "same-origin" }).catch(() => null);
-    if (!r) { if (report) status.textContent = "the daemon cannot be reached"; return false; }
+    if (!r) { if (report) status.textContent = t("dash-unreachable"); return false; }
     if (r.ok) {
-      if (report) status.textContent = "token checked";
+      if (report) status.textContent = t("dash-token-checked");
       return true;
     }
     const e = await r.json().catch(() => ({}));
-    status.textContent = `refused: ${e.error || r.status}`;
+    status.textContent = t("dash-refused-why", { why: e.error || r.status });
     return false;
   }
 
@@ -707,27 +767,33 @@
     });
     $("token-form").addEventListener("submit", async (e) => {
       e.preventDefault();
-      const t = $("token").value.trim();
-      if (!t) return;
-      localStorage.setItem("arbiterToken", t);
+      const typed = $("token").value.trim();
+      if (!typed) return;
+      localStorage.setItem("arbiterToken", typed);
       $("token").value = "";
       if (await login(true)) {
         view.errors.clear();
         notice("");
         await start();
         // Said once the page shows what the token allows.
-        $("token-status").textContent = "token accepted";
+        $("token-status").textContent = t("dash-token-accepted");
       }
     });
     $("token-forget").addEventListener("click", () => {
       localStorage.removeItem("arbiterToken");
-      $("token-status").textContent = "token forgotten";
+      $("token-status").textContent = t("dash-token-forgotten");
     });
     $("history-close").addEventListener("click", () => {
       view.historyBoard = null;
       $("history").close();
     });
     $("history").addEventListener("close", () => { view.historyBoard = null; });
+    // A language picked here is kept, and the page is loaded again in it (a ?lang= in
+    // the address would outrank the choice, so it is dropped).
+    $("language").addEventListener("change", (e) => {
+      localStorage.setItem("arbiterLanguage", e.target.value);
+      location.replace(location.pathname);
+    });
   }
 
   wire();
