@@ -563,6 +563,52 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Hall A with one emulated board playing 12 plies of the first game, and a central
+/// following it, both started in `a_dir` and `c_dir` with this `[network]` body; returns
+/// once the game is played and every move is at the central.
+struct OneHall {
+    /// The emulated board: kept until the test ends (dropped, its pty closes).
+    boards: Boards,
+    a_cfg: PathBuf,
+    c_cfg: PathBuf,
+    a_out: PathBuf,
+    c_out: PathBuf,
+    hall: DaemonProcess,
+    central: DaemonProcess,
+}
+
+fn one_hall_played(a_dir: &Path, c_dir: &Path, seed: u64, network: &str) -> OneHall {
+    let boards = Boards::serve(vec![script_with(
+        0,
+        seed,
+        Vec::new(),
+        Some(12),
+        Faults::default(),
+    )]);
+    let (a_cfg, c_cfg) = hall_a_and_central(a_dir, c_dir, &boards, network);
+    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
+    let hall = start(&a_cfg);
+    let central = start_central(&c_cfg);
+    boards.wait_done(Duration::from_secs(120));
+    wait_for(
+        "hall A's moves at the central",
+        Duration::from_secs(60),
+        || {
+            let played = move_count(&a_out);
+            played == 12 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == played
+        },
+    );
+    OneHall {
+        boards,
+        a_cfg,
+        c_cfg,
+        a_out,
+        c_out,
+        hall,
+        central,
+    }
+}
+
 /// Every arbiter command at the central is the board's hall's: a takeback and a decision
 /// sent to the central are carried out, journaled and published by hall A (its events
 /// and PGN show them, and they come back to the central); a command the hall refuses is
@@ -576,31 +622,20 @@ fn the_centrals_takeback_and_decision_are_carried_out_by_the_boards_hall() {
     let _one_at_a_time = serial();
     let dir = temp_dir("hall-network-commands");
     let server = NatsServer::start(binary, &dir);
-    let boards = Boards::serve(vec![script_with(
-        0,
-        51,
-        Vec::new(),
-        Some(12),
-        Faults::default(),
-    )]);
     let (a_dir, c_dir) = (dir.join("hall-a"), dir.join("central"));
     for d in [&a_dir, &c_dir] {
         std::fs::create_dir_all(d).unwrap();
     }
     let network = format!("nats = \"{}\"\n", server.url());
-    let (a_cfg, c_cfg) = hall_a_and_central(&a_dir, &c_dir, &boards, &network);
-    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
-    let mut hall = start(&a_cfg);
-    let mut central = start_central(&c_cfg);
-    boards.wait_done(Duration::from_secs(120));
-    wait_for(
-        "hall A's moves at the central",
-        Duration::from_secs(60),
-        || {
-            let played = move_count(&a_out);
-            played == 12 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == played
-        },
-    );
+    let OneHall {
+        a_cfg,
+        c_cfg,
+        a_out,
+        c_out,
+        mut hall,
+        mut central,
+        boards: _boards,
+    } = one_hall_played(&a_dir, &c_dir, 51, &network);
     let at_central = |path: &str, body: &str| {
         http_json(
             &http_host(&c_out),
@@ -741,28 +776,13 @@ fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
     }
     let logins =
         format!("nats = \"{tls_url}\"\nnkey_seed_file = \"daemon.nk\"\ntls_ca = \"../ca.pem\"\n");
-    let boards = Boards::serve(vec![script_with(
-        0,
-        41,
-        Vec::new(),
-        Some(12),
-        Faults::default(),
-    )]);
-    let (a_cfg, c_cfg) = hall_a_and_central(&a_dir, &c_dir, &boards, &logins);
-    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
-    let mut hall = start(&a_cfg);
-    let mut central = start_central(&c_cfg);
-    boards.wait_done(Duration::from_secs(120));
-
     // The hall's moves reach the central, over TLS with the nkey logins.
-    wait_for(
-        "hall A's moves at the central",
-        Duration::from_secs(60),
-        || {
-            let played = move_count(&a_out);
-            played > 0 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == played
-        },
-    );
+    let OneHall {
+        mut hall,
+        mut central,
+        boards: _boards,
+        ..
+    } = one_hall_played(&a_dir, &c_dir, 41, &logins);
     let (code, body) = plain_get(server.monitor, "/connz").expect("connz answers");
     assert_eq!(code, 200);
     let connz: Value = serde_json::from_str(&body).unwrap();

@@ -110,7 +110,7 @@ impl Dashboard {
     /// or (a central) by the board's hall.
     pub async fn command(self: &Arc<Dashboard>, board: u32, command: Command) -> Answer {
         if self.hub.board(board).is_none() {
-            return no_board(board);
+            return no_board(board, &command);
         }
         let Some(forward) = self.forwarder.get() else {
             return self.execute(board, command).await;
@@ -142,7 +142,7 @@ impl Dashboard {
     /// this): what the route answers.
     pub async fn execute(self: &Arc<Dashboard>, board: u32, command: Command) -> Answer {
         if self.hub.board(board).is_none() {
-            return no_board(board);
+            return no_board(board, &command);
         }
         match command {
             Command::Ack { alert } => self.board_alert(board, &alert, Action::Acknowledge).await,
@@ -178,8 +178,16 @@ impl Dashboard {
     }
 }
 
-fn no_board(board: u32) -> Answer {
-    Answer::error(StatusCode::NOT_FOUND, format!("no board {board}"))
+/// The 404 of a command for a board the event does not have (for an alert: no such
+/// alert, as for any other unknown id).
+fn no_board(board: u32, command: &Command) -> Answer {
+    let why = match command {
+        Command::Ack { alert } | Command::Resolve { alert } => {
+            super::alerts::ActError::Unknown(alert.clone()).to_string()
+        }
+        _ => format!("no board {board}"),
+    };
+    Answer::error(StatusCode::NOT_FOUND, why)
 }
 
 /// A decision's answer: the events it made, or why not.
