@@ -609,8 +609,8 @@ fn one_hall_played(a_dir: &Path, c_dir: &Path, seed: u64, network: &str) -> OneH
     }
 }
 
-/// Every arbiter command at the central is the board's hall's: a takeback and a decision
-/// sent to the central are carried out, journaled and published by hall A (its events
+/// Every arbiter command at the central is the board's hall's: a takeback, a result and a
+/// clock setting sent to the central are carried out, journaled and published by hall A (its events
 /// and PGN show them, and they come back to the central); a command the hall refuses is
 /// a 409 with the hall's reason and changes nothing; a hall that does not answer (stopped)
 /// is a 504 naming it, within the bound.
@@ -704,13 +704,22 @@ fn the_centrals_takeback_and_decision_are_carried_out_by_the_boards_hall() {
     );
     assert_eq!(code, 200, "{body}");
     assert_eq!(body["events"][0]["kind"], "arbiter_decision", "{body}");
-    wait_for("the hall's decision event", Duration::from_secs(10), || {
-        kinds(&a_out, "arbiter_decision") == 1
-    });
+    // The times the arbiter set on the clock (art. 6.10), recorded by the hall.
+    let (code, body) = at_central(
+        "/api/boards/1/clock",
+        r#"{"white_ms": 60000, "black_ms": 61000, "reason": "clock defective (art. 6.10.1)"}"#,
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["events"][0]["decision"], "clock_set", "{body}");
     wait_for(
-        "the hall's takeback and decision at the central",
+        "the hall's decision events",
+        Duration::from_secs(10),
+        || kinds(&a_out, "arbiter_decision") == 2,
+    );
+    wait_for(
+        "the hall's takeback and decisions at the central",
         Duration::from_secs(30),
-        || kinds(&c_out, "taken_back") == 1 && kinds(&c_out, "arbiter_decision") == 1,
+        || kinds(&c_out, "taken_back") == 1 && kinds(&c_out, "arbiter_decision") == 2,
     );
 
     // A hall that does not answer: a 504 naming it, not a hang.

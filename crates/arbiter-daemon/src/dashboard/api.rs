@@ -60,6 +60,7 @@ pub fn router(dash: Shared) -> Router {
             post(super::desk::takeback_route),
         )
         .route("/api/boards/{board}/decision", post(decision))
+        .route("/api/boards/{board}/clock", post(super::desk::clock_route))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(json_when_too_large))
@@ -212,7 +213,8 @@ async fn act(
 /// (`touch_tracker::ArbiterInput`: `{"decision":"warning","color":"white","ply":23}`,
 /// `{"decision":"time_added",...,"add_ms":120000}`, `{"decision":"game_lost",...}`,
 /// `{"decision":"result_set","result":"1-0"}`, `{"decision":"result_cleared"}`,
-/// `{"decision":"result_confirmed","result":"0-1"}`). Answers the events it made.
+/// `{"decision":"result_confirmed","result":"0-1"}`, `{"decision":"clock_set",
+/// "white_ms":...,"black_ms":...,"reason":"..."}`). Answers the events it made.
 async fn decision(
     State(d): State<Shared>,
     headers: HeaderMap,

@@ -9,7 +9,12 @@
 //!   to ply `N` (art. 7.5.1: an illegal move found later; or the arbiter's decision), the
 //!   board to show that position again. 200, or 409 with why not.
 //!
-//! A body that is not such JSON is a 400 saying what is expected.
+//! - `POST /api/boards/{B}/clock` `{"white_ms": ..., "black_ms": ..., "reason": "..."}`:
+//!   the times the arbiter sets (art. 6.10 / 12.9), a `clock_set` decision ([`clock_route`]).
+//!   200 with the decision's event, or 409 with why not.
+//!
+//! A body that is not such JSON is a 400 saying what is expected. Like every command they
+//! work from a central, carried out by the board's hall ([`super::command`]).
 
 use std::sync::Arc;
 
@@ -41,6 +46,14 @@ struct MovesBody {
     moves: Vec<String>,
     #[serde(default)]
     from_ply: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockBody {
+    white_ms: u64,
+    black_ms: u64,
+    reason: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -193,5 +206,38 @@ pub(super) async fn take_back(d: &Dashboard, number: u32, to_ply: u32, reason: S
             Answer::ok(json!({ "board": number, "ply": r.ply, "fen": r.fen }))
         }
         Err(a) => a,
+    }
+}
+
+/// `POST /api/boards/{B}/clock` `{"white_ms", "black_ms", "reason"}`: the times the
+/// arbiter sets (art. 6.10: a clock set wrong or defective; 12.9: time added), an
+/// arbiter's decision (`clock_set`) like those of `/decision`, which the tracker checks
+/// and the board task journals; an unattended board's DGT3000 is set to them, any other
+/// clock is the arbiter's to set and the decision records what he set.
+pub(super) async fn clock_route(
+    State(d): State<Arc<Dashboard>>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    body: Bytes,
+) -> Response {
+    let example = "the clocks are JSON such as {\"white_ms\": 1800000, \"black_ms\": \
+                   1750000, \"reason\": \"the clock was set wrong (art. 6.10.2)\"}";
+    match desk_order::<ClockBody>(&d, &headers, &board, "clock", &body, example) {
+        Ok((number, b)) => {
+            let input = touch_tracker::ArbiterInput {
+                decision: touch_tracker::Decision::ClockSet,
+                color: None,
+                ply: None,
+                add_ms: None,
+                result: None,
+                white_ms: Some(b.white_ms),
+                black_ms: Some(b.black_ms),
+                reason: Some(b.reason),
+            };
+            d.command(number, Command::Decision { input })
+                .await
+                .into_response()
+        }
+        Err(r) => r,
     }
 }

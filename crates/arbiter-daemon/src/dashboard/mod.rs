@@ -15,6 +15,8 @@
 //! | `POST /api/boards/{B}/accept/{white,black}` | accept an out-of-sync board as the position, that side to move ([`accept`]) | arbiter |
 //! | `POST /api/boards/{B}/moves` | enter the moves of a gap, `{"moves": [...], "from_ply": N}` ([`desk`]) | arbiter |
 //! | `POST /api/boards/{B}/takeback` | take the game back, `{"to_ply": N, "reason": "..."}` ([`desk`]) | arbiter |
+//! | `POST /api/boards/{B}/clock` | the times the arbiter sets, `{"white_ms", "black_ms", "reason"}` ([`desk`]) | arbiter |
+//! | `POST /api/boards/{B}/decision` | an arbiter's decision (penalty, result, clock) | arbiter |
 //! | `POST /api/login` | a read session cookie for the page's event stream | arbiter |
 //!
 //! Every `POST` but the login is a [`Command`] carried out by [`Dashboard::command`]: by
