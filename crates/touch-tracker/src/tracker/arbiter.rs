@@ -245,3 +245,36 @@ fn duration(ms: u64) -> String {
         (m, s) => format!("{m} min {s} s"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock_set(json: &str) -> ArbiterInput {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn a_clock_setting_needs_both_times_a_reason_and_a_game_going_on() {
+        let good = clock_set(
+            r#"{"decision":"clock_set","white_ms":60000,"black_ms":0,"reason":"art. 6.10.2"}"#,
+        );
+        assert_eq!(check_clock_set(&good, false), Ok(()));
+        let why = |input: &ArbiterInput, over: bool| check_clock_set(input, over).unwrap_err();
+        assert!(why(&good, true).contains("game is over"));
+        let one = clock_set(r#"{"decision":"clock_set","white_ms":60000,"reason":"x"}"#);
+        assert!(why(&one, false).contains("both times"));
+        let long = clock_set(&format!(
+            r#"{{"decision":"clock_set","white_ms":{},"black_ms":1,"reason":"x"}}"#,
+            MAX_CLOCK_MS + 1
+        ));
+        assert!(why(&long, false).contains("at most 10 hours"));
+        for reason in ["", "   ", &"x".repeat(MAX_CLOCK_REASON + 1)] {
+            let r = ArbiterInput {
+                reason: Some(reason.to_owned()),
+                ..good.clone()
+            };
+            assert!(why(&r, false).contains("reason"), "{reason:?}");
+        }
+    }
+}
