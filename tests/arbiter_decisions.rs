@@ -440,4 +440,5 @@ fn art_6_10_the_arbiter_sets_the_clocks_from_the_desk() {
     });
     assert!(terminate(daemon.0.as_mut().unwrap()));
     daemon.0 = None;
+    let _ = std::fs::remove_dir_all(&dir);
 }
