@@ -90,12 +90,12 @@ fn kinds(out: &Path, kind: &str) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
-    let _one_at_a_time = serial();
-    let dir = temp_dir("decisions");
-    let (_hub, boards) = common::hand_boards(1);
-    let b = &boards[0];
+/// The daemon for one board played by hand, its DGT3000 driven (`unattended = true`),
+/// started in `dir` and connected: its config, output folder, HTTP host.
+fn start_unattended(
+    dir: &Path,
+    b: &BoardHandle,
+) -> (std::path::PathBuf, std::path::PathBuf, String, Daemon) {
     let text = format!(
         "[event]\nname = \"Club blitz\"\nround = 2\ntime_control = \"300+3\"\n\
          [output]\ndir = \"out\"\n[http]\nbind = \"127.0.0.1:0\"\ntoken = \"{TOKEN}\"\n\
@@ -106,7 +106,7 @@ fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
     );
     let config = dir.join("arbiter.toml");
     std::fs::write(&config, text).unwrap();
-    let mut daemon = Daemon(Some(start(&config)));
+    let daemon = Daemon(Some(start(&config)));
     let out = dir.join("out");
     wait_until(Duration::from_secs(30), "the HTTP address", || {
         out.join("http-address").exists()
@@ -115,11 +115,26 @@ fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
     wait_until(Duration::from_secs(30), "the board connected", || {
         state(&host)["boards"][0]["connected"] == true
     });
+    (config, out, host, daemon)
+}
 
+/// White's time started and 1. e4 e5 played.
+fn open_game(b: &BoardHandle, host: &str) {
     b.apply(Action::PressClock(Color::Black)); // starts White's time
     pause(200);
-    play(b, &host, Color::White, "e2e4", 'P');
-    play(b, &host, Color::Black, "e7e5", 'p');
+    play(b, host, Color::White, "e2e4", 'P');
+    play(b, host, Color::Black, "e7e5", 'p');
+}
+
+#[test]
+fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("decisions");
+    let (_hub, boards) = common::hand_boards(1);
+    let b = &boards[0];
+    let (config, out, host, mut daemon) = start_unattended(&dir, b);
+
+    open_game(b, &host);
     // 2. d3, the c2 pawn knocked off the board with it.
     play_knocking(b, Color::White, "d2d3", 'P', "c2");
     wait_until(Duration::from_secs(10), "the displaced card", || {
@@ -354,4 +369,76 @@ fn art_7_4_penalties_and_the_result_by_the_arbiters_hand() {
     assert!(dispute(&state(&host)).is_some_and(|a| a["state"] == "resolved"));
     assert!(terminate(daemon.0.as_mut().unwrap()));
     daemon.0 = None;
+}
+
+/// Art. 6.10 / 12.9: the arbiter sets both clocks from the desk (`POST /api/boards/1/clock`):
+/// an `arbiter_decision` `clock_set` with the clocks before and after and his reason, the
+/// unattended board's DGT3000 set to those times, the PGN comment with the reason. A
+/// setting without a reason is refused (409) and changes nothing; a body that is not such
+/// JSON is a 400, no token a 401.
+#[test]
+fn art_6_10_the_arbiter_sets_the_clocks_from_the_desk() {
+    let _one_at_a_time = serial();
+    let dir = temp_dir("decisions-clock");
+    let (_hub, boards) = common::hand_boards(1);
+    let b = &boards[0];
+    let (_config, out, host, mut daemon) = start_unattended(&dir, b);
+    open_game(b, &host);
+    let clock = |body: &str| request(&host, "POST", "/api/boards/1/clock", Some(TOKEN), body);
+
+    let (code, body) = clock(r#"{"white_ms": 200000, "black_ms": 250000, "reason": " "}"#);
+    assert_eq!(code, 409, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("reason"), "{body}");
+    let (code, body) = clock(r#"{"white_ms": "3 min", "black_ms": 1, "reason": "x"}"#);
+    assert_eq!(code, 400, "{body}");
+    let (code, _) = request(
+        &host,
+        "POST",
+        "/api/boards/1/clock",
+        None,
+        r#"{"white_ms": 1, "black_ms": 1, "reason": "x"}"#,
+    );
+    assert_eq!(code, 401);
+    pause(500);
+    assert!(kinds(&out, "arbiter_decision").is_empty());
+
+    // White to move: the clocks set to 3:20 and 4:10.
+    let reason = "the clock was set wrong (art. 6.10.2)";
+    let (code, body) = clock(&format!(
+        r#"{{"white_ms": 200000, "black_ms": 250000, "reason": "{reason}"}}"#
+    ));
+    assert_eq!(code, 200, "{body}");
+    let e = &body["events"][0];
+    assert_eq!(e["kind"], "arbiter_decision", "{body}");
+    assert_eq!(e["decision"], "clock_set");
+    assert_eq!(
+        e["clock_after"],
+        serde_json::json!({"white": 200_000, "black": 250_000})
+    );
+    assert!(e["clock_before"]["black"].is_u64(), "{e}");
+    assert_eq!(e["reason"], reason);
+    wait_until(Duration::from_secs(10), "the DGT3000 set", || {
+        let (white, black) = b.with(|e| {
+            (
+                e.remaining(Color::White).as_millis() as i64,
+                e.remaining(Color::Black).as_millis() as i64,
+            )
+        });
+        // White's clock runs from the setting on.
+        (black - 250_000).abs() < 2_000 && white <= 200_000 && white > 190_000
+    });
+    wait_until(Duration::from_secs(10), "the PGN comment", || {
+        std::fs::read_to_string(out.join("pgn/round-2/board-1.pgn")).is_ok_and(|p| {
+            p.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&format!(
+                "the arbiter's decision: the arbiter sets the clocks to White 3:20, Black 4:10 \
+                 (art. 6.10, 12.9): {reason}"
+            ))
+        })
+    });
+    assert!(terminate(daemon.0.as_mut().unwrap()));
+    daemon.0 = None;
+    let _ = std::fs::remove_dir_all(&dir);
 }

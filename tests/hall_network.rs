@@ -563,6 +563,197 @@ fn two_halls_and_a_central_survive_a_server_a_hall_and_a_central_restart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Hall A with one emulated board playing 12 plies of the first game, and a central
+/// following it, both started in `a_dir` and `c_dir` with this `[network]` body; returns
+/// once the game is played and every move is at the central.
+struct OneHall {
+    /// The emulated board: kept until the test ends (dropped, its pty closes).
+    boards: Boards,
+    a_cfg: PathBuf,
+    c_cfg: PathBuf,
+    a_out: PathBuf,
+    c_out: PathBuf,
+    hall: DaemonProcess,
+    central: DaemonProcess,
+}
+
+fn one_hall_played(a_dir: &Path, c_dir: &Path, seed: u64, network: &str) -> OneHall {
+    let boards = Boards::serve(vec![script_with(
+        0,
+        seed,
+        Vec::new(),
+        Some(12),
+        Faults::default(),
+    )]);
+    let (a_cfg, c_cfg) = hall_a_and_central(a_dir, c_dir, &boards, network);
+    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
+    let hall = start(&a_cfg);
+    let central = start_central(&c_cfg);
+    boards.wait_done(Duration::from_secs(120));
+    wait_for(
+        "hall A's moves at the central",
+        Duration::from_secs(60),
+        || {
+            let played = move_count(&a_out);
+            played == 12 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == played
+        },
+    );
+    OneHall {
+        boards,
+        a_cfg,
+        c_cfg,
+        a_out,
+        c_out,
+        hall,
+        central,
+    }
+}
+
+/// Every arbiter command at the central is the board's hall's: a takeback, a result and a
+/// clock setting sent to the central are carried out, journaled and published by hall A (its events
+/// and PGN show them, and they come back to the central); a command the hall refuses is
+/// a 409 with the hall's reason and changes nothing; a hall that does not answer (stopped)
+/// is a 504 naming it, within the bound.
+#[test]
+fn the_centrals_takeback_and_decision_are_carried_out_by_the_boards_hall() {
+    let Some(binary) = nats::nats_server_or_skip() else {
+        return;
+    };
+    let _one_at_a_time = serial();
+    let dir = temp_dir("hall-network-commands");
+    let server = NatsServer::start(binary, &dir);
+    let (a_dir, c_dir) = (dir.join("hall-a"), dir.join("central"));
+    for d in [&a_dir, &c_dir] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let network = format!("nats = \"{}\"\n", server.url());
+    let OneHall {
+        a_cfg,
+        c_cfg,
+        a_out,
+        c_out,
+        mut hall,
+        mut central,
+        boards: _boards,
+    } = one_hall_played(&a_dir, &c_dir, 51, &network);
+    let at_central = |path: &str, body: &str| {
+        http_json(
+            &http_host(&c_out),
+            "POST",
+            path,
+            &token_header(&c_out),
+            body,
+        )
+    };
+    let kinds = |out: &Path, kind: &str| events(out).iter().filter(|e| e["kind"] == kind).count();
+
+    // Refused by the hall, with its reason: nothing changes there or here.
+    let before = events(&a_out).len();
+    let (code, body) = at_central(
+        "/api/boards/1/decision",
+        r#"{"decision":"result_confirmed","result":"1-0"}"#,
+    );
+    assert_eq!(code, 409, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot confirm 1-0"),
+        "{body}"
+    );
+    let (code, body) = at_central("/api/boards/1/takeback", r#"{"to_ply": 40}"#);
+    assert_eq!(code, 409, "{body}");
+    let (code, body) = at_central("/api/boards/1/takeback", r#"{"to_ply": "x"}"#);
+    assert_eq!(code, 400, "{body}");
+    pause(1_000);
+    assert_eq!(
+        events(&a_out).len(),
+        before,
+        "a refused command changed the hall"
+    );
+
+    // Art. 7.5.1 from the central: the hall takes the game back to ply 10.
+    let (code, body) = at_central(
+        "/api/boards/1/takeback",
+        r#"{"to_ply": 10, "reason": "illegal move at ply 11 found later (art. 7.5.1)"}"#,
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["ply"].as_u64(), Some(10), "{body}");
+    wait_for(
+        "the hall's taken_back event",
+        Duration::from_secs(10),
+        || kinds(&a_out, "taken_back") == 1,
+    );
+    wait_for(
+        "the takeback in the hall's PGN",
+        Duration::from_secs(10),
+        || {
+            std::fs::read_to_string(a_out.join("pgn/round-2/board-1.pgn"))
+                // The PGN's lines are wrapped: compare words.
+                .is_ok_and(|t| {
+                    let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                    words.contains("took the game back to ply 10")
+                })
+        },
+    );
+
+    // An arbiter's result from the central: the hall's decision, back at the central.
+    let (code, body) = at_central(
+        "/api/boards/1/decision",
+        r#"{"decision":"result_set","result":"1-0"}"#,
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["events"][0]["kind"], "arbiter_decision", "{body}");
+    // The times the arbiter set on the clock (art. 6.10), recorded by the hall.
+    let (code, body) = at_central(
+        "/api/boards/1/clock",
+        r#"{"white_ms": 60000, "black_ms": 61000, "reason": "clock defective (art. 6.10.1)"}"#,
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["events"][0]["decision"], "clock_set", "{body}");
+    wait_for(
+        "the hall's decision events",
+        Duration::from_secs(10),
+        || kinds(&a_out, "arbiter_decision") == 2,
+    );
+    wait_for(
+        "the hall's takeback and decisions at the central",
+        Duration::from_secs(30),
+        || kinds(&c_out, "taken_back") == 1 && kinds(&c_out, "arbiter_decision") == 2,
+    );
+
+    // A hall that does not answer: a 504 naming it, not a hang.
+    let stop = |signal: &str| {
+        let ok = Command::new("kill")
+            .arg(signal)
+            .arg(hall.id().to_string())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill {signal}");
+    };
+    stop("-STOP");
+    let asked = Instant::now();
+    let (code, body) = at_central("/api/boards/1/decision", r#"{"decision":"result_cleared"}"#);
+    stop("-CONT");
+    assert_eq!(code, 504, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("hall A"), "{body}");
+    assert!(
+        asked.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        asked.elapsed()
+    );
+
+    assert!(terminate(&mut hall));
+    assert!(terminate(&mut central));
+    for log in [a_cfg.with_extension("log"), c_cfg.with_extension("log")] {
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(!text.contains("panicked"), "{}: {text}", log.display());
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
     let Some(binary) = nats::nats_server_or_skip() else {
@@ -594,28 +785,13 @@ fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
     }
     let logins =
         format!("nats = \"{tls_url}\"\nnkey_seed_file = \"daemon.nk\"\ntls_ca = \"../ca.pem\"\n");
-    let boards = Boards::serve(vec![script_with(
-        0,
-        41,
-        Vec::new(),
-        Some(12),
-        Faults::default(),
-    )]);
-    let (a_cfg, c_cfg) = hall_a_and_central(&a_dir, &c_dir, &boards, &logins);
-    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
-    let mut hall = start(&a_cfg);
-    let mut central = start_central(&c_cfg);
-    boards.wait_done(Duration::from_secs(120));
-
     // The hall's moves reach the central, over TLS with the nkey logins.
-    wait_for(
-        "hall A's moves at the central",
-        Duration::from_secs(60),
-        || {
-            let played = move_count(&a_out);
-            played > 0 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == played
-        },
-    );
+    let OneHall {
+        mut hall,
+        mut central,
+        boards: _boards,
+        ..
+    } = one_hall_played(&a_dir, &c_dir, 41, &logins);
     let (code, body) = plain_get(server.monitor, "/connz").expect("connz answers");
     assert_eq!(code, 200);
     let connz: Value = serde_json::from_str(&body).unwrap();

@@ -115,7 +115,10 @@ impl ResultState {
                     self.arbiter = d.result;
                     self.confirmed = true;
                 }
-                Decision::Warning | Decision::TimeAdded | Decision::GameLost => {}
+                Decision::Warning
+                | Decision::TimeAdded
+                | Decision::GameLost
+                | Decision::ClockSet => {}
             },
             _ => {}
         }
@@ -261,6 +264,7 @@ mod tests {
             board_result: None,
             clock_before: None,
             clock_after: None,
+            reason: None,
             to_move: chess_rules::Color::White,
             explanation: String::new(),
         })

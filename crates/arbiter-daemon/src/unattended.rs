@@ -270,11 +270,14 @@ impl Referee {
                 steps.push(Step::Command(ClockCommand::End));
                 steps
             }
-            // The arbiter's penalty for displaced pieces (art. 12.9.2), taken by hand on
-            // the dashboard: the clock is set as he decided and keeps running for the
-            // player to move (less the time since the decision).
+            // The arbiter's penalty for displaced pieces (art. 12.9.2), or the times he set
+            // (art. 6.10), taken by hand on the dashboard: the clock is set as he decided
+            // and keeps running for the player to move (less the time since the decision).
             EventKind::ArbiterDecision(d)
-                if d.decision == touch_tracker::Decision::TimeAdded && self.pending.is_none() =>
+                if matches!(
+                    d.decision,
+                    touch_tracker::Decision::TimeAdded | touch_tracker::Decision::ClockSet
+                ) && self.pending.is_none() =>
             {
                 let Some(mut times) = d.clock_after else {
                     return Vec::new();
@@ -282,9 +285,11 @@ impl Referee {
                 times.set(d.to_move, times.get(d.to_move).saturating_sub(since_ms));
                 self.host_clock = true;
                 let mut steps = vec![Referee::set_and_run(view, times, Some(d.to_move), false)];
-                steps.extend(show(TIME_ADDED_TEXT));
-                steps.push(Step::Hold(self.text_hold));
-                steps.push(Step::Command(ClockCommand::End));
+                if d.decision == touch_tracker::Decision::TimeAdded {
+                    steps.extend(show(TIME_ADDED_TEXT));
+                    steps.push(Step::Hold(self.text_hold));
+                    steps.push(Step::Command(ClockCommand::End));
+                }
                 steps
             }
             EventKind::IllegalMoveStands(s) => match self.pending.take() {

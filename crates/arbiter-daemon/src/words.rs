@@ -435,8 +435,8 @@ pub fn ruling_in(m: Messages, e: &ArbiterEvent) -> Option<String> {
             c.fen
         )),
         EventKind::ArbiterDecision(d) => match d.ply {
-            Some(ply) => prefix(ply, d.explanation.clone()),
-            None => at_board(d.explanation.clone()),
+            Some(ply) => prefix(ply, decision_in(m, d)),
+            None => at_board(decision_in(m, d)),
         },
         EventKind::BoardStatus(b) if b.status == BoardStatus::OutOfSync => {
             let detail = b
@@ -560,6 +560,21 @@ pub fn candidate_lines_in(m: Messages, candidates: &[touch_tracker::GapCandidate
     lines.join("; ")
 }
 
+/// An arbiter's decision in words: a clock setting from the catalogue (the times and
+/// his reason), the others as the tracker explained them.
+fn decision_in(m: Messages, d: &touch_tracker::ArbiterDecisionEvent) -> String {
+    match (d.decision, d.clock_after, d.reason.as_deref()) {
+        (touch_tracker::Decision::ClockSet, Some(after), Some(reason)) => m.format(
+            "arbiter-clock-set",
+            &Args::new()
+                .str("white", clock(after.white))
+                .str("black", clock(after.black))
+                .str("reason", reason),
+        ),
+        _ => d.explanation.clone(),
+    }
+}
+
 /// The PGN comment for an event (the ruling without the board prefix), if it is one.
 /// In English: the PGN's SAN and comments are read by programs and by every arbiter.
 pub fn comment(e: &ArbiterEvent) -> Option<String> {
@@ -580,7 +595,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
         EventKind::ClockMismatch(c) => clock_mismatch_in(m, c),
         EventKind::ArbiterDecision(d) => m.format(
             "arbiter-decision-comment",
-            &Args::new().str("text", d.explanation.as_str()),
+            &Args::new().str("text", decision_in(m, d)),
         ),
         EventKind::DrawClaimable(d) => draw_claimable(m, d),
         EventKind::IllegalMoveStands(s) => m.format(

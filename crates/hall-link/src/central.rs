@@ -19,8 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arbiter_daemon::config::Config;
-use arbiter_daemon::dashboard::alerts::Action;
-use arbiter_daemon::dashboard::{Forward, ForwardFuture};
+use arbiter_daemon::dashboard::{Answer, Command, Forward, ForwardError, ForwardFuture};
 use arbiter_daemon::hub::{Hub, HubEvent};
 use arbiter_daemon::runtime::{Daemon, RunOptions};
 use async_nats::jetstream::{self, consumer, kv};
@@ -734,7 +733,7 @@ async fn watch_lag(
     }
 }
 
-/// Sends a central dashboard's action to the board's hall.
+/// Sends a central dashboard's command to the board's hall and brings its answer back.
 #[derive(Debug)]
 pub struct Forwarder {
     client: async_nats::Client,
@@ -743,20 +742,19 @@ pub struct Forwarder {
 }
 
 impl Forward for Forwarder {
-    fn forward(&self, board: u32, alert: &str, action: Action) -> ForwardFuture {
+    fn forward(&self, board: u32, command: Command) -> ForwardFuture {
         let Some(hall) = self.owner.get(&board).cloned() else {
-            return Box::pin(std::future::ready(Err(format!(
+            return Box::pin(std::future::ready(Err(ForwardError::Unreachable(format!(
                 "board {board} is in no hall's manifest"
-            ))));
+            )))));
         };
         let subject = self.names.actions(&hall);
-        let request = ActionRequest {
-            board,
-            alert: alert.to_owned(),
-            action: action.word().to_owned(),
-        };
+        let request = ActionRequest { board, command };
         let client = self.client.clone();
         Box::pin(async move {
+            let word = request.command.word();
+            // Bounded: a hall that is stopped, or too busy to answer, must not hold the
+            // arbiter's request open.
             let answer = tokio::time::timeout(
                 crate::REQUEST_TIMEOUT,
                 client.request(subject, request.to_json().into()),
@@ -764,22 +762,31 @@ impl Forward for Forwarder {
             .await;
             let msg = match answer {
                 Err(_) => {
-                    return Err(format!(
-                        "hall {hall} did not answer within {} s: the action was not carried out (try again when the hall is back)",
+                    return Err(ForwardError::NoAnswer(format!(
+                        "hall {hall} did not answer the {word} within {} s: whether it was carried out is not known here; look at board {board} (its events reach the central when the hall is back) before trying again",
                         crate::REQUEST_TIMEOUT.as_secs()
-                    ))
+                    )))
                 }
                 Ok(Err(e)) => {
-                    return Err(format!(
-                        "hall {hall} cannot be reached ({e}): the action was not carried out"
-                    ))
+                    return Err(ForwardError::Unreachable(format!(
+                        "hall {hall} cannot be reached ({e}): the {word} was not carried out"
+                    )))
                 }
                 Ok(Ok(m)) => m,
             };
             match serde_json::from_slice::<ActionReply>(&msg.payload) {
-                Ok(ActionReply { error: None, .. }) => Ok(()),
-                Ok(ActionReply { error: Some(e), .. }) => Err(format!("hall {hall} refused: {e}")),
-                Err(e) => Err(format!("hall {hall} answered something else: {e}")),
+                Ok(reply) => {
+                    let body = reply.body.clone().unwrap_or_else(|| {
+                        serde_json::json!({ "error": reply.error.clone().unwrap_or_default() })
+                    });
+                    if let Some(why) = &reply.error {
+                        tracing::info!(board, hall = %hall, "central: hall {hall} refused the {word}: {why}");
+                    }
+                    Ok(Answer::of_status(reply.status(), body))
+                }
+                Err(e) => Err(ForwardError::Unreachable(format!(
+                    "hall {hall} answered the {word} with something else ({e}): not known to be carried out"
+                ))),
             }
         })
     }

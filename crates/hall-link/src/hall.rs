@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_daemon::config::Config;
-use arbiter_daemon::dashboard::alerts::Action;
 use arbiter_daemon::dashboard::Dashboard;
 use arbiter_daemon::hub::Hub;
 use async_nats::jetstream::context::PublishErrorKind;
@@ -570,63 +569,125 @@ async fn respond(client: async_nats::Client, link: HallLink, dashboard: Option<A
     }
 }
 
+/// The hall's answer to one request of the central: what its own dashboard's route
+/// answers for the command ([`Dashboard::execute`]). What it cannot read (not JSON, an
+/// unknown command, a board of another hall) is refused with a 400 or 404 and logged.
 async fn answer(
     link: &HallLink,
     dashboard: Option<&Arc<Dashboard>>,
     payload: &[u8],
 ) -> ActionReply {
-    let refuse = |why: String| ActionReply {
-        hall: link.hall.to_string(),
-        alert: None,
-        error: Some(why),
+    let refuse = |status: u16, why: String| {
+        tracing::warn!(hall = %link.hall, "network: refused a request of the central: {why}");
+        ActionReply {
+            hall: link.hall.to_string(),
+            status,
+            body: Some(serde_json::json!({ "error": why })),
+            error: Some(why),
+        }
     };
     let req: ActionRequest = match serde_json::from_slice(payload) {
         Ok(r) => r,
-        Err(e) => return refuse(format!("not an action request: {e}")),
+        Err(e) => {
+            return refuse(
+                400,
+                format!(
+                    "not a command ({e}): expected {{\"board\": B, \"action\": WORD, ...}}, \
+                     WORD one of ack, resolve, decision, accept, serial, moves, takeback"
+                ),
+            )
+        }
     };
     if !link.boards.contains(&req.board) {
-        return refuse(format!("board {} is not in hall {}", req.board, link.hall));
+        return refuse(
+            404,
+            format!("board {} is not in hall {}", req.board, link.hall),
+        );
     }
-    let Some(action) = Action::from_word(&req.action) else {
-        return refuse(format!("no such action {:?}: ack or resolve", req.action));
-    };
     let Some(dash) = dashboard else {
-        return refuse(format!(
-            "hall {} has no dashboard ([http] enabled = false)",
-            link.hall
-        ));
+        return refuse(
+            503,
+            format!(
+                "hall {} has no dashboard ([http] enabled = false)",
+                link.hall
+            ),
+        );
     };
-    let alert_board = req
-        .alert
-        .split_once('-')
-        .and_then(|(b, _)| b.parse::<u32>().ok());
-    if alert_board != Some(req.board) {
-        return refuse(format!(
-            "alert {:?} is not of board {}",
-            req.alert, req.board
-        ));
+    let word = req.command.word();
+    let answer = dash.execute(req.board, req.command).await;
+    let error = answer.error_text();
+    match &error {
+        None => tracing::info!(
+            board = req.board,
+            hall = %link.hall,
+            "network: the central's {word} carried out"
+        ),
+        Some(why) => tracing::info!(
+            board = req.board,
+            hall = %link.hall,
+            status = answer.status.as_u16(),
+            "network: the central's {word} refused: {why}"
+        ),
     }
-    match dash.act(&req.alert, action).await {
-        Ok(alert) => {
-            tracing::info!(
-                board = req.board,
-                "network: the central's {} of alert {} carried out",
-                req.action,
-                req.alert
-            );
-            ActionReply {
-                hall: link.hall.to_string(),
-                alert: serde_json::to_value(&alert).ok(),
-                error: None,
-            }
-        }
-        Err(e) => refuse(e.to_string()),
+    ActionReply {
+        hall: link.hall.to_string(),
+        status: answer.status.as_u16(),
+        body: Some(answer.body),
+        error,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn bad_requests_of_the_central_are_refused_with_a_reason() {
+        let link = HallLink {
+            hall: HallId::new("A").unwrap(),
+            names: Names::new(EventKey::new("Open").unwrap()),
+            round: 1,
+            boards: vec![1, 2],
+        };
+        let refused = |r: ActionReply, status: u16, words: &str| {
+            assert_eq!(r.status, status, "{r:?}");
+            assert!(
+                r.error.as_deref().is_some_and(|e| e.contains(words)),
+                "{r:?}"
+            );
+            assert_eq!(r.body.as_ref().map(|b| b["error"].is_string()), Some(true));
+        };
+        refused(
+            answer(&link, None, b"\xff not json").await,
+            400,
+            "not a command",
+        );
+        refused(
+            answer(&link, None, br#"{"board":1,"action":"castle"}"#).await,
+            400,
+            "unknown variant `castle`",
+        );
+        refused(
+            answer(
+                &link,
+                None,
+                br#"{"board":1,"action":"takeback","to_ply":-3}"#,
+            )
+            .await,
+            400,
+            "not a command",
+        );
+        refused(
+            answer(&link, None, br#"{"board":7,"action":"ack","alert":"7-1"}"#).await,
+            404,
+            "board 7 is not in hall A",
+        );
+        refused(
+            answer(&link, None, br#"{"board":1,"action":"ack","alert":"1-1"}"#).await,
+            503,
+            "no dashboard",
+        );
+    }
 
     #[test]
     fn board_tables_keep_the_boards_without_their_ports() {

@@ -15,8 +15,8 @@
 //!   event once; a board number claimed by two halls is a config error.
 //! - [`position`]: the central's place in a hall's stream: where its consumer starts,
 //!   and which delivered message it takes.
-//! - [`action`]: an arbiter's action at the central, as a request to the hall and its
-//!   answer.
+//! - [`action`]: an arbiter's command at the central (an alert's state, a decision, the
+//!   desk's moves and takeback), as a request to the board's hall and its answer.
 //! - [`config`]: the `[network]` section of a hall's or the central's config.
 
 pub mod action;
@@ -28,7 +28,7 @@ pub mod merge;
 pub mod names;
 pub mod position;
 
-pub use action::{ActionReply, ActionRequest};
+pub use action::{ActionReply, ActionRequest, Command};
 pub use config::{Credentials, NetworkConfig, NetworkConfigError};
 pub use cursor::Backlog;
 pub use envelope::{Envelope, EnvelopeError, Manifest, Received};

@@ -149,6 +149,7 @@ accepted-count-unknown = how many were made is not known (at least { $count }): 
 out-of-sync = the board shows a position no legal moves explain; check it
 out-of-sync-lines = the moves made unseen are not known for sure; lines that fit: { $lines }; check them against the scoresheets
 arbiter-decision-comment = the arbiter's decision: { $text }
+arbiter-clock-set = the arbiter sets the clocks to White { $white }, Black { $black } (art. 6.10, 12.9): { $reason }
 
 ## The dashboard: alert titles, notes and card facts (formatted by the daemon).
 

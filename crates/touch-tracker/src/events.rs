@@ -547,6 +547,9 @@ pub enum Decision {
     ResultCleared,
     /// The board and the arbiter disagreed; the arbiter confirmed this result.
     ResultConfirmed,
+    /// Art. 6.10 / 12.9: both clocks set by the arbiter (a wrong setting or a defective
+    /// clock corrected, time added), with his reason.
+    ClockSet,
 }
 
 impl Decision {
@@ -668,6 +671,14 @@ pub struct ArbiterInput {
     /// The result set or confirmed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<ArbiterResult>,
+    /// `clock_set`: the times the arbiter set, White's and Black's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_ms: Option<u64>,
+    /// `clock_set`: why, in the arbiter's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// `kind: arbiter_decision`: a decision the arbiter took by hand on the dashboard.
@@ -689,11 +700,15 @@ pub struct ArbiterDecisionEvent {
     /// The board's own result of the current game when the decision was taken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board_result: Option<GameResult>,
-    /// `time_added`: both clocks before and after (what the clock must be set to).
+    /// `time_added`, `clock_set`: both clocks before and after (what the clock must be
+    /// set to).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_before: Option<ClockMs>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_after: Option<ClockMs>,
+    /// `clock_set`: the arbiter's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The player to move when it was decided (whose clock runs).
     pub to_move: Color,
     /// Plain words for the log and the PGN comment.

@@ -638,6 +638,7 @@ mod tests {
                 board_result: Some(GameResult::Ongoing),
                 clock_before: Some(clock),
                 clock_after: None,
+                reason: None,
                 to_move: Color::Black,
                 explanation: "2 minutes".into(),
             }),

@@ -207,7 +207,7 @@ fn letter(role: Role) -> String {
 }
 
 /// A time for people: `1:30:00`, `2:31`.
-fn hms(ms: u64) -> String {
+pub(crate) fn hms(ms: u64) -> String {
     let secs = ms / 1000;
     let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
     if h > 0 {

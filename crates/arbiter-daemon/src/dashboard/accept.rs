@@ -13,13 +13,13 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use chess_rules::Color;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::api::{error, fresh, refused};
-use super::Dashboard;
+use super::api::{error, refused};
+use super::{Answer, Command, Dashboard};
 use crate::orders::{ArbiterOrder, OrderError};
 
 /// How long the answer may take (the board task journals the order durably first).
@@ -54,9 +54,16 @@ pub(super) async fn accept_board(
         Ok(n) => n,
         Err(r) => return r,
     };
+    d.command(number, Command::Accept { side, ply })
+        .await
+        .into_response()
+}
+
+/// Carries an acceptance out ([`Dashboard::execute`]).
+pub(super) async fn accept(d: &Dashboard, number: u32, side: Color, ply: Option<u32>) -> Answer {
     let (reply, answer) = oneshot::channel();
     let order = ArbiterOrder::AcceptBoard { side, ply, reply };
-    match ask_board(&d, number, order, answer).await {
+    match ask_board(d, number, order, answer).await {
         Ok(a) => {
             tracing::info!(
                 board = number,
@@ -64,7 +71,7 @@ pub(super) async fn accept_board(
                 "dashboard: the board is accepted as {}",
                 a.fen
             );
-            fresh(json!({
+            Answer::ok(json!({
                 "board": number,
                 "side_to_move": side,
                 "fen": a.fen,
@@ -72,7 +79,7 @@ pub(super) async fn accept_board(
                 "ply_unknown": a.ply_unknown,
             }))
         }
-        Err(r) => r,
+        Err(a) => a,
     }
 }
 
@@ -93,14 +100,21 @@ pub(super) async fn confirm_serial(
         Ok(n) => n,
         Err(r) => return r,
     };
+    d.command(number, Command::Serial { serial })
+        .await
+        .into_response()
+}
+
+/// Carries a serial's confirmation out ([`Dashboard::execute`]).
+pub(super) async fn confirm(d: &Dashboard, number: u32, serial: String) -> Answer {
     let (reply, answer) = oneshot::channel();
     let order = ArbiterOrder::ConfirmSerial {
         serial: serial.clone(),
         reply,
     };
-    match ask_board(&d, number, order, answer).await {
-        Ok(()) => fresh(json!({ "board": number, "serial": serial })),
-        Err(r) => r,
+    match ask_board(d, number, order, answer).await {
+        Ok(()) => Answer::ok(json!({ "board": number, "serial": serial })),
+        Err(a) => a,
     }
 }
 
@@ -123,28 +137,30 @@ pub(super) fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32,
 }
 
 /// Sends `order` to board `number`'s task and waits for its answer: the answer, or the
-/// response that says why there is none (503 not running or silent, 429 busy, 409 with
+/// answer that says why there is none (503 not running or silent, 429 busy, 409 with
 /// the board's reason).
-#[allow(clippy::result_large_err)]
 pub(super) async fn ask_board<T>(
     d: &Dashboard,
     number: u32,
     order: ArbiterOrder,
     answer: oneshot::Receiver<Result<T, String>>,
-) -> Result<T, Response> {
+) -> Result<T, Answer> {
     match d.hub.orders.send(number, order) {
         Ok(()) => {}
         Err(e @ OrderError::NotRunning(_)) => {
-            return Err(error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))
+            return Err(Answer::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                e.to_string(),
+            ))
         }
         Err(e @ OrderError::Busy(_)) => {
-            return Err(error(StatusCode::TOO_MANY_REQUESTS, e.to_string()))
+            return Err(Answer::error(StatusCode::TOO_MANY_REQUESTS, e.to_string()))
         }
     }
     match tokio::time::timeout(ANSWER_WITHIN, answer).await {
         Ok(Ok(Ok(a))) => Ok(a),
-        Ok(Ok(Err(why))) => Err(error(StatusCode::CONFLICT, why)),
-        _ => Err(error(
+        Ok(Ok(Err(why))) => Err(Answer::error(StatusCode::CONFLICT, why)),
+        _ => Err(Answer::error(
             StatusCode::SERVICE_UNAVAILABLE,
             format!("board {number} did not answer; look at its state and try again"),
         )),

@@ -402,6 +402,13 @@ pub fn is_alert_id(text: &str) -> bool {
         })
 }
 
+/// The board an alert id names (`BOARD-SEQ`), when it is one.
+pub fn alert_board(id: &str) -> Option<u32> {
+    id.split_once('-')
+        .filter(|_| is_alert_id(id))
+        .and_then(|(b, _)| b.parse().ok())
+}
+
 /// The title of a game's end: `alert-end-title` selects on the reason's key.
 fn end_title(reason: EndReason) -> TitleMsg {
     let key = match reason {

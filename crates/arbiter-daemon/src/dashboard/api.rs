@@ -13,15 +13,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::stream::Stream;
-use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
 use messages::{Language, Messages};
 
-use super::alerts::{is_alert_id, Action};
+use super::alerts::{alert_board, Action};
 use super::auth::{Refusal, SESSION_COOKIE};
 use super::lang::lang_query;
-use super::{Dashboard, Message};
+use super::{Answer, Command, Dashboard, Message};
 
 /// Largest request body the dashboard accepts.
 pub const MAX_BODY: usize = 1024;
@@ -57,11 +56,15 @@ pub fn router(dash: Shared) -> Router {
         )
         .route(
             "/api/boards/{board}/moves",
-            post(super::desk::enter_moves)
+            post(super::desk::moves_route)
                 .layer(DefaultBodyLimit::max(super::desk::MAX_MOVES_BODY)),
         )
-        .route("/api/boards/{board}/takeback", post(super::desk::take_back))
+        .route(
+            "/api/boards/{board}/takeback",
+            post(super::desk::takeback_route),
+        )
         .route("/api/boards/{board}/decision", post(decision))
+        .route("/api/boards/{board}/clock", post(super::desk::clock_route))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(json_when_too_large))
@@ -84,7 +87,7 @@ async fn json_when_too_large(response: Response) -> Response {
 }
 
 pub(super) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into() }))).into_response()
+    Answer::error(status, message).into_response()
 }
 
 pub(super) fn refused(r: Refusal) -> Response {
@@ -209,45 +212,44 @@ async fn act(
         Ok(l) => l.unwrap_or_default(),
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
     };
-    let action = match action.as_str() {
-        "ack" => Action::Acknowledge,
-        "resolve" => Action::Resolve,
-        _ => {
-            return error(
-                StatusCode::NOT_FOUND,
-                "no such action: POST /api/alerts/ID/ack or /api/alerts/ID/resolve",
-            )
-        }
+    let Some(action) = Action::from_word(&action) else {
+        return error(
+            StatusCode::NOT_FOUND,
+            "no such action: POST /api/alerts/ID/ack or /api/alerts/ID/resolve",
+        );
     };
-    if !is_alert_id(&id) {
+    // The id names its board: the board whose hall carries the action out on a central.
+    let Some(board) = alert_board(&id) else {
         return error(
             StatusCode::BAD_REQUEST,
             "an alert id is BOARD-SEQ, two numbers (such as 3-17)",
         );
-    }
-    if let Some(forward) = d.forwarder.get() {
-        // The central: the hall that owns the board carries the action out first; an
-        // unreachable hall fails the action visibly.
-        let board = id.split_once('-').and_then(|(b, _)| b.parse::<u32>().ok());
-        if let Some(board) = board {
-            if let Err(why) = forward.forward(board, &id, action).await {
-                return error(StatusCode::BAD_GATEWAY, why);
-            }
+    };
+    let command = match action {
+        Action::Acknowledge => Command::Ack { alert: id.clone() },
+        Action::Resolve => Command::Resolve { alert: id.clone() },
+    };
+    let answer = d.command(board, command).await;
+    if answer.status.is_success() && language != Language::En {
+        // The alert is kept (and answered by a hall) in English: said again here in the
+        // language asked for.
+        let alert = d.lock().alerts.get(&id).cloned();
+        if let Some(alert) = alert {
+            return fresh(
+                serde_json::to_value(alert.in_language(Messages::new(language)))
+                    .unwrap_or_default(),
+            );
         }
     }
-    match d.act(&id, action).await {
-        Ok(alert) => fresh(
-            serde_json::to_value(alert.in_language(Messages::new(language))).unwrap_or_default(),
-        ),
-        Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
-    }
+    answer.into_response()
 }
 
 /// `POST /api/boards/{B}/decision` with the arbiter's decision as JSON
 /// (`touch_tracker::ArbiterInput`: `{"decision":"warning","color":"white","ply":23}`,
 /// `{"decision":"time_added",...,"add_ms":120000}`, `{"decision":"game_lost",...}`,
 /// `{"decision":"result_set","result":"1-0"}`, `{"decision":"result_cleared"}`,
-/// `{"decision":"result_confirmed","result":"0-1"}`). Answers the events it made.
+/// `{"decision":"result_confirmed","result":"0-1"}`, `{"decision":"clock_set",
+/// "white_ms":...,"black_ms":...,"reason":"..."}`). Answers the events it made.
 async fn decision(
     State(d): State<Shared>,
     headers: HeaderMap,
@@ -274,23 +276,9 @@ async fn decision(
             )
         }
     };
-    match d.decide(number, input).await {
-        Ok(events) => {
-            let list: Vec<serde_json::Value> = events
-                .iter()
-                .map(|e| serde_json::to_value(e).unwrap_or_default())
-                .collect();
-            fresh(json!({ "board": number, "events": list }))
-        }
-        Err(e) => {
-            let status = match e {
-                crate::decisions::DecisionError::NoBoard(_) => StatusCode::NOT_FOUND,
-                crate::decisions::DecisionError::NotRunning(_) => StatusCode::SERVICE_UNAVAILABLE,
-                crate::decisions::DecisionError::Refused { .. } => StatusCode::CONFLICT,
-            };
-            error(status, e.to_string())
-        }
-    }
+    d.command(number, Command::Decision { input })
+        .await
+        .into_response()
 }
 
 async fn login(State(d): State<Shared>, headers: HeaderMap, _body: Bytes) -> Response {

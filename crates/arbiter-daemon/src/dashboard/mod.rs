@@ -16,7 +16,12 @@
 //! | `POST /api/boards/{B}/accept/{white,black}` | accept an out-of-sync board as the position, that side to move ([`accept`]) | arbiter |
 //! | `POST /api/boards/{B}/moves` | enter the moves of a gap, `{"moves": [...], "from_ply": N}` ([`desk`]) | arbiter |
 //! | `POST /api/boards/{B}/takeback` | take the game back, `{"to_ply": N, "reason": "..."}` ([`desk`]) | arbiter |
+//! | `POST /api/boards/{B}/clock` | the times the arbiter sets, `{"white_ms", "black_ms", "reason"}` ([`desk`]) | arbiter |
+//! | `POST /api/boards/{B}/decision` | an arbiter's decision (penalty, result, clock) | arbiter |
 //! | `POST /api/login` | a read session cookie for the page's event stream | arbiter |
+//!
+//! Every `POST` but the login is a [`Command`] carried out by [`Dashboard::command`]: by
+//! the board's task here, or, on a central, by the board's hall ([`command`]).
 //!
 //! Who may do what: [`auth`]. The alerts and their states: [`alerts`]. A follower task
 //! reads the hub's event log (so it never misses an event), folds it into the alerts and
@@ -30,6 +35,7 @@ mod accept;
 pub mod alerts;
 mod api;
 pub mod auth;
+mod command;
 mod desk;
 pub mod lang;
 
@@ -49,6 +55,7 @@ use crate::hub::Hub;
 use crate::paths::Paths;
 use alerts::{Action, Alerts, Change, SavedState};
 use auth::{ArbiterToken, Gate};
+pub use command::{Answer, Command, Forward, ForwardError, ForwardFuture};
 
 /// How often the board summaries are compared with what the streams last got.
 const BOARDS_EVERY: Duration = Duration::from_millis(500);
@@ -123,7 +130,7 @@ pub struct Dashboard {
     states_path: PathBuf,
     /// Where alerts taken out of memory go ([`ARCHIVE_FILE`]).
     archive_path: PathBuf,
-    /// Where actions go first (the central of a several-PC event: the board's hall).
+    /// Where commands go (the central of a several-PC event: the board's hall).
     forwarder: std::sync::OnceLock<Arc<dyn Forward>>,
 }
 
@@ -167,16 +174,6 @@ fn archived_ids(path: &std::path::Path) -> Vec<(u32, u64)> {
         }
     }
     ids
-}
-
-/// What [`Forward::forward`] returns: `Err` says why the action was not carried out.
-pub type ForwardFuture =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send>>;
-
-/// Carries an arbiter's action out elsewhere before the dashboard records it (the
-/// central forwards it to the hall that owns the board).
-pub trait Forward: Send + Sync + std::fmt::Debug {
-    fn forward(&self, board: u32, alert: &str, action: Action) -> ForwardFuture;
 }
 
 impl Dashboard {
@@ -583,7 +580,7 @@ impl Dashboard {
         Ok(events)
     }
 
-    /// Makes every action go to `forward` first (set once).
+    /// Makes every command go to `forward` (set once): [`Dashboard::command`].
     pub fn forward_actions_to(&self, forward: Arc<dyn Forward>) {
         let _ = self.forwarder.set(forward);
     }

@@ -6,6 +6,8 @@
 //!   to the opponent (12.9.2), and for a second displacement by the same player in the
 //!   game, declaring the game lost (12.9.6), only as his explicit choice. A penalty names
 //!   the `displaced` event (its player and ply) it is for.
+//! - Art. 6.10 / 12.9: both clocks set by the arbiter (a wrong setting corrected, time
+//!   added), with his reason; the clocks before are kept with the decision.
 //! - A result set, cleared or confirmed by the arbiter: the tracker records it as said,
 //!   with the board's own result next to it; it changes nothing of the tracker's game.
 
@@ -13,7 +15,8 @@ use chess_rules::{Color, EndReason};
 
 use super::{Phase, Tracker};
 use crate::events::{
-    ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, Decision, EventKind, Penalty,
+    ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, ClockMs, Decision, EventKind,
+    Penalty,
 };
 
 /// The most time a penalty may add: more is a typing error.
@@ -78,6 +81,7 @@ impl Tracker {
             Decision::ResultSet | Decision::ResultConfirmed if input.result.is_none() => Err(
                 "a result is one of 1-0, 0-1, 1/2-1/2, +- (White wins by forfeit), -+, --".into(),
             ),
+            Decision::ClockSet => check_clock_set(input, matches!(self.phase, Phase::Over)),
             _ => Ok(()),
         }
     }
@@ -99,6 +103,7 @@ impl Tracker {
             board_result: self.result,
             clock_before: None,
             clock_after: None,
+            reason: None,
             to_move,
             explanation: String::new(),
         };
@@ -156,6 +161,29 @@ impl Tracker {
                     _ => format!("the arbiter {verb} the result {r}"),
                 };
             }
+            (Decision::ClockSet, _) => {
+                let (white, black) = (
+                    input.white_ms.unwrap_or_default(),
+                    input.black_ms.unwrap_or_default(),
+                );
+                let reason = input
+                    .reason
+                    .as_deref()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned();
+                // Said at the move it was set after, where the PGN comment goes.
+                let ply = self.game.position().plies();
+                event.ply = Some(ply).filter(|&p| p > self.game.start().plies());
+                event.clock_before = self.clock.times();
+                event.clock_after = Some(ClockMs { white, black });
+                event.explanation = format!(
+                    "the arbiter sets the clocks to White {}, Black {} (art. 6.10, 12.9): {reason}",
+                    crate::explain::hms(white),
+                    crate::explain::hms(black)
+                );
+                event.reason = Some(reason);
+            }
             (Decision::ResultCleared, _) => {
                 event.explanation = match self.result {
                     Some(b) => format!("the arbiter clears his result: the board's {b} counts"),
@@ -176,6 +204,37 @@ impl Tracker {
     }
 }
 
+/// The most time the arbiter may set on a clock: more is a typing error.
+pub const MAX_CLOCK_MS: u64 = 10 * 60 * 60 * 1000;
+
+/// The longest reason kept with a clock setting.
+pub const MAX_CLOCK_REASON: usize = 300;
+
+/// Why a `clock_set` is refused, if it is (art. 6.10: the arbiter sets the times he
+/// judges right; the reason is his, and is kept).
+fn check_clock_set(input: &ArbiterInput, over: bool) -> Result<(), String> {
+    if over {
+        return Err("the game is over: its clocks are no longer set".into());
+    }
+    let (Some(white), Some(black)) = (input.white_ms, input.black_ms) else {
+        return Err("clock_set needs both times: white_ms and black_ms".into());
+    };
+    if white.max(black) > MAX_CLOCK_MS {
+        return Err(format!(
+            "a clock is set to at most {} hours",
+            MAX_CLOCK_MS / 3_600_000
+        ));
+    }
+    let reason = input.reason.as_deref().unwrap_or_default().trim();
+    if reason.is_empty() || reason.len() > MAX_CLOCK_REASON {
+        return Err(format!(
+            "clock_set needs the arbiter's reason (1 to {MAX_CLOCK_REASON} bytes), such as \
+             \"the clock was set wrong (art. 6.10.2)\""
+        ));
+    }
+    Ok(())
+}
+
 /// `1 minute`, `2 minutes`, `30 seconds`, `1 min 30 s`.
 fn duration(ms: u64) -> String {
     let s = ms / 1000;
@@ -184,5 +243,38 @@ fn duration(ms: u64) -> String {
         (1, 0) => "1 minute".into(),
         (m, 0) => format!("{m} minutes"),
         (m, s) => format!("{m} min {s} s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock_set(json: &str) -> ArbiterInput {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn a_clock_setting_needs_both_times_a_reason_and_a_game_going_on() {
+        let good = clock_set(
+            r#"{"decision":"clock_set","white_ms":60000,"black_ms":0,"reason":"art. 6.10.2"}"#,
+        );
+        assert_eq!(check_clock_set(&good, false), Ok(()));
+        let why = |input: &ArbiterInput, over: bool| check_clock_set(input, over).unwrap_err();
+        assert!(why(&good, true).contains("game is over"));
+        let one = clock_set(r#"{"decision":"clock_set","white_ms":60000,"reason":"x"}"#);
+        assert!(why(&one, false).contains("both times"));
+        let long = clock_set(&format!(
+            r#"{{"decision":"clock_set","white_ms":{},"black_ms":1,"reason":"x"}}"#,
+            MAX_CLOCK_MS + 1
+        ));
+        assert!(why(&long, false).contains("at most 10 hours"));
+        for reason in ["", "   ", &"x".repeat(MAX_CLOCK_REASON + 1)] {
+            let r = ArbiterInput {
+                reason: Some(reason.to_owned()),
+                ..good.clone()
+            };
+            assert!(why(&r, false).contains("reason"), "{reason:?}");
+        }
     }
 }
