@@ -1566,8 +1566,8 @@ impl Tracker {
             Some(_) => None,
         };
         let change = self.clock.on_frame(c);
-        if self.period_control().is_some() {
-            self.read_periods(prev, prev_at, t, c, change.press);
+        if let Some(tc) = self.period_control() {
+            self.read_periods(tc, prev, prev_at, t, c, change.press);
         }
         if let Some((prev, to_move)) = before_gap {
             if prev.running && c.running && self.clock.color_of(prev.lever) == to_move {

@@ -30,20 +30,19 @@ impl Tracker {
         }
     }
 
-    /// A frame was taken (`prev` the one before it, taken at `prev_at`): keeps the
-    /// presser's clock across a press for the ruling at his move, and notes the arbiter's
-    /// hands on a stopped clock (a period's time set by hand is no longer owed).
+    /// A frame was taken (`prev` the one before it, taken at `prev_at`) in a game whose
+    /// control `tc` has periods ([`Tracker::period_control`]): keeps the presser's clock
+    /// across a press for the ruling at his move, and notes the arbiter's hands on a
+    /// stopped clock (a period's time set by hand is no longer owed).
     pub(super) fn read_periods(
         &mut self,
+        tc: TimeControl,
         prev: Option<ClockTime>,
         prev_at: u64,
         t: u64,
         frame: &ClockTime,
         press: Option<ClockSide>,
     ) {
-        let Some(tc) = self.period_control() else {
-            return;
-        };
         let Some(prev) = prev else {
             return;
         };
