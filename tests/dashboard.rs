@@ -281,6 +281,16 @@ fn cyrillic(text: &str) -> Vec<char> {
 
 /// The page's words, but for the language selector (whose options name each language in
 /// itself).
+/// The text of the first element `css` finds.
+async fn text_of(c: &Client, css: &str) -> String {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 async fn page_words(c: &Client) -> String {
     let script = "const b = document.body.cloneNode(true); b.querySelector('#language').remove(); \
                   return document.title + ' ' + b.textContent;";
@@ -317,13 +327,7 @@ async fn in_russian(c: &Client, url: &str) {
         .for_element(Locator::Css("#live.on"))
         .await
         .expect("the event stream is live");
-    let card = c
-        .find(Locator::Css(CARD))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let card = text_of(c, CARD).await;
     for want in [
         "Невозможный ход",
         "Нарушитель",
@@ -535,13 +539,7 @@ fn the_dashboard_in_a_real_browser() {
             .for_element(Locator::Css("#live.on"))
             .await
             .expect("the event stream is live");
-        let tile = c
-            .find(Locator::Css(".board-tile[data-board=\"1\"]"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let tile = text_of(&c, ".board-tile[data-board=\"1\"]").await;
         assert!(tile.contains("Carlsen, Anna"), "{tile}");
         c
     });
@@ -623,13 +621,7 @@ fn the_dashboard_in_a_real_browser() {
             squares(&c, &format!("{CARD} .square.hl-must")).await,
             BTreeSet::from(["f1".into()])
         );
-        let text = c
-            .find(Locator::Css(CARD))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = text_of(&c, CARD).await;
         for want in [
             "Illegal move",
             "White (Carlsen, Anna)",
@@ -643,13 +635,7 @@ fn the_dashboard_in_a_real_browser() {
             assert!(text.contains(want), "{want:?} not in the card:\n{text}");
         }
         // The card's diagram is the position to reinstate: the bishop back on f1.
-        let f1 = c
-            .find(Locator::Css(&format!("{CARD} .square[data-square=\"f1\"]")))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let f1 = text_of(&c, &format!("{CARD} .square[data-square=\"f1\"]")).await;
         assert!(f1.contains('\u{265D}'), "f1 shows {f1:?}");
 
         screenshot(&c, DESKTOP, "dashboard-desktop").await;
