@@ -1195,12 +1195,49 @@ pub(crate) mod tests {
     use super::*;
     use dgt_protocol::BoardEvent;
 
-    fn temp(name: &str) -> PathBuf {
+    /// A path in this process's scratch folder, removed (file or folder) when the test
+    /// ends, so runs do not leave journals behind in the system's temp folder.
+    struct Temp(PathBuf);
+
+    impl std::ops::Deref for Temp {
+        type Target = PathBuf;
+        fn deref(&self) -> &PathBuf {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for Temp {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+            let _ = std::fs::remove_dir_all(&self.0);
+            // And what the journal set aside beside it (`NAME.damaged-N`).
+            if let (Some(dir), Some(name)) = (self.0.parent(), self.0.file_name()) {
+                let aside = format!("{}.", name.to_string_lossy());
+                for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                    if entry.file_name().to_string_lossy().starts_with(&aside) {
+                        let _ = std::fs::remove_file(entry.path());
+                    }
+                }
+            }
+            // The process's folder goes with its last path (fails while others remain).
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
+
+    fn temp(name: &str) -> Temp {
         let dir = std::env::temp_dir().join(format!("arbiter-journal-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(name);
         let _ = std::fs::remove_file(&p);
-        p
+        Temp(p)
     }
 
     fn event(t: u64) -> Record {
@@ -1588,7 +1625,7 @@ pub(crate) mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let mounted = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
-            .arg(&dir)
+            .arg(&*dir)
             .status()
             .is_ok_and(|s| s.success());
         if !mounted {
@@ -1672,7 +1709,8 @@ pub(crate) mod tests {
 
     fn entry(name: &str) -> Arc<Entry> {
         let path = temp(name);
-        let (e, _) = Entry::new(File::create(&path).unwrap(), path, 0);
+        // The queue compares paths only; the open file outlives its unlinked name.
+        let (e, _) = Entry::new(File::create(&path).unwrap(), path.to_path_buf(), 0);
         e.written.store(1, AtomicOrdering::Release);
         Arc::new(e)
     }
