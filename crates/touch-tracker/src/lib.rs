@@ -18,6 +18,7 @@
 //! through the same decoder, event filter and tracker the live daemon uses.
 
 pub mod analysis;
+mod answered_at_once;
 pub mod batched;
 mod castling;
 mod clock;
@@ -28,11 +29,11 @@ mod explain;
 mod periods;
 pub mod recover;
 pub mod replay;
-mod sync;
 pub mod touch;
 mod tracker;
 
 pub use analysis::{AnalysisRequest, Purpose};
+pub use answered_at_once::SyncTracker;
 pub use batched::BatchedTracker;
 /// The `touch_move` obligation and the `game_over` reason are the rules core's
 /// (re-exported: they are part of the events).
@@ -43,7 +44,6 @@ pub use events::{
     ClockMismatchEvent, ClockMs, Decision, EventKind, GapCandidate, MismatchReason, MoveEvent,
     Penalty, PositionAcceptedEvent, Touch, TouchAction, Touched,
 };
-pub use sync::SyncTracker;
 pub use tracker::{
     AcceptError, AcceptedPosition, FillError, GameState, KnownGame, Snapshot, TakebackError,
     Tracker,
