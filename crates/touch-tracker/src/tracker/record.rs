@@ -1,16 +1,22 @@
 //! Recording a legal move: the `move` event with its touch log, touch-move and two-handed
-//! evidence, then game end, draw claims and the dead-position question; and amending the
-//! move recorded at a press.
+//! evidence, then game end, draw claims and the dead-position question; amending the move
+//! recorded at a press; and the ways a move gets recorded (at its press, when the opponent
+//! replied first, with the board showing it), each splitting the touch log between the
+//! mover and the opponent.
 
 use chess_rules::{Color, DrawClaim, EndReason, GameResult, IllegalCategory, Move};
 
-use super::{How, Phase, Tracker, Waiting};
+use super::{Amend, How, Made, Phase, Tracker, Waiting};
 use crate::analysis::Purpose;
 use crate::events::{
-    ArbiterEvent, ClaimReason, DrawClaimableEvent, EventKind, GameOverEvent, MoveEvent, Touch,
-    TouchMoveEvent, TwoHandedEvent,
+    ArbiterEvent, ClaimReason, ClockMs, DrawClaimableEvent, EventKind, GameOverEvent, MoveEvent,
+    Touch, TouchMoveEvent, TwoHandedEvent,
 };
 use crate::touch;
+
+/// Touches a turn's log has room for before it grows (a move is a lift and a place, a
+/// capture three touches, adjustments and sliding a few more).
+const TOUCH_LOG_RESERVED: usize = 8;
 
 impl Tracker {
     /// Records a legal move of the side to move: the `move` event, its touch-move evidence
@@ -234,5 +240,96 @@ impl Tracker {
                 plies,
             }),
         );
+    }
+
+    /// The touch log at a move's recording by a press: everything up to the move's
+    /// completion is the mover's; later touches go by the colour of the piece (the mover
+    /// adjusting his own before pressing, the opponent touching his).
+    pub(super) fn split_at_move(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
+        let mover = self.game.position().side_to_move();
+        let all = std::mem::take(&mut self.touches);
+        let split = split.min(all.len());
+        // Sized once (this runs for every recorded move): `mine` takes at most all, and
+        // `rest` becomes the next turn's log, which grows by a lift and a place a move.
+        let mut mine = Vec::with_capacity(all.len());
+        mine.extend_from_slice(&all[..split]);
+        let mut rest = Vec::with_capacity(TOUCH_LOG_RESERVED);
+        for t in &all[split..] {
+            if t.piece.color == mover {
+                mine.push(*t);
+            } else {
+                rest.push(*t);
+            }
+        }
+        (mine, rest)
+    }
+
+    /// The touch log when the opponent replied without a press: his turn began when the
+    /// move was completed, so every later touch is his (a victim he lifted included).
+    pub(super) fn split_at_reply(&mut self, split: usize) -> (Vec<Touch>, Vec<Touch>) {
+        let rest = self.touches.split_off(split.min(self.touches.len()));
+        (std::mem::take(&mut self.touches), rest)
+    }
+
+    /// Records the move the board shows, completed by a press now; it may still be
+    /// amended within the settle window.
+    pub(super) fn record_pressed(
+        &mut self,
+        t: u64,
+        m: Made,
+        clock: Option<ClockMs>,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        self.pending_press = None;
+        let how = How::pressed(clock);
+        let before = *self.game.position();
+        let (mine, rest) = self.split_at_move(m.split);
+        let keep = mine.clone();
+        self.record(t, m.mv, how, mine, rest, out);
+        if matches!(self.phase, Phase::Playing) {
+            self.amend = Some(Amend {
+                deadline: t + self.cfg.settle_window_ms,
+                before,
+                old: m.mv,
+                clock,
+                touches: keep,
+            });
+        }
+    }
+
+    /// Records the made move, completed by a press (in `how`) or by none; the board shows
+    /// it still.
+    pub(super) fn commit_made(
+        &mut self,
+        t: u64,
+        made: Made,
+        how: How,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let (mine, rest) = self.split_at_move(made.split);
+        self.record(t, made.mv, how, mine, rest, out);
+    }
+
+    /// Records the made move because the opponent went on (he replied, or pressed for a
+    /// reply): his turn began when the move was completed.
+    pub(super) fn commit_replied(
+        &mut self,
+        t: u64,
+        made: Made,
+        how: How,
+        out: &mut Vec<ArbiterEvent>,
+    ) {
+        let (mine, rest) = self.split_at_reply(made.split);
+        let how = How {
+            turn_from: Some(made.at),
+            ..how
+        };
+        self.record(t, made.mv, how, mine, rest, out);
+    }
+
+    /// Records `m` with every touch so far (it was completed just now).
+    pub(super) fn record_now(&mut self, t: u64, m: Move, how: How, out: &mut Vec<ArbiterEvent>) {
+        let (mine, rest) = self.split_at_move(self.touches.len());
+        self.record(t, m, how, mine, rest, out);
     }
 }
