@@ -5,7 +5,7 @@
 
 use chess_rules::{Color, GameResult, Move, Placement, Position, Square, Status};
 
-use super::{proof, Change, How, Made, PendingRecovery, Phase, Tracker};
+use super::{Change, How, Made, Phase, Tracker};
 use crate::events::ArbiterEvent;
 use crate::recover;
 
@@ -56,35 +56,14 @@ impl Tracker {
         }
     }
 
-    /// Matches the placement against the candidate and the reply; returns true when it is
-    /// explained.
+    /// Matches the placement against the candidate and the reply, then lost moves; returns
+    /// true when it is explained.
     fn recognise(&mut self, t: u64, change: Change, out: &mut Vec<ArbiterEvent>) -> bool {
-        if let Some(a) = &self.amend {
-            if t > a.deadline {
-                self.amend = None;
-            } else if let Some((m, _)) = a.before.move_to_placement(&self.placement) {
-                if m != a.old {
-                    self.amend_to(t, m, out);
-                    return true;
-                }
-            }
+        if self.amended(t, out) {
+            return true;
         }
         let base = *self.game.position();
-        let cand = if (2..=4).contains(&self.base_diff) {
-            base.move_to_placement(&self.placement)
-        } else {
-            None
-        };
-        if let Some((m, after)) = cand {
-            self.in_sync(t, out);
-            self.set_made_seen(t, m, after, change != Change::Dump);
-            if let Some(p) = self
-                .pending_press
-                .filter(|p| p.presser == base.side_to_move())
-            {
-                self.pending_press = None;
-                self.record_now(t, m, How::pressed(p.clock), out);
-            }
+        if self.candidate_shown(t, &base, change, out) {
             return true;
         }
         self.quiet_deadline = None;
@@ -97,29 +76,109 @@ impl Tracker {
             }
             return true;
         }
-        // The mover did not press and the opponent replied.
-        if let Some(made) = self.made {
-            if let Some((m2, after2)) = made.after.move_to_placement(&self.placement) {
-                self.in_sync(t, out);
-                let press = self.pending_press.take();
-                let mover = base.side_to_move();
-                // A press by the mover completed his move; a press by the opponent, the
-                // reply.
-                let how = press
-                    .filter(|p| p.presser == mover)
-                    .map_or_else(How::default, |p| How::pressed(p.clock));
-                self.commit_replied(t, made, how, out);
-                if matches!(self.phase, Phase::Playing) {
-                    self.set_made_seen(t, m2, after2, change != Change::Dump);
-                    if let Some(p) = press.filter(|p| p.presser != mover) {
-                        if let Some(m) = self.current_candidate() {
-                            self.record_pressed(t, m, p.clock, out);
-                        }
-                    }
+        if self.reply_shown(t, &base, change, out) {
+            return true;
+        }
+        self.lost_moves_shown(t, &base, change, out)
+    }
+
+    /// The move recorded at a press turned into another move of the same piece within the
+    /// settle window (a slider registered part way): amended; true then. An amend whose
+    /// window has passed is dropped.
+    #[inline]
+    fn amended(&mut self, t: u64, out: &mut Vec<ArbiterEvent>) -> bool {
+        if let Some(a) = &self.amend {
+            if t > a.deadline {
+                self.amend = None;
+            } else if let Some((m, _)) = a.before.move_to_placement(&self.placement) {
+                if m != a.old {
+                    self.amend_to(t, m, out);
+                    return true;
                 }
-                return true;
             }
         }
+        false
+    }
+
+    /// The board shows `base` plus one legal move (the candidate): made, and recorded at
+    /// once when its player's press waits for it; true then.
+    #[inline]
+    fn candidate_shown(
+        &mut self,
+        t: u64,
+        base: &Position,
+        change: Change,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> bool {
+        let cand = if (2..=4).contains(&self.base_diff) {
+            base.move_to_placement(&self.placement)
+        } else {
+            None
+        };
+        let Some((m, after)) = cand else {
+            return false;
+        };
+        self.in_sync(t, out);
+        self.set_made_seen(t, m, after, change != Change::Dump);
+        if let Some(p) = self
+            .pending_press
+            .filter(|p| p.presser == base.side_to_move())
+        {
+            self.pending_press = None;
+            self.record_now(t, m, How::pressed(p.clock), out);
+        }
+        true
+    }
+
+    /// The mover did not press and the opponent replied: the board shows the made move
+    /// plus one legal move of the opponent's. The made move is recorded, the reply made
+    /// (recorded at once when the opponent's press waits for it); true then.
+    #[inline]
+    fn reply_shown(
+        &mut self,
+        t: u64,
+        base: &Position,
+        change: Change,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> bool {
+        let Some(made) = self.made else {
+            return false;
+        };
+        let Some((m2, after2)) = made.after.move_to_placement(&self.placement) else {
+            return false;
+        };
+        self.in_sync(t, out);
+        let press = self.pending_press.take();
+        let mover = base.side_to_move();
+        // A press by the mover completed his move; a press by the opponent, the
+        // reply.
+        let how = press
+            .filter(|p| p.presser == mover)
+            .map_or_else(How::default, |p| How::pressed(p.clock));
+        self.commit_replied(t, made, how, out);
+        if matches!(self.phase, Phase::Playing) {
+            self.set_made_seen(t, m2, after2, change != Change::Dump);
+            if let Some(p) = press.filter(|p| p.presser != mover) {
+                if let Some(m) = self.current_candidate() {
+                    self.record_pressed(t, m, p.clock, out);
+                }
+            }
+        }
+        true
+    }
+
+    /// Nothing one or two moves explain: lost moves are looked for (see `recovery.rs`) in a
+    /// dump, or, while out of sync, when a piece is put down; a dump that no line explains
+    /// puts the board out of sync. True when the lost moves explain the board (recorded,
+    /// waiting for it to settle, or followed on).
+    #[inline]
+    fn lost_moves_shown(
+        &mut self,
+        t: u64,
+        base: &Position,
+        change: Change,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> bool {
         // Look for lost moves in a dump, or, while out of sync, when a piece is put down (a
         // lifted piece is a move under way: the search would explain it away as captures).
         let search = match change {
@@ -134,77 +193,17 @@ impl Tracker {
         // pieces to be put down, as lifts seen would: not out of sync for a piece in a hand.
         // Asked only of a search or a dump: a lift in play (most events here) needs neither.
         let only_lifted = (search || change == Change::Dump)
-            && (move_under_way(&base, &self.placement)
+            && (move_under_way(base, &self.placement)
                 || self
                     .made
                     .is_some_and(|m| move_under_way(&m.after, &self.placement)));
         if search && !only_lifted {
-            let pending = self.pending_recovery.as_ref();
-            let same = pending.is_some_and(|p| p.placement == self.placement);
-            let found = match pending {
-                Some(p) if same => Some(p.found.clone()),
-                pending => (self.base_diff <= 4 * recover::MAX_PLIES)
-                    .then(|| {
-                        recover::lost_moves(
-                            &base,
-                            &self.placement,
-                            recover::MAX_PLIES,
-                            self.made.map(|m| m.mv),
-                        )
-                    })
-                    .flatten()
-                    .or_else(|| {
-                        pending.and_then(|p| recover::extend(&base, &p.found, &self.placement))
-                    }),
-            };
-            if let Some(found) = found {
-                let settled = same
-                    && self
-                        .pending_recovery
-                        .as_ref()
-                        .is_some_and(|p| t >= p.since + self.cfg.settle_window_ms);
-                if !settled && !self.recovery_forced {
-                    // Record it when the board has shown this for the settle window.
-                    if !same {
-                        self.pending_recovery = Some(PendingRecovery {
-                            placement: self.placement,
-                            since: t,
-                            found,
-                        });
-                    }
-                    return true;
-                }
-                self.pending_recovery = None;
-                // Each stretch of the line is within the cheap search's reach, between
-                // placements the board showed: proven when it is the only line.
-                if let Err(why) = proof::judge(&found, recover::MAX_PLIES, None) {
-                    // Not proven: the arbiter is asked, nothing is recorded (issue 36).
-                    self.ask_arbiter(t, &base, &found, &why, out);
-                    // Each stretch is short (proven length): the position every line
-                    // leads to is followed now. The last mover may still press: a press
-                    // by the player not to move, with no move made, is never ruled
-                    // (`on_press`, `rule_press`).
-                    if why == proof::Unproven::Several
-                        && self.follow_unordered(t, &base, &found, out)
-                    {
-                        return true;
-                    }
-                    return false;
-                }
-                self.in_sync(t, out);
-                // A press pending from before the loss completed the first lost move, if
-                // its player pressed.
-                let press = self
-                    .pending_press
-                    .take()
-                    .filter(|p| p.presser == base.side_to_move());
-                let last = self.record_lost_lines(t, &base, found, press, out);
-                if let Some(m) = last {
-                    if let Ok(after) = self.game.position().play(m) {
-                        self.set_made(t, m, after);
-                    }
-                }
-                return true;
+            let same = self
+                .pending_recovery
+                .as_ref()
+                .is_some_and(|p| p.placement == self.placement);
+            if let Some(found) = self.lost_lines(base, same) {
+                return self.take_lost_lines(t, base, found, same, out);
             }
         }
         if change == Change::Dump && !only_lifted {

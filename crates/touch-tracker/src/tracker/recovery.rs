@@ -4,11 +4,89 @@
 
 use chess_rules::{Move, Position};
 
-use super::{deep, Change, How, PendingPress, PendingRecovery, Phase, Tracker};
+use super::{deep, proof, Change, How, PendingPress, PendingRecovery, Phase, Tracker};
 use crate::events::{ArbiterEvent, BoardStatus};
 use crate::recover;
 
 impl Tracker {
+    /// The lines of lost moves from `base` (the last known position) that explain what the
+    /// board shows: those found before when the board still shows the same (`same`),
+    /// else the cheap search's, else the lines found before continued by later moves.
+    #[inline]
+    pub(super) fn lost_lines(&self, base: &Position, same: bool) -> Option<recover::LostMoves> {
+        match self.pending_recovery.as_ref() {
+            Some(p) if same => Some(p.found.clone()),
+            pending => (self.base_diff <= 4 * recover::MAX_PLIES)
+                .then(|| {
+                    recover::lost_moves(
+                        base,
+                        &self.placement,
+                        recover::MAX_PLIES,
+                        self.made.map(|m| m.mv),
+                    )
+                })
+                .flatten()
+                .or_else(|| pending.and_then(|p| recover::extend(base, &p.found, &self.placement))),
+        }
+    }
+
+    /// Lost moves `found` explain the board: kept until the board has shown them for the
+    /// settle window (or a press forces them), then recorded when proven, else shown to the
+    /// arbiter (and followed on when every line leads to the board's position). True when
+    /// the board is explained (recorded, waiting, or followed).
+    #[inline]
+    pub(super) fn take_lost_lines(
+        &mut self,
+        t: u64,
+        base: &Position,
+        found: recover::LostMoves,
+        same: bool,
+        out: &mut Vec<ArbiterEvent>,
+    ) -> bool {
+        let settled = same
+            && self
+                .pending_recovery
+                .as_ref()
+                .is_some_and(|p| t >= p.since + self.cfg.settle_window_ms);
+        if !settled && !self.recovery_forced {
+            // Record it when the board has shown this for the settle window.
+            if !same {
+                self.pending_recovery = Some(PendingRecovery {
+                    placement: self.placement,
+                    since: t,
+                    found,
+                });
+            }
+            return true;
+        }
+        self.pending_recovery = None;
+        // Each stretch of the line is within the cheap search's reach, between
+        // placements the board showed: proven when it is the only line.
+        if let Err(why) = proof::judge(&found, recover::MAX_PLIES, None) {
+            // Not proven: the arbiter is asked, nothing is recorded (issue 36).
+            self.ask_arbiter(t, base, &found, &why, out);
+            // Each stretch is short (proven length): the position every line
+            // leads to is followed now. The last mover may still press: a press
+            // by the player not to move, with no move made, is never ruled
+            // (`on_press`, `rule_press`).
+            return why == proof::Unproven::Several && self.follow_unordered(t, base, &found, out);
+        }
+        self.in_sync(t, out);
+        // A press pending from before the loss completed the first lost move, if
+        // its player pressed.
+        let press = self
+            .pending_press
+            .take()
+            .filter(|p| p.presser == base.side_to_move());
+        let last = self.record_lost_lines(t, base, found, press, out);
+        if let Some(m) = last {
+            if let Ok(after) = self.game.position().play(m) {
+                self.set_made(t, m, after);
+            }
+        }
+        true
+    }
+
     /// Records the lost moves of `found` (a line from `base`, the last known position,
     /// proven: see `proof.rs`) but the last, which is returned for the caller to complete
     /// (made, or pressed); `None` when the game ended on the way. `press` completed the
