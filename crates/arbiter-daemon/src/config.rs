@@ -363,7 +363,7 @@ impl Config {
     /// Reads and validates a config file. Relative `output.dir` is taken from the file's
     /// folder.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = crate::fsutil::read_text_bounded(path, MAX_CONFIG_BYTES).map_err(|source| {
+        let text = crash_safe::read_text_bounded(path, MAX_CONFIG_BYTES).map_err(|source| {
             ConfigError::Read {
                 path: path.to_owned(),
                 source,
@@ -1798,7 +1798,7 @@ fn parse_date(s: &str) -> Option<String> {
 
 /// Today's date (UTC) in PGN form.
 fn today() -> String {
-    let (y, m, d, ..) = crate::wall::civil(crate::wall::unix_ms_now());
+    let (y, m, d, ..) = wall_clock::civil(wall_clock::unix_ms_now());
     format!("{y:04}.{m:02}.{d:02}")
 }
 

@@ -18,12 +18,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use chess_rules::GameResult;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
-use touch_tracker::{ArbiterEvent, ArbiterInput, ArbiterResult, Decision, EventKind};
+use touch_tracker::{ArbiterEvent, ArbiterInput, Decision};
 
 use crate::hub::Hub;
+pub use game_record::ResultState;
 
 /// A decision on its way to a board's task, with where the answer goes.
 #[derive(Debug)]
@@ -77,104 +77,6 @@ pub async fn decide(
     }
 }
 
-/// A board's results in the round: its own and the arbiter's.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResultState {
-    /// The result of the board's current game, as the board ended it (`game_over`).
-    pub board: Option<GameResult>,
-    /// The result the arbiter set (wins over the board's).
-    pub arbiter: Option<ArbiterResult>,
-    /// The arbiter confirmed his result against a board result that differs.
-    pub confirmed: bool,
-}
-
-impl ResultState {
-    /// Folds one of the board's events in; true when something changed.
-    pub fn apply(&mut self, kind: &EventKind) -> bool {
-        let before = *self;
-        match kind {
-            EventKind::NewGame { .. } => {
-                self.board = None;
-                self.confirmed = false;
-            }
-            EventKind::GameOver(g) if g.result != GameResult::Ongoing => {
-                self.board = Some(g.result);
-                // A confirmation was against the board's earlier result.
-                self.confirmed = false;
-            }
-            EventKind::ArbiterDecision(d) => match d.decision {
-                Decision::ResultSet => {
-                    self.arbiter = d.result;
-                    self.confirmed = false;
-                }
-                Decision::ResultCleared => {
-                    self.arbiter = None;
-                    self.confirmed = false;
-                }
-                Decision::ResultConfirmed => {
-                    self.arbiter = d.result;
-                    self.confirmed = true;
-                }
-                Decision::Warning
-                | Decision::TimeAdded
-                | Decision::GameLost
-                | Decision::ClockSet => {}
-            },
-            _ => {}
-        }
-        *self != before
-    }
-
-    /// The results a `result_confirmed` may name: the board's and the arbiter's. To
-    /// confirm is to pick one of the two; any other result is set (`result_set`), so
-    /// that a slip of the hand never passes as a confirmation.
-    pub fn confirmable(&self) -> Vec<ArbiterResult> {
-        let mut list: Vec<ArbiterResult> = self.arbiter.into_iter().collect();
-        if let Some(b) = self.board.and_then(ArbiterResult::of_game) {
-            if !list.contains(&b) {
-                list.push(b);
-            }
-        }
-        list
-    }
-
-    /// Why a confirmation of `result` is refused, if it is.
-    pub fn check_confirmation(&self, result: Option<ArbiterResult>) -> Result<(), String> {
-        let confirmable = self.confirmable();
-        if result.is_some_and(|r| confirmable.contains(&r)) {
-            return Ok(());
-        }
-        let named = result.map_or_else(|| "no result".to_owned(), |r| r.to_string());
-        Err(if confirmable.is_empty() {
-            format!(
-                "cannot confirm {named}: neither the board nor the arbiter has given a result \
-                 (set one with result_set)"
-            )
-        } else {
-            let list: Vec<String> = confirmable.iter().map(|r| r.to_string()).collect();
-            format!(
-                "cannot confirm {named}: the results that can be confirmed are {} \
-                 (the board's and the arbiter's); set another with result_set",
-                list.join(" or ")
-            )
-        })
-    }
-
-    /// The board and the arbiter disagree and the arbiter has not confirmed either.
-    pub fn disputed(&self) -> bool {
-        match (self.board, self.arbiter) {
-            (Some(b), Some(a)) => !a.agrees_with(b) && !self.confirmed,
-            _ => false,
-        }
-    }
-
-    /// The result that counts: the arbiter's, else the board's.
-    pub fn result(&self) -> Option<ArbiterResult> {
-        self.arbiter
-            .or_else(|| self.board.and_then(ArbiterResult::of_game))
-    }
-}
-
 /// Why `events.jsonl` could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read the event stream {path}: {source}")]
@@ -218,7 +120,7 @@ pub fn results_from_events(
         }
         // Framed as the journals' lines are: a line whose crc32 is wrong (torn, merged,
         // changed on the disk) gives no result; an unframed one is an older daemon's.
-        let framed = match crate::fsutil::unframe(line.as_bytes()) {
+        let framed = match crash_safe::unframe(line.as_bytes()) {
             Ok(object) => object,
             Err(e) => {
                 tracing::warn!(
@@ -251,8 +153,10 @@ pub fn results_from_events(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chess_rules::GameResult;
     use touch_tracker::events::{ArbiterDecisionEvent, GameOverEvent};
     use touch_tracker::EndReason;
+    use touch_tracker::{ArbiterResult, EventKind};
 
     fn decision(decision: Decision, result: Option<ArbiterResult>) -> EventKind {
         EventKind::ArbiterDecision(ArbiterDecisionEvent {
@@ -379,7 +283,7 @@ mod tests {
             },
         };
         let mut bytes = e.to_json().into_bytes();
-        crate::fsutil::frame(&mut bytes);
+        crash_safe::frame(&mut bytes);
         String::from_utf8(bytes).unwrap()
     }
 

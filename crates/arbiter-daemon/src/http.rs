@@ -58,7 +58,7 @@ pub struct AppState {
 impl AppState {
     /// The public view, brought up to this moment.
     fn public(&self) -> &Public {
-        self.public.refresh(&self.hub, crate::wall::unix_ms_now());
+        self.public.refresh(&self.hub, wall_clock::unix_ms_now());
         &self.public
     }
 }

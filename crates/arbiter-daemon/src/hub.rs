@@ -16,7 +16,7 @@ use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 use touch_tracker::{ArbiterEvent, Snapshot};
 
-use crate::record::BoardGames;
+use game_record::games::BoardGames;
 
 /// How many events a live subscriber may fall behind before it loses some.
 const STREAM_CAPACITY: usize = 4096;
@@ -47,7 +47,7 @@ impl HubEvent {
                 "{open},\"seq\":{},\"round\":{},\"at\":\"{}\"}}",
                 self.seq,
                 self.round,
-                crate::wall::rfc3339(self.wall_ms)
+                wall_clock::rfc3339(self.wall_ms)
             ),
             None => base,
         }

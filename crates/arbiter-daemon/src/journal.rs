@@ -51,7 +51,7 @@
 //! urgent syncs are never grouped.
 //!
 //! # Torn and merged records
-//! Every line is framed (`fsutil::frame`: a last field `"crc32"`, the CRC-32 of the line
+//! Every line is framed (`crash_safe::frame`: a last field `"crc32"`, the CRC-32 of the line
 //! before it), so a line cut short, or a torn line run together with the next, is
 //! detected on reading. A record cut short by a power cut (the last line, without its
 //! newline, or garbage as the last line) is dropped and the file truncated before it; a
@@ -80,7 +80,7 @@
 //! that its path is still its file (the path's device and inode against the open file's,
 //! one `stat`) before a [`Durability::Now`] record and at every [`Journal::retry`] (once
 //! a second); a journal deleted (or its folder) or replaced is recreated with everything
-//! it held (`fsutil::follow_path`, which copies from the open file), so nothing is lost
+//! it held (`crash_safe::follow_path`, which copies from the open file), so nothing is lost
 //! and no press is synced into a deleted file. Other records are not checked before
 //! their write: one written into a deleted file is still in the open file, and the next
 //! check copies it over with the rest. (A `stat` of the path before every record was 5%
@@ -320,9 +320,9 @@ pub struct Journal {
     /// Records up to this number must be durable before the tracker sees the next one.
     durable_upto: u64,
     /// Records not written yet (a full disk); see the module documentation.
-    backlog: crate::fsutil::Backlog,
+    backlog: crash_safe::Backlog,
     /// What last happened to the file's path, until [`Journal::take_moved`].
-    moved: Option<crate::fsutil::Moved>,
+    moved: Option<crash_safe::Moved>,
     /// The last write failed: the records in `backlog` wait for the disk (not only
     /// ride-alongs for the next write).
     write_failed: bool,
@@ -431,11 +431,11 @@ impl Journal {
                 };
                 file.seek(SeekFrom::End(0)).map_err(io_err)?;
                 let mut line = serde_json::to_vec(&h).map_err(|e| io_err(io::Error::other(e)))?;
-                crate::fsutil::frame(&mut line);
+                crash_safe::frame(&mut line);
                 file.write_all(&line).map_err(io_err)?;
                 file.sync_data().map_err(io_err)?;
                 if let Some(dir) = path.parent() {
-                    crate::fsutil::sync_dir(dir).map_err(io_err)?;
+                    crash_safe::sync_dir(dir).map_err(io_err)?;
                 }
                 h
             }
@@ -451,7 +451,7 @@ impl Journal {
                 synced,
                 written: 0,
                 durable_upto: 0,
-                backlog: crate::fsutil::Backlog::new(BACKLOG_BYTES),
+                backlog: crash_safe::Backlog::new(BACKLOG_BYTES),
                 moved: None,
                 write_failed: false,
             },
@@ -475,7 +475,7 @@ impl Journal {
     pub fn append(&mut self, record: &Record, durability: Durability) -> io::Result<()> {
         let mut line = Vec::with_capacity(128);
         serde_json::to_writer(&mut line, record).map_err(io::Error::other)?;
-        crate::fsutil::frame(&mut line);
+        crash_safe::frame(&mut line);
         // A zero window means every record reaches the disk before it is acted on.
         let durability = if self.sync_within.is_zero() {
             Durability::Now
@@ -492,7 +492,7 @@ impl Journal {
         }
         if durability == Durability::Later
             && !had_failed
-            && self.backlog.len() < crate::fsutil::WRITE_LINES_MAX
+            && self.backlog.len() < crash_safe::WRITE_LINES_MAX
         {
             // A ride-along: written with the next record (one `writev(2)` for both), by
             // `write_pending` before anything decided on it is published, or by the next
@@ -572,8 +572,8 @@ impl Journal {
             return Ok(());
         }
         let followed = match self.entry.id {
-            Some(id) => crate::fsutil::follow_path_of(&self.entry.file, id, &self.path)?,
-            None => crate::fsutil::follow_path(&self.entry.file, &self.path)?,
+            Some(id) => crash_safe::follow_path_of(&self.entry.file, id, &self.path)?,
+            None => crash_safe::follow_path(&self.entry.file, &self.path)?,
         };
         let Some((file, moved)) = followed else {
             return Ok(());
@@ -619,7 +619,7 @@ impl Journal {
     }
 
     /// Whether the file was found deleted or replaced (and recreated) since the last call.
-    pub fn take_moved(&mut self) -> Option<crate::fsutil::Moved> {
+    pub fn take_moved(&mut self) -> Option<crash_safe::Moved> {
         self.moved.take()
     }
 
@@ -710,14 +710,14 @@ struct Entry {
     failing: AtomicBool,
     /// The file's device and inode: compared with its path's without an `fstat`, and
     /// the device (its file system) says which journals one `syncfs` covers.
-    id: Option<crate::fsutil::FileId>,
+    id: Option<crash_safe::FileId>,
 }
 
 impl Entry {
     /// The entry of `file`, of which `written` records are durable already.
     fn new(file: File, path: PathBuf, written: u64) -> (Entry, watch::Receiver<u64>) {
         let (synced_tx, synced) = watch::channel(written);
-        let id = crate::fsutil::file_id(&file).ok();
+        let id = crash_safe::file_id(&file).ok();
         let entry = Entry {
             file,
             path,
@@ -1128,7 +1128,7 @@ fn read(path: &Path, file: &File) -> Result<Read, JournalError> {
             read.repaired = Some(shown());
             return Ok(read);
         }
-        let parsed: Result<(), String> = match (&read.header, crate::fsutil::unframe(raw)) {
+        let parsed: Result<(), String> = match (&read.header, crash_safe::unframe(raw)) {
             (_, Err(e)) => Err(e),
             (None, Ok(object)) => {
                 let text = object.as_deref().unwrap_or(raw);
@@ -1526,7 +1526,7 @@ pub(crate) mod tests {
         o.journal.append(&event(2), Durability::Soon).unwrap();
         assert_eq!(o.journal.take_moved(), None);
         o.journal.retry().unwrap();
-        assert_eq!(o.journal.take_moved(), Some(crate::fsutil::Moved::Deleted));
+        assert_eq!(o.journal.take_moved(), Some(crash_safe::Moved::Deleted));
         drop(o);
         let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
         assert_eq!(o.records, vec![event(1), event(2)]);
@@ -1541,7 +1541,7 @@ pub(crate) mod tests {
         let n = 200_000u64;
         for t in 0..n {
             o.journal.append(&event(t), Durability::Later).unwrap();
-            assert!(o.journal.waiting() < crate::fsutil::WRITE_LINES_MAX);
+            assert!(o.journal.waiting() < crash_safe::WRITE_LINES_MAX);
         }
         assert_eq!(o.journal.dropped(), 0);
         o.journal.sync().unwrap();
@@ -1605,7 +1605,7 @@ pub(crate) mod tests {
         o.journal
             .append(&Record::Timeout { t_ms: 3 }, Durability::Now)
             .unwrap();
-        assert_eq!(o.journal.take_moved(), Some(crate::fsutil::Moved::Deleted));
+        assert_eq!(o.journal.take_moved(), Some(crash_safe::Moved::Deleted));
         drop(o);
         let o = Journal::open(&path, "1", 2, "r", 0, SYNC, &syncer).unwrap();
         assert_eq!(

@@ -7,7 +7,7 @@
 //!   [`journal`] -> tracker (`touch-tracker`) -> [`hub`]. It resumes every board from its
 //!   journal after a crash and shuts down gracefully.
 //! - [`hub`]: the one place decisions go: an event log, a live broadcast and per-board
-//!   snapshots and games ([`record`]). Sinks and HTTP read from it.
+//!   snapshots and games (`game_record`). Sinks and HTTP read from it.
 //! - [`sinks`]: the JSON-lines stream, PGN per game and round, the DGT LiveChess folder,
 //!   and logs; [`http`]: the endpoints for broadcast tools; [`dashboard`]: the live
 //!   arbiter dashboard at `/`.
@@ -26,13 +26,13 @@
 //!   [`livechess_source`]: the other direction, a board followed on a running LiveChess
 //!   (`source = "livechess://..."`).
 //!
-//! Output layout: [`paths`]. Rulings in plain words: [`words`].
+//! Output layout: [`paths`]. Game records and rulings in plain words are the
+//! `game-record` crate's; crash-safe files `crash-safe`'s; wall-clock stamps `wall-clock`'s.
 
 pub mod config;
 pub mod dashboard;
 pub mod decisions;
 pub mod demo;
-pub mod fsutil;
 pub mod http;
 pub mod hub;
 pub mod journal;
@@ -44,13 +44,10 @@ pub mod pairings;
 pub mod paths;
 pub mod public;
 pub mod push;
-pub mod record;
 pub mod runtime;
 pub mod serials;
 pub mod sinks;
 pub mod unattended;
-pub mod wall;
-pub mod words;
 
 pub use config::{Config, ConfigError};
 pub use hub::{Hub, HubEvent};

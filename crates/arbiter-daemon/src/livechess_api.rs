@@ -44,7 +44,7 @@ use crate::http::access::ConnInfo;
 use crate::http::room::{Busy, Room, Seat};
 use crate::hub::{BoardView, Hub};
 use crate::public::Public;
-use crate::record::BoardGames;
+use game_record::games::BoardGames;
 use tokio::sync::watch;
 
 /// The routes, as [`crate::http::access::ROUTES`] names them.
@@ -127,7 +127,7 @@ impl ApiState {
 
     /// The round as this API shows it now.
     pub fn hall(&self) -> Hall {
-        let now = crate::wall::unix_ms_now();
+        let now = wall_clock::unix_ms_now();
         self.public.refresh(&self.hub, now);
         hall(&self.hub, &self.public, &self.config)
     }
@@ -403,7 +403,7 @@ async fn session(mut socket: WebSocket, s: &ApiState, seat: &Seat) {
                 seat.touch();
                 idle_at = tokio::time::Instant::now() + IDLE_TIMEOUT;
                 let boards = boards_now(s);
-                let now = crate::wall::unix_ms_now();
+                let now = wall_clock::unix_ms_now();
                 for out in session.receive(&text, &boards, now) {
                     match out {
                         livechess_api::Outgoing::Text(t) => {
@@ -472,7 +472,7 @@ async fn feed(socket: &mut WebSocket, session: &mut livechess_api::Session, s: &
         return true;
     }
     let boards = boards_now(s);
-    for text in session.refresh(&boards, crate::wall::unix_ms_now()) {
+    for text in session.refresh(&boards, wall_clock::unix_ms_now()) {
         if socket.send(Message::Text(text.into())).await.is_err() {
             return false;
         }
@@ -510,7 +510,7 @@ mod tests {
     /// 1. e4 played now, on a board that shows it with a lifted knight besides.
     fn hub_with_a_move() -> Hub {
         let hub = Hub::new([1]);
-        let now = crate::wall::unix_ms_now();
+        let now = wall_clock::unix_ms_now();
         hub.publish([HubEvent {
             seq: 1,
             board: 1,
@@ -549,7 +549,7 @@ mod tests {
         let hub = hub_with_a_move();
         let live = config("");
         let public = Public::new(&live, None);
-        public.refresh(&hub, crate::wall::unix_ms_now());
+        public.refresh(&hub, wall_clock::unix_ms_now());
         let h = hall(&hub, &public, &live);
         let b = &h.boards[0];
         assert_eq!(
@@ -567,7 +567,7 @@ mod tests {
 
         let delayed = config("[broadcast]\ndelay = \"15m\"\n");
         let public = Public::new(&delayed, None);
-        public.refresh(&hub, crate::wall::unix_ms_now());
+        public.refresh(&hub, wall_clock::unix_ms_now());
         let h = hall(&hub, &public, &delayed);
         let b = &h.boards[0];
         assert!(b.state.game.moves.is_empty(), "the move is not public yet");

@@ -21,7 +21,7 @@ use tokio::sync::watch;
 
 use crate::config::Config;
 use crate::hub::{GamesView, Hub};
-use crate::record::BoardGames;
+use game_record::games::BoardGames;
 
 struct PublicBoard {
     version: u64,
@@ -199,7 +199,7 @@ impl Public {
             return false;
         }
         let text = serde_json::to_string(&marks).unwrap_or_default();
-        match crate::fsutil::write_atomic(path, text.as_bytes()) {
+        match crash_safe::write_atomic(path, text.as_bytes()) {
             Ok(()) => {
                 *saved = marks;
                 true
@@ -244,7 +244,7 @@ pub async fn follow(public: Arc<Public>, hub: Arc<Hub>) {
     let mut changed = hub.changed();
     let mut saved_at: Option<std::time::Instant> = None;
     loop {
-        let now = crate::wall::unix_ms_now();
+        let now = wall_clock::unix_ms_now();
         public.refresh(&hub, now);
         let since_saved = saved_at.map_or(MARKS_EVERY, |t| t.elapsed());
         if since_saved >= MARKS_EVERY {
@@ -256,7 +256,7 @@ pub async fn follow(public: Arc<Public>, hub: Arc<Hub>) {
         let wait = public
             .next_due()
             .map_or(MAX_TICK, |due| {
-                Duration::from_millis(due.saturating_sub(crate::wall::unix_ms_now()))
+                Duration::from_millis(due.saturating_sub(wall_clock::unix_ms_now()))
             })
             // At least once a second: marks that changed meanwhile are written then.
             .min(MAX_TICK);

@@ -253,7 +253,7 @@ pub async fn run(config: Arc<Config>, push: PushConfig, public: Arc<Public>, hub
             Err(e) => (false, None, e.to_string()),
         };
         hub.set_push_status(PushStatus {
-            at: crate::wall::rfc3339(crate::wall::unix_ms_now()),
+            at: wall_clock::rfc3339(wall_clock::unix_ms_now()),
             ok,
             status,
             answer: answer.clone(),

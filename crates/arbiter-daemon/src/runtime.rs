@@ -165,7 +165,7 @@ impl Daemon {
             Some(paths.published(config.event.round)),
         ));
         let epoch = std::time::Instant::now();
-        let now_unix = crate::wall::unix_ms_now();
+        let now_unix = wall_clock::unix_ms_now();
 
         // The event stream first, so it knows what it holds before boards replay.
         let jsonl = JsonlSink::open(
@@ -284,7 +284,7 @@ impl Daemon {
             let scheme = if tls.is_some() { "https" } else { "http" };
             let task = tokio::spawn(http::serve(listener, router, http_caps, tls));
             let url = format!("{scheme}://{addr}/\n");
-            if let Err(e) = crate::fsutil::write_atomic(&paths.http_address(), url.as_bytes()) {
+            if let Err(e) = crash_safe::write_atomic(&paths.http_address(), url.as_bytes()) {
                 tracing::warn!("cannot write {}: {e}", paths.http_address().display());
             }
             tracing::info!("HTTP endpoint on {scheme}://{addr}/");
@@ -313,7 +313,7 @@ impl Daemon {
                 tasks.push(tokio::spawn(http::serve(listener, router, http_caps, None)));
                 let url = format!("ws://{addr}/api/v1.0\n");
                 let file = paths.livechess_api_address();
-                if let Err(e) = crate::fsutil::write_atomic(&file, url.as_bytes()) {
+                if let Err(e) = crash_safe::write_atomic(&file, url.as_bytes()) {
                     tracing::warn!("cannot write {}: {e}", file.display());
                 }
                 tracing::info!("LiveChess API on ws://{addr}/api/v1.0 and http://{addr}/api/v1.0/");
@@ -430,7 +430,7 @@ impl Daemon {
         let why = "the daemon stopped; the game resumes when it is restarted";
         self.hub.close_unfinished(why);
         // The public games as far as they are public now, closed the same way.
-        self.public.refresh(&self.hub, crate::wall::unix_ms_now());
+        self.public.refresh(&self.hub, wall_clock::unix_ms_now());
         self.public.close_unfinished(why);
         // The follower writes the marks at most once a second: the last ones now.
         let public = Arc::clone(&self.public);

@@ -406,7 +406,7 @@ async fn follow(hub: Arc<Hub>, boards: Vec<(u32, u64)>, hold: Duration) {
     loop {
         let events = hub.events_since(seen);
         seen += events.len();
-        let now = crate::wall::unix_ms_now();
+        let now = wall_clock::unix_ms_now();
         for e in &events {
             let Some((referee, tx)) = referees.get_mut(&e.board) else {
                 continue;

@@ -139,7 +139,7 @@ pub fn run(args: &EmulateArgs) -> anyhow::Result<()> {
             args.start_delay
         );
     }
-    let bytes = arbiter_daemon::fsutil::read_bounded(&args.pgn, MAX_PGN_BYTES)
+    let bytes = crash_safe::read_bounded(&args.pgn, MAX_PGN_BYTES)
         .with_context(|| format!("cannot read the PGN file {}", args.pgn.display()))?;
     let games = read_pgn(&bytes).with_context(|| format!("in {}", args.pgn.display()))?;
     if games.is_empty() {

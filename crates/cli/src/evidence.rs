@@ -108,7 +108,7 @@ pub fn run(args: &EvidenceArgs) -> anyhow::Result<()> {
             .iter()
             .map(|(name, bytes)| evidence::Input { name, bytes })
             .collect(),
-        generated_unix_ms: arbiter_daemon::wall::unix_ms_now(),
+        generated_unix_ms: wall_clock::unix_ms_now(),
     };
     let pack = evidence::build(&req)?;
     for w in &pack.warnings {

@@ -33,7 +33,7 @@ pub fn run(args: &TlsArgs) -> anyhow::Result<()> {
                 path.display()
             );
         }
-        arbiter_daemon::fsutil::write_atomic(path, text.as_bytes())
+        crash_safe::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     use std::os::unix::fs::PermissionsExt;

@@ -88,7 +88,7 @@ fn check_line(line: &[u8]) -> Result<(String, Value), String> {
     Ok((text.to_owned(), value))
 }
 
-/// A framed line's checksum (`fsutil::frame` in the daemon); lines without the field
+/// A framed line's checksum (`crash_safe::frame` in the daemon); lines without the field
 /// (written before it) pass.
 fn check_crc(line: &[u8]) -> Result<(), String> {
     // `,"crc32":"` + 8 hex digits + `"}`.

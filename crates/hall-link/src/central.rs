@@ -346,13 +346,13 @@ fn reload(
     // damaged one.
     let framed = lines
         .iter()
-        .any(|l| matches!(arbiter_daemon::fsutil::unframe(l), Ok(Some(_))));
+        .any(|l| matches!(crash_safe::unframe(l), Ok(Some(_))));
     let mut had = 0;
     let mut kept = 0;
     let mut unsequenced = false;
     let mut damaged = false;
     for line in lines {
-        let object = match arbiter_daemon::fsutil::unframe(line) {
+        let object = match crash_safe::unframe(line) {
             Ok(Some(object)) => object,
             Ok(None) if !framed => line.to_vec(),
             Ok(None) => {
@@ -397,11 +397,11 @@ fn reload(
 }
 
 /// The line of the central's file for the message `payload` at `stream_seq`, with its
-/// newline, framed as the journals' lines are (`fsutil::frame`: a last field `crc32`),
+/// newline, framed as the journals' lines are (`crash_safe::frame`: a last field `crc32`),
 /// so that [`reload`] tells a damaged line from a sound one.
 fn framed_line(stream_seq: u64, payload: &[u8]) -> Vec<u8> {
     let mut line = Received::line(stream_seq, payload);
-    arbiter_daemon::fsutil::frame(&mut line);
+    crash_safe::frame(&mut line);
     line
 }
 
@@ -795,7 +795,7 @@ impl Forward for Forwarder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbiter_daemon::fsutil;
+    use crash_safe;
     use touch_tracker::{ArbiterEvent, EventKind};
 
     fn envelope(seq: u64) -> Envelope {
@@ -867,7 +867,7 @@ mod tests {
         assert_eq!((had, position), (1, StreamPosition::after(10)));
         // What the central writes now is framed.
         assert!(
-            fsutil::unframe(framed_line(10, &envelope(1).to_json()).trim_ascii_end())
+            crash_safe::unframe(framed_line(10, &envelope(1).to_json()).trim_ascii_end())
                 .unwrap()
                 .is_some()
         );

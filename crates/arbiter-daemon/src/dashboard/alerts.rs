@@ -21,8 +21,8 @@ use serde_json::Value;
 use touch_tracker::{ArbiterEvent, BoardStatus, EndReason, EventKind, MismatchReason};
 
 use crate::hub::HubEvent;
-use crate::wall::rfc3339;
-use crate::words;
+use game_record::words;
+use wall_clock::rfc3339;
 
 /// Where an alert stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -180,7 +180,7 @@ impl Alert {
         let ruling = self
             .source
             .as_deref()
-            .and_then(|e| crate::words::ruling_in(m, e))
+            .and_then(|e| game_record::words::ruling_in(m, e))
             .unwrap_or_default();
         a.text = match &self.source {
             _ if self.kind == "result_disputed" => disputed_text(

@@ -68,7 +68,7 @@ impl ArbiterToken {
             }
         }
         let token = ArbiterToken::generate()?;
-        crate::fsutil::write_atomic(path, format!("{}\n", token.0).as_bytes())?;
+        crash_safe::write_atomic(path, format!("{}\n", token.0).as_bytes())?;
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
         Ok(token)

@@ -135,7 +135,7 @@ pub struct Dashboard {
 }
 
 /// The alert archive in the output folder: append-only JSON lines, one alert each, framed
-/// like the journal (`crc32`, see [`crate::fsutil::frame`]).
+/// like the journal (`crc32`, see [`crash_safe::frame`]).
 pub const ARCHIVE_FILE: &str = "dashboard-alerts-archive.jsonl";
 
 /// How many alerts `/api/state` gives when not asked (`alerts_limit`), and the most it
@@ -156,7 +156,7 @@ fn archived_ids(path: &std::path::Path) -> Vec<(u32, u64)> {
         if line.is_empty() {
             continue;
         }
-        let object = match crate::fsutil::unframe(line) {
+        let object = match crash_safe::unframe(line) {
             Ok(Some(o)) => o,
             Ok(None) => line.to_vec(),
             Err(e) => {
@@ -291,7 +291,7 @@ impl Dashboard {
             let Ok(mut line) = serde_json::to_vec(a) else {
                 continue;
             };
-            crate::fsutil::frame(&mut line);
+            crash_safe::frame(&mut line);
             text.extend_from_slice(&line);
         }
         let written = std::fs::OpenOptions::new()
@@ -445,7 +445,7 @@ impl Dashboard {
                     time_control: time_control.to_string(),
                     to_control: ToControl::at(time_control, ply),
                     ply,
-                    move_number: crate::words::move_number(ply + 1),
+                    move_number: game_record::words::move_number(ply + 1),
                     side_to_move: snap.map(|s| s.side_to_move),
                     fen: snap.map(|s| s.fen.as_str()),
                     last_move: last.map(|m| LastMove {
@@ -542,7 +542,7 @@ impl Dashboard {
                     "uci": m.uci,
                     "clock_ms": m.clock_ms,
                     "pressed": m.pressed,
-                    "at": crate::wall::rfc3339(e.wall_ms),
+                    "at": wall_clock::rfc3339(e.wall_ms),
                     "touches": m.touches,
                 }));
             }
@@ -596,7 +596,7 @@ impl Dashboard {
         let alert = self
             .lock()
             .alerts
-            .act(id, action, crate::wall::unix_ms_now())?;
+            .act(id, action, wall_clock::unix_ms_now())?;
         tracing::info!(
             board = alert.board,
             "dashboard: alert {} is {:?}",
@@ -618,7 +618,7 @@ impl Dashboard {
         let text = serde_json::to_vec_pretty(&saved).unwrap_or_default();
         let path = self.states_path.clone();
         let written =
-            tokio::task::spawn_blocking(move || crate::fsutil::write_atomic(&path, &text)).await;
+            tokio::task::spawn_blocking(move || crash_safe::write_atomic(&path, &text)).await;
         if let Ok(Err(e)) = written {
             tracing::warn!(
                 "dashboard: cannot save the alert states in {}: {e}",

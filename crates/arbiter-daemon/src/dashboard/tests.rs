@@ -588,7 +588,7 @@ async fn a_flood_of_alerts_keeps_the_state_bounded_and_archives_what_is_resolved
     let lines: Vec<&str> = archive.lines().collect();
     assert_eq!(lines.len() as u64, resolved - alerts::RESOLVED_KEPT as u64);
     for l in &lines {
-        let object = crate::fsutil::unframe(l.as_bytes()).unwrap().unwrap();
+        let object = crash_safe::unframe(l.as_bytes()).unwrap().unwrap();
         let a: Value = serde_json::from_slice(&object).unwrap();
         assert_eq!(a["state"], "resolved");
         assert_eq!(a["kind"], "game_over");

@@ -31,7 +31,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::config::{Config, ConfigError};
 use crate::hub::Hub;
 use crate::runtime::{Daemon, DaemonError, RunOptions};
-use crate::words;
+use game_record::words;
 
 /// The embedded games (public domain, checked legal).
 pub const GAMES: &str = include_str!("games.pgn");
@@ -317,7 +317,7 @@ fn free_http(requested: Option<SocketAddr>) -> SocketAddr {
 fn default_dir() -> PathBuf {
     std::env::temp_dir().join(format!(
         "dgt-arbiter-demo-{}-{}",
-        crate::wall::unix_ms_now() / 1000,
+        wall_clock::unix_ms_now() / 1000,
         std::process::id()
     ))
 }

@@ -11,7 +11,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::config::TlsFiles;
-use crate::fsutil::read_bounded;
+use crash_safe::read_bounded;
 
 /// Largest PEM file read (a chain of a few certificates is a few KiB).
 pub const MAX_PEM: u64 = 1 << 20;

@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Sink;
-use crate::fsutil::{follow_path, frame, unframe, Backlog};
 use crate::hub::Hub;
+use crash_safe::{follow_path, frame, unframe, Backlog};
 
 /// How many bytes of lines may wait for a disk that refuses them.
 const BACKLOG_BYTES: usize = 16 * 1024 * 1024;

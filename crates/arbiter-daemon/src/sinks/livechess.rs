@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 use super::pgn::{push_game, render, Flavour};
 use super::Sink;
 use crate::config::Config;
-use crate::fsutil::RebuiltFiles;
 use crate::hub::{GamesView, Hub};
+use crash_safe::RebuiltFiles;
 
 /// A player as LiveChess names one (fields in LiveChess's order).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use touch_tracker::EventKind;
 use messages::{Language, Messages};
 
 use crate::hub::Hub;
-use crate::words;
+use game_record::words;
 
 /// The log's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -67,7 +67,7 @@ pub const BATCH: Duration = Duration::from_millis(50);
 /// machine an update waits for a CPU and the disk much longer than it computes, and
 /// pacing by wall time let the folders of 1,000 boards lag 20 s behind. At 1,000 boards
 /// at ten times tournament pace an update of the PGN folder costs about 55 ms of CPU
-/// (spare files, `fsutil::RebuiltFiles`), so the folders lag about 3 s behind; a fifth
+/// (spare files, `crash_safe::RebuiltFiles`), so the folders lag about 3 s behind; a fifth
 /// and then a twentieth of a core each for the PGN and LiveChess sinks was most of what
 /// the daemon spent beyond the boards themselves (docs/performance.md).
 const PAUSE_PER_UPDATE: u32 = 49;
@@ -107,7 +107,7 @@ pub async fn run_on(
             let started = std::time::Instant::now();
             let cpu_before = thread_cpu_time();
             // The last update leaves durable files behind (rebuilt files are not synced
-            // one by one: `fsutil::RebuiltFiles`).
+            // one by one: `crash_safe::RebuiltFiles`).
             let r = sink
                 .update(&h)
                 .and_then(|()| if stopping { sink.sync() } else { Ok(()) });

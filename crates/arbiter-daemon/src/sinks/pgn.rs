@@ -12,11 +12,11 @@ use chess_rules::{PgnGame, PgnMove, START_FEN};
 
 use super::{GamesSource, Sink};
 use crate::config::{BoardConfig, Config};
-use crate::fsutil::RebuiltFiles;
 use crate::hub::{GamesView, Hub};
 use crate::pairings::PlayerInfo;
 use crate::paths::Paths;
-use crate::record::GameRecord;
+use crash_safe::RebuiltFiles;
+use game_record::games::GameRecord;
 
 /// How the clock is written: `[%clk 0:03:12]` (chess-rules' export) or LiveChess's
 /// `[%clk 00:03:12]`.

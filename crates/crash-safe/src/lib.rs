@@ -430,7 +430,7 @@ pub fn follow_path_of(file: &File, ours: FileId, path: &Path) -> io::Result<Opti
         .unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     if moved == Moved::Replaced {
-        let secs = crate::wall::unix_ms_now() / 1000;
+        let secs = wall_clock::unix_ms_now() / 1000;
         let mut aside = path.as_os_str().to_owned();
         aside.push(format!(".replaced-{secs}"));
         fs::rename(path, aside)?;
@@ -581,7 +581,7 @@ mod tests {
 
     #[test]
     fn replaces_the_whole_file() {
-        let dir = std::env::temp_dir().join(format!("arbiter-fsutil-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("crash-safe-{}", std::process::id()));
         let path = dir.join("sub/game.pgn");
         write_atomic(&path, b"first, longer content").unwrap();
         write_atomic(&path, b"second").unwrap();

@@ -38,7 +38,7 @@ pub struct GameRecord {
     /// Closed without a result (the daemon stopped, or a new game was set up), and why.
     pub unfinished: Option<String>,
     /// The result the arbiter set for the board while this game was current (wins over
-    /// `result` in the PGN; [`crate::decisions`]).
+    /// `result` in the PGN; [`crate::results`]).
     pub arbiter_result: Option<touch_tracker::ArbiterResult>,
     /// Followed on from the position every line found after a gap leads to: the
     /// arbiter's moves for the gap make it one game with the one before (issue 40).
@@ -107,8 +107,8 @@ impl GameRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BoardGames {
     pub games: Vec<GameRecord>,
-    /// The board's result and the arbiter's ([`crate::decisions::ResultState`]).
-    pub results: crate::decisions::ResultState,
+    /// The board's result and the arbiter's ([`crate::results::ResultState`]).
+    pub results: crate::results::ResultState,
     /// A followed-on game set aside while the moves of its gap come in.
     #[serde(skip)]
     followed: Option<GameRecord>,
