@@ -16,9 +16,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::journal::{Durability, Journal, Record, Syncer};
 use arbiter_daemon::paths::Paths;
 use arbiter_daemon::{Config, Daemon, RunOptions};
+use board_journal::{Durability, Journal, Record, Syncer};
 use chess_rules::Placement;
 use dgt_protocol::{
     BoardEvent, FieldIndex, FieldUpdate, Orientation, PieceCode, RawBoard, TimedEvent,

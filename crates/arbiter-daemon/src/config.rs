@@ -280,7 +280,7 @@ pub struct Timing {
     pub flicker_ms: u64,
     /// Longest "can this side still mate?" search before the answer is "undetermined".
     pub analysis_budget_ms: u64,
-    /// Longest time a journal record waits for its fdatasync (see [`crate::journal`]).
+    /// Longest time a journal record waits for its fdatasync (see [`board_journal`]).
     pub journal_sync_ms: u64,
     /// How long an unattended ruling's text stays on the clock before the next one.
     pub ruling_text_ms: u64,

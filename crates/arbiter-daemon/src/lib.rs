@@ -4,7 +4,7 @@
 //! - [`config`]: the TOML file (event, time control, rules, outputs, HTTP, boards),
 //!   validated with messages that name file, line and column.
 //! - [`runtime`]: [`Daemon`] wires each board one way: driver events (`dgt-serial`) ->
-//!   [`journal`] -> tracker (`touch-tracker`) -> [`hub`]. It resumes every board from its
+//!   the journal (`board-journal`) -> tracker (`touch-tracker`) -> [`hub`]. It resumes every board from its
 //!   journal after a crash and shuts down gracefully.
 //! - [`hub`]: the one place decisions go: an event log, a live broadcast and per-board
 //!   snapshots and games (`game_record`). Sinks and HTTP read from it.
@@ -35,7 +35,6 @@ pub mod decisions;
 pub mod demo;
 pub mod http;
 pub mod hub;
-pub mod journal;
 pub mod limits;
 pub mod livechess_api;
 pub mod livechess_source;

@@ -26,12 +26,12 @@ use touch_tracker::{ArbiterEvent, Tracker};
 use crate::config::{BoardConfig, BoardPort, Config};
 use crate::http;
 use crate::hub::{Hub, HubEvent};
-use crate::journal::{Durability, Journal, JournalError, Record, Syncer};
 use crate::paths::Paths;
 use crate::public::Public;
 use crate::serials::{SerialRoutes, Switchboard};
 use crate::sinks::jsonl::{JsonlSink, Published};
 use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
+use board_journal::{Durability, Journal, JournalError, Record, Syncer};
 
 /// What can stop the daemon from starting.
 #[derive(Debug, thiserror::Error)]
@@ -532,8 +532,8 @@ const SYNC_THREADS: usize = 4;
 /// of the game than was played (a damaged record no [`Record::Held`] follows, a lost
 /// header), or holds nothing of a game whose events were published.
 fn why_held(
-    opened: &crate::journal::Opened,
-    plan: &crate::journal::ReplayPlan,
+    opened: &board_journal::Opened,
+    plan: &board_journal::ReplayPlan,
     published: Published,
 ) -> Option<String> {
     let path = opened.journal.path().display();
@@ -544,7 +544,7 @@ fn why_held(
              are not replayed",
             hole.line, hole.offset, hole.message
         )
-    } else if let Some(lost @ crate::journal::Lost::Header { .. }) = &opened.lost {
+    } else if let Some(lost @ board_journal::Lost::Header { .. }) = &opened.lost {
         format!("journal {path}: {}", lost.words())
     } else if opened.records.is_empty() && published.seq > 0 {
         let state = opened
@@ -679,7 +679,7 @@ impl BoardTask {
                 skip.message
             );
         }
-        let plan = crate::journal::replay_plan(&opened.records, &opened.skipped);
+        let plan = board_journal::replay_plan(&opened.records, &opened.skipped);
         let hold = why_held(&opened, &plan, published);
         let (answers_tx, answers) = mpsc::channel(16);
         let (inbox_tx, inbox) = mpsc::channel(8);
@@ -1216,7 +1216,7 @@ impl BoardTask {
         self.apply(&rec, &mut out);
         if !out.is_empty() {
             // A ride-along (a clock tick, a "yes") that decided something: its events go
-            // out only once it is in the file (see `crate::journal`).
+            // out only once it is in the file (see `board_journal`).
             let written = self.journal.write_pending();
             self.journal_health(written);
         }
@@ -1322,7 +1322,7 @@ impl BoardTask {
                              wait in memory (up to {} MiB) and are written when the disk takes \
                              them",
                             self.number,
-                            crate::journal::BACKLOG_BYTES >> 20
+                            board_journal::BACKLOG_BYTES >> 20
                         )
                     };
                     tracing::error!(board = self.number, "{text}");
@@ -1351,7 +1351,7 @@ impl BoardTask {
         });
     }
 
-    /// How soon a board event must reach the disk (see [`crate::journal`]): a change of
+    /// How soon a board event must reach the disk (see [`board_journal`]): a change of
     /// the clock's state (a press, start or stop, a flag) before the tracker sees it; a
     /// clock tick that changes only the displayed times with the journal's next sync.
     fn durability(&mut self, e: &BoardEvent) -> Durability {
@@ -1581,6 +1581,17 @@ mod tests {
     use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity};
     use dgt_sim::Emulator;
 
+    /// Tears line `i` of a journal in half and runs the half into the next line, as a
+    /// power cut mid-write followed by the next append would.
+    fn tear_into_next(path: &std::path::Path, i: usize) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        let torn = lines[i][..lines[i].len() / 2].to_owned();
+        lines[i + 1] = format!("{torn}{}", lines[i + 1]);
+        lines.remove(i);
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    }
+
     /// A board's inputs as the driver would deliver them: a scripted game with a
     /// flag fall (which needs an analysis) played on the in-process emulator.
     fn inputs() -> Vec<TimedEvent> {
@@ -1732,7 +1743,7 @@ mod tests {
         // A record in the middle torn and run into the next.
         let path = paths.journal(1, 4);
         let middle = std::fs::read_to_string(&path).unwrap().lines().count() / 2;
-        crate::journal::tests::tear_into_next(&path, middle);
+        tear_into_next(&path, middle);
 
         let first = restart(&config, &paths, &syncer, published).await;
         let replayed: Vec<_> = first.iter().take_while(|e| e.replayed).collect();
