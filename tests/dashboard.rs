@@ -905,7 +905,9 @@ fn the_desk_sets_the_clocks_and_takes_the_game_back(
     rt.block_on(async {
         c.wait()
             .at_most(Duration::from_secs(5))
-            .for_element(Locator::Css(".desk-panel[data-board=\"1\"] .act-set-clocks"))
+            .for_element(Locator::Css(
+                ".desk-panel[data-board=\"1\"] .act-set-clocks",
+            ))
             .await
             .expect("the desk in the board's history");
         let title = text_of(c, ".desk-panel h2").await;

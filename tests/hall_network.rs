@@ -818,20 +818,23 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
         )
     };
     let kinds = |out: &Path, kind: &str| events(out).iter().filter(|e| e[kind] == true).count();
-    let of_kind =
-        |out: &Path, kind: &str| events(out).iter().filter(|e| e["kind"] == kind).count();
+    let of_kind = |out: &Path, kind: &str| events(out).iter().filter(|e| e["kind"] == kind).count();
 
     // 1. e4 e5, at the hall and the central.
-    wait_for("board 1 connected at hall A", Duration::from_secs(30), || {
-        let (_, s) = http_json(
-            &http_host(&a_out),
-            "GET",
-            "/api/state",
-            &token_header(&a_out),
-            "",
-        );
-        s["boards"][0]["connected"] == true
-    });
+    wait_for(
+        "board 1 connected at hall A",
+        Duration::from_secs(30),
+        || {
+            let (_, s) = http_json(
+                &http_host(&a_out),
+                "GET",
+                "/api/state",
+                &token_header(&a_out),
+                "",
+            );
+            s["boards"][0]["connected"] == true
+        },
+    );
     board.apply(dgt_sim::Action::PressClock(Color::Black)); // starts White's time
     pause(300);
     by_hand(board, Color::White, "e2e4", 'P');
@@ -862,9 +865,11 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     );
     assert_eq!(code, 200, "{body}");
     assert_eq!(body["ply"].as_u64(), Some(6), "{body}");
-    wait_for("the entered moves at hall A", Duration::from_secs(10), || {
-        kinds(&a_out, "entered") == 4 && last_sync(&a_out).as_deref() == Some("in_sync")
-    });
+    wait_for(
+        "the entered moves at hall A",
+        Duration::from_secs(10),
+        || kinds(&a_out, "entered") == 4 && last_sync(&a_out).as_deref() == Some("in_sync"),
+    );
     wait_for(
         "the entered moves in hall A's PGN",
         Duration::from_secs(10),
@@ -893,9 +898,11 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     board.apply(dgt_sim::Action::Place(sq("a6"), piece('n')));
     pause(300);
     hall = start(&a_cfg);
-    wait_for("board 1 out of sync at hall A", Duration::from_secs(30), || {
-        last_sync(&a_out).as_deref() == Some("out_of_sync")
-    });
+    wait_for(
+        "board 1 out of sync at hall A",
+        Duration::from_secs(30),
+        || last_sync(&a_out).as_deref() == Some("out_of_sync"),
+    );
     let (code, body) = at_central("/api/boards/1/accept/white?ply=6", "");
     assert_eq!(code, 200, "{body}");
     let with_knight = |out: &Path| {
