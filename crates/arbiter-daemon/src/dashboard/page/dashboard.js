@@ -608,7 +608,7 @@
       boardResultPanel(h),
       deskPanel(h.board),
       h.alerts.length ? el("h2", null, t("dash-board-alerts")) : "",
-      h.alerts.map(card));
+      ...h.alerts.map(card));
   }
 
   // ----- state and stream -----
