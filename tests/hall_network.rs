@@ -779,8 +779,8 @@ fn by_hand(board: &dgt_sim::BoardHandle, color: chess_rules::Color, uci: &str, f
 ///
 /// The board is played by hand: 1. e4 e5, then hall A is killed (`kill -9`) while 2. Nf3
 /// Nc6 3. Nc3 Nf6 are made without a press (a gap, its order unknown); once the moves
-/// are entered, hall A is killed again and a black knight is put on a6 (no line explains
-/// it): the arbiter accepts the board, White to move, at ply 6.
+/// are entered, hall A is killed again and White's e-pawn is put back on e3 (no line
+/// explains it): the arbiter accepts the board, White to move.
 #[test]
 fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     use chess_rules::Color;
@@ -806,8 +806,9 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
     let mut hall = start(&a_cfg);
     let mut central = start_central(&c_cfg);
-    let _ = http_host(&a_out);
-    let _ = http_host(&c_out);
+    wait_for("both HTTP addresses", Duration::from_secs(30), || {
+        try_http_host(&a_out).is_some() && try_http_host(&c_out).is_some()
+    });
     let at_central = |path: &str, body: &str| {
         http_json(
             &http_host(&c_out),
@@ -817,7 +818,7 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
             body,
         )
     };
-    let kinds = |out: &Path, kind: &str| events(out).iter().filter(|e| e[kind] == true).count();
+    let flagged = |out: &Path, flag: &str| events(out).iter().filter(|e| e[flag] == true).count();
     let of_kind = |out: &Path, kind: &str| events(out).iter().filter(|e| e["kind"] == kind).count();
 
     // 1. e4 e5, at the hall and the central.
@@ -868,7 +869,7 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     wait_for(
         "the entered moves at hall A",
         Duration::from_secs(10),
-        || kinds(&a_out, "entered") == 4 && last_sync(&a_out).as_deref() == Some("in_sync"),
+        || flagged(&a_out, "entered") == 4 && last_sync(&a_out).as_deref() == Some("in_sync"),
     );
     wait_for(
         "the entered moves in hall A's PGN",
@@ -883,7 +884,7 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     wait_for(
         "the entered moves at the central",
         Duration::from_secs(30),
-        || kinds(&c_out, "entered") == 4,
+        || flagged(&c_out, "entered") == 4,
     );
 
     // The board in sync: an acceptance is the hall's 409, nothing changes.
@@ -893,9 +894,10 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
     pause(1_000);
     assert_eq!(of_kind(&a_out, "position_accepted"), accepted);
 
-    // A knight from nowhere on a6 while hall A is down: out of sync, no line explains it.
+    // White's e-pawn back on e3 while hall A is down (a pawn never goes back): out of
+    // sync, no line explains it; accepted from the central.
     kill_9(&mut hall);
-    board.apply(dgt_sim::Action::Place(sq("a6"), piece('n')));
+    shift(board, "e4e3", 'P');
     pause(300);
     hall = start(&a_cfg);
     wait_for(
@@ -903,23 +905,23 @@ fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
         Duration::from_secs(30),
         || last_sync(&a_out).as_deref() == Some("out_of_sync"),
     );
-    let (code, body) = at_central("/api/boards/1/accept/white?ply=6", "");
+    let (code, body) = at_central("/api/boards/1/accept/white", "");
     assert_eq!(code, 200, "{body}");
-    let with_knight = |out: &Path| {
+    let accepted_e3 = |out: &Path| {
         events(out).iter().any(|e| {
             e["kind"] == "position_accepted"
                 && e["fen"]
                     .as_str()
-                    .is_some_and(|f| f.contains("/n1n2n2/") && f.contains(" w "))
+                    .is_some_and(|f| f.contains("/8/2N1PN2/") && f.contains(" w "))
         })
     };
     wait_for("the acceptance at hall A", Duration::from_secs(10), || {
-        with_knight(&a_out) && last_sync(&a_out).as_deref() == Some("in_sync")
+        accepted_e3(&a_out) && last_sync(&a_out).as_deref() == Some("in_sync")
     });
     wait_for(
         "the acceptance at the central",
         Duration::from_secs(30),
-        || with_knight(&c_out),
+        || accepted_e3(&c_out),
     );
 
     assert!(terminate(&mut hall));
