@@ -842,6 +842,12 @@ fn the_dashboard_in_a_real_browser() {
         request(&host, "GET", "/api/state", None).1["boards"][0]["results"]["arbiter"].is_null()
     });
 
+    // The arbiter's desk in the board's history (issue 40), with the token the page has.
+    // The pawn knocked off c2 goes back first: nothing waits for the board.
+    b1.apply(Action::Place(common::sq("c2"), common::piece('P')));
+    pause(500);
+    the_desk_sets_the_clocks_and_takes_the_game_back(&rt, &c, &host, &out);
+
     rt.block_on(async { c.close().await.unwrap() });
     let mut daemon = procs.daemon.take().unwrap();
     assert!(common::terminate(&mut daemon), "the daemon stopped cleanly");
@@ -850,4 +856,144 @@ fn the_dashboard_in_a_real_browser() {
     drop(procs);
     drop(boards);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Sets an input's value as typed (an `input` event follows), from inside the page.
+async fn fill(c: &Client, css: &str, value: &str) {
+    let script = "const e = document.querySelector(arguments[0]); if (!e) return false; \
+                  e.value = arguments[1]; e.dispatchEvent(new Event('input')); return true;";
+    let done = c
+        .execute(script, vec![json!(css), json!(value)])
+        .await
+        .expect("the fill script runs");
+    assert_eq!(done, Value::Bool(true), "no {css} to fill");
+}
+
+/// Waits up to 5 s for the desk's answer, `ok` or a refusal, and returns its text.
+async fn desk_answer(c: &Client, ok: bool, containing: &str) -> String {
+    let css = format!(
+        ".desk-panel .desk-answer[data-ok=\"{}\"]",
+        if ok { "yes" } else { "no" }
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok(e) = c.find(Locator::Css(&css)).await {
+            let text = e.text().await.unwrap_or_default();
+            if text.contains(containing) {
+                return text;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no desk answer {css} with {containing:?} within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The desk in board 1's history (the history is open, the page has the token): the
+/// clocks set (refused without a reason, the 409 on the desk; then done, and the
+/// decision in the events), and the game taken back (refused to a later ply; then cut to
+/// ply 4: the state, the history and the desk say so). With `DGT_ARBITER_SCREENSHOTS=1`
+/// the desk's screenshot is saved as `docs/img/dashboard-desk.png`.
+fn the_desk_sets_the_clocks_and_takes_the_game_back(
+    rt: &tokio::runtime::Runtime,
+    c: &Client,
+    host: &str,
+    out: &Path,
+) {
+    rt.block_on(async {
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(
+                ".desk-panel[data-board=\"1\"] .act-set-clocks",
+            ))
+            .await
+            .expect("the desk in the board's history");
+        let title = text_of(c, ".desk-panel h2").await;
+        // (h2 headings are shown in capitals)
+        assert!(
+            title.to_lowercase().contains("the arbiter's desk"),
+            "{title}"
+        );
+        // Art. 6.10: the times, but no reason: the daemon's 409 on the desk.
+        fill(c, ".desk-clock-white", "4:30").await;
+        fill(c, ".desk-clock-black", "0:04:45").await;
+        click_in_page(c, ".desk-panel .act-set-clocks").await;
+        let refused = desk_answer(c, false, "409").await;
+        assert!(refused.contains("reason"), "{refused}");
+        // A time that is no time is said on the desk, nothing sent.
+        fill(c, ".desk-clock-white", "4.30").await;
+        click_in_page(c, ".desk-panel .act-set-clocks").await;
+        let bad = desk_answer(c, false, "h:mm:ss").await;
+        assert!(bad.contains("4.30"), "{bad}");
+        fill(c, ".desk-clock-white", "4:30").await;
+        fill(
+            c,
+            ".desk-clock-reason",
+            "the clock was set wrong (art. 6.10.2)",
+        )
+        .await;
+        click_in_page(c, ".desk-panel .act-set-clocks").await;
+        desk_answer(c, true, "Clocks set: White 4:30, Black 4:45").await;
+    });
+    // The decision is the daemon's: a clock_set with the times and the reason.
+    let (_, history) = request(host, "GET", "/api/boards/1/history", Some(TOKEN));
+    let before = history["moves"].as_array().unwrap().len();
+    assert!(before > 6, "{history}");
+    wait_until(Duration::from_secs(5), "the clock_set decision", || {
+        common::events(out).iter().any(|e| {
+            e["decision"] == "clock_set"
+                && e["clock_after"]["white"] == 270_000
+                && e["clock_after"]["black"] == 285_000
+                && e["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("art. 6.10.2"))
+        })
+    });
+
+    // Art. 7.5.1: a later ply is refused (409 on the desk); ply 4 is done.
+    rt.block_on(async {
+        fill(c, ".desk-ply", &(before + 5).to_string()).await;
+        fill(
+            c,
+            ".desk-takeback-reason",
+            "illegal move at ply 5 found later (art. 7.5.1)",
+        )
+        .await;
+        click_in_page(c, ".desk-panel .act-takeback").await;
+        desk_answer(c, false, "409").await;
+        fill(c, ".desk-ply", "4").await;
+        let label = text_of(c, ".desk-panel .act-takeback").await;
+        assert_eq!(label, "Take back to ply 4");
+        click_in_page(c, ".desk-panel .act-takeback").await;
+        desk_answer(c, true, "Taken back to ply 4").await;
+    });
+    wait_until(Duration::from_secs(5), "the record cut to ply 4", || {
+        let (_, h) = request(host, "GET", "/api/boards/1/history", Some(TOKEN));
+        h["moves"].as_array().is_some_and(|m| m.len() == 4) && plies(host, 1) == 4
+    });
+    rt.block_on(async {
+        // The history shows the cut record, the desk its answer still.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while c
+            .find_all(Locator::Css("#history .history-table tbody tr[data-ply]"))
+            .await
+            .unwrap()
+            .len()
+            != 4
+        {
+            assert!(Instant::now() < deadline, "the history not cut to 4 moves");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let answer = text_of(c, ".desk-panel .desk-answer").await;
+        assert!(answer.contains("Taken back to ply 4"), "{answer}");
+        c.execute(
+            "document.querySelector('.desk-panel').scrollIntoView({block: 'center'});",
+            vec![],
+        )
+        .await
+        .unwrap();
+        screenshot(c, DESKTOP, "dashboard-desk").await;
+    });
 }

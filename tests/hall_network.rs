@@ -754,6 +754,187 @@ fn the_centrals_takeback_and_decision_are_carried_out_by_the_boards_hall() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The last sync status of board 1 in a daemon's events (`out_of_sync` / `in_sync`).
+fn last_sync(out: &Path) -> Option<String> {
+    events(out)
+        .iter()
+        .rfind(|e| {
+            e["kind"] == "board_status"
+                && (e["status"] == "out_of_sync" || e["status"] == "in_sync")
+        })
+        .and_then(|e| e["status"].as_str().map(str::to_owned))
+}
+
+/// One move by hand on a board, completed by the mover's press.
+fn by_hand(board: &dgt_sim::BoardHandle, color: chess_rules::Color, uci: &str, fen_piece: char) {
+    shift(board, uci, fen_piece);
+    board.apply(dgt_sim::Action::PressClock(color));
+    pause(300);
+}
+
+/// The arbiter's desk from the central (issue 40), for a board out of sync in hall A:
+/// the moves of a gap and the acceptance of what the board shows, sent to the central,
+/// are carried out by the board's hall (its events and PGN show them) and come back to
+/// the central; an acceptance the hall refuses (the board in sync) is its 409.
+///
+/// The board is played by hand: 1. e4 e5, then hall A is killed (`kill -9`) while 2. Nf3
+/// Nc6 3. Nc3 Nf6 are made without a press (a gap, its order unknown); once the moves
+/// are entered, hall A is killed again and White's e-pawn is put back on e3 (no line
+/// explains it): the arbiter accepts the board, White to move.
+#[test]
+fn the_centrals_moves_and_accept_are_carried_out_by_the_boards_hall() {
+    use chess_rules::Color;
+    let Some(binary) = nats::nats_server_or_skip() else {
+        return;
+    };
+    let _one_at_a_time = serial();
+    let dir = temp_dir("hall-network-desk");
+    let server = NatsServer::start(binary, &dir);
+    let (a_dir, c_dir) = (dir.join("hall-a"), dir.join("central"));
+    for d in [&a_dir, &c_dir] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let network = format!("nats = \"{}\"\n", server.url());
+    let (hub, handles) = hand_boards(1);
+    let boards = Boards {
+        hub,
+        handles,
+        scripts: Vec::new(),
+    };
+    let board = &boards.handles[0];
+    let (a_cfg, c_cfg) = hall_a_and_central(&a_dir, &c_dir, &boards, &network);
+    let (a_out, c_out) = (a_dir.join("out"), c_dir.join("out"));
+    let mut hall = start(&a_cfg);
+    let mut central = start_central(&c_cfg);
+    wait_for("both HTTP addresses", Duration::from_secs(30), || {
+        try_http_host(&a_out).is_some() && try_http_host(&c_out).is_some()
+    });
+    let at_central = |path: &str, body: &str| {
+        http_json(
+            &http_host(&c_out),
+            "POST",
+            path,
+            &token_header(&c_out),
+            body,
+        )
+    };
+    let flagged = |out: &Path, flag: &str| events(out).iter().filter(|e| e[flag] == true).count();
+    let of_kind = |out: &Path, kind: &str| events(out).iter().filter(|e| e["kind"] == kind).count();
+
+    // 1. e4 e5, at the hall and the central.
+    wait_for(
+        "board 1 connected at hall A",
+        Duration::from_secs(30),
+        || {
+            let (_, s) = http_json(
+                &http_host(&a_out),
+                "GET",
+                "/api/state",
+                &token_header(&a_out),
+                "",
+            );
+            s["boards"][0]["connected"] == true
+        },
+    );
+    board.apply(dgt_sim::Action::PressClock(Color::Black)); // starts White's time
+    pause(300);
+    by_hand(board, Color::White, "e2e4", 'P');
+    by_hand(board, Color::Black, "e7e5", 'p');
+    wait_for("1. e4 e5 at the central", Duration::from_secs(30), || {
+        move_count(&a_out) == 2 && c_out.join("events.jsonl").is_file() && move_count(&c_out) == 2
+    });
+
+    // The gap: hall A down while 2. Nf3 Nc6 3. Nc3 Nf6 are made, no press.
+    kill_9(&mut hall);
+    for (uci, p) in [("g1f3", 'N'), ("b8c6", 'n'), ("b1c3", 'N'), ("g8f6", 'n')] {
+        shift(board, uci, p);
+        pause(200);
+    }
+    hall = start(&a_cfg);
+    wait_for("the gap at hall A", Duration::from_secs(30), || {
+        events(&a_out).iter().any(|e| {
+            (e["kind"] == "board_status" && e["status"] == "out_of_sync")
+                || (e["kind"] == "position_accepted" && e["candidates"].is_array())
+        })
+    });
+    pause(1_000);
+
+    // The moves of the gap from the central: entered by hall A, back at the central.
+    let (code, body) = at_central(
+        "/api/boards/1/moves",
+        r#"{"moves": ["Nf3", "Nc6", "Nc3", "Nf6"]}"#,
+    );
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["ply"].as_u64(), Some(6), "{body}");
+    wait_for(
+        "the entered moves at hall A",
+        Duration::from_secs(10),
+        || flagged(&a_out, "entered") == 4 && last_sync(&a_out).as_deref() == Some("in_sync"),
+    );
+    wait_for(
+        "the entered moves in hall A's PGN",
+        Duration::from_secs(10),
+        || {
+            std::fs::read_to_string(a_out.join("pgn/round-2/board-1.pgn")).is_ok_and(|t| {
+                let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                words.contains("entered by the arbiter") && words.contains("3. Nc3")
+            })
+        },
+    );
+    wait_for(
+        "the entered moves at the central",
+        Duration::from_secs(30),
+        || flagged(&c_out, "entered") == 4,
+    );
+
+    // The board in sync: an acceptance is the hall's 409, nothing changes.
+    let accepted = of_kind(&a_out, "position_accepted");
+    let (code, body) = at_central("/api/boards/1/accept/white?ply=6", "");
+    assert_eq!(code, 409, "{body}");
+    pause(1_000);
+    assert_eq!(of_kind(&a_out, "position_accepted"), accepted);
+
+    // White's e-pawn back on e3 while hall A is down (a pawn never goes back): out of
+    // sync, no line explains it; accepted from the central.
+    kill_9(&mut hall);
+    shift(board, "e4e3", 'P');
+    pause(300);
+    hall = start(&a_cfg);
+    wait_for(
+        "board 1 out of sync at hall A",
+        Duration::from_secs(30),
+        || last_sync(&a_out).as_deref() == Some("out_of_sync"),
+    );
+    let (code, body) = at_central("/api/boards/1/accept/white", "");
+    assert_eq!(code, 200, "{body}");
+    let accepted_e3 = |out: &Path| {
+        events(out).iter().any(|e| {
+            e["kind"] == "position_accepted"
+                && e["fen"]
+                    .as_str()
+                    .is_some_and(|f| f.contains("/8/2N1PN2/") && f.contains(" w "))
+        })
+    };
+    wait_for("the acceptance at hall A", Duration::from_secs(10), || {
+        accepted_e3(&a_out) && last_sync(&a_out).as_deref() == Some("in_sync")
+    });
+    wait_for(
+        "the acceptance at the central",
+        Duration::from_secs(30),
+        || accepted_e3(&c_out),
+    );
+
+    assert!(terminate(&mut hall));
+    assert!(terminate(&mut central));
+    for log in [a_cfg.with_extension("log"), c_cfg.with_extension("log")] {
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(!text.contains("panicked"), "{}: {text}", log.display());
+    }
+    drop(boards);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_hall_and_the_central_log_in_with_nkeys_over_tls() {
     let Some(binary) = nats::nats_server_or_skip() else {

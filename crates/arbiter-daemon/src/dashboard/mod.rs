@@ -546,6 +546,10 @@ impl Dashboard {
                     "touches": m.touches,
                 }));
             }
+            // The arbiter's takeback cuts the record (art. 7.5.1).
+            if let EventKind::TakenBack(t) = &e.event.kind {
+                moves.retain(|x| x["ply"].as_u64() <= Some(u64::from(t.to_ply)));
+            }
         }
         let inner = self.lock();
         let alerts: Vec<_> = inner

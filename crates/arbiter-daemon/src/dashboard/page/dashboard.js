@@ -371,6 +371,113 @@
     if (view.historyBoard !== null && $("history").open) refreshHistory();
   }
 
+  // ----- the arbiter's desk (issue 40): take back, set the clocks -----
+
+  /** The desk of each board by number: its panel (kept across the history's refreshes,
+   * so what the arbiter typed stays) and the daemon's last answer. */
+  const desks = new Map();
+
+  /** `1:30:00` or `90:00` (or `4:05`) in ms; null for anything else. */
+  function parseClock(text) {
+    const parts = String(text || "").trim().split(":");
+    if (parts.length < 2 || parts.length > 3 || !parts.every((x) => /^[0-9]{1,3}$/.test(x))) return null;
+    const n = parts.map(Number);
+    const [h, m, s] = parts.length === 3 ? n : [0, n[0], n[1]];
+    if (s > 59 || (parts.length === 3 && m > 59)) return null;
+    return ((h * 60 + m) * 60 + s) * 1000;
+  }
+
+  /** A board's desk, in its history, for the arbiter only (the page has his token):
+   * **Take back to ply N** (art. 7.5.1, `POST /api/boards/B/takeback`) and **Set clocks**
+   * (art. 6.10 / 12.9, `POST /api/boards/B/clock`), each with his reason; the daemon's
+   * answer (done, or why not) under them. */
+  function deskPanel(board) {
+    if (!token()) return "";
+    const key = `${board}|${i18n.lang}`;
+    const kept = desks.get(board);
+    if (kept && kept.key === key) return kept.node;
+    const ply = el("input", {
+      type: "number", min: "0", class: "desk-ply", "aria-label": t("dash-takeback-ply-label"),
+      placeholder: t("dash-takeback-ply-placeholder"),
+    });
+    const takeReason = el("input", {
+      type: "text", class: "desk-takeback-reason", maxlength: "300",
+      "aria-label": t("dash-reason-label"), placeholder: t("dash-takeback-reason-placeholder"),
+    });
+    const takeLabel = () => t("dash-takeback", { ply: /^[0-9]+$/.test(ply.value) ? ply.value : "N" });
+    const takeButton = el("button", { type: "button", class: "act-takeback" }, takeLabel());
+    ply.addEventListener("input", () => { takeButton.textContent = takeLabel(); });
+    const time = (side) => el("input", {
+      type: "text", class: `desk-clock-${side}`, inputmode: "numeric", size: "8",
+      "aria-label": t(`dash-clock-${side}-label`), title: t(`dash-clock-${side}-label`),
+      placeholder: t("dash-clock-placeholder"),
+    });
+    const white = time("white");
+    const black = time("black");
+    const clockReason = el("input", {
+      type: "text", class: "desk-clock-reason", maxlength: "300",
+      "aria-label": t("dash-reason-label"), placeholder: t("dash-clock-reason-placeholder"),
+    });
+    const clockButton = el("button", { type: "button", class: "act-set-clocks" }, t("dash-set-clocks"));
+    const answer = el("p", { class: "desk-answer", role: "status", hidden: true });
+    const desk = { key, node: null, answer };
+    takeButton.addEventListener("click", () => {
+      if (!/^[0-9]{1,4}$/.test(ply.value)) { deskAnswer(desk, false, t("dash-bad-ply")); return; }
+      postDesk(desk, board, "takeback", { to_ply: Number(ply.value), reason: takeReason.value.trim() },
+        (r) => t("dash-taken-back", { ply: r.ply }));
+    });
+    clockButton.addEventListener("click", () => {
+      const w = parseClock(white.value);
+      const b = parseClock(black.value);
+      if (w === null || b === null) {
+        deskAnswer(desk, false, t("dash-bad-time", { value: (w === null ? white : black).value.trim() }));
+        return;
+      }
+      postDesk(desk, board, "clock", { white_ms: w, black_ms: b, reason: clockReason.value.trim() },
+        () => t("dash-clocks-set", { white: clock(w), black: clock(b) }));
+    });
+    desk.node = el("div", { class: "desk-panel", dataset: { board: String(board) } },
+      el("h2", null, t("dash-desk")),
+      el("div", { class: "desk-row desk-takeback" }, ply, takeReason, takeButton),
+      el("div", { class: "desk-row desk-clocks" },
+        el("label", null, `${sideName("white")} `, white), el("label", null, `${sideName("black")} `, black),
+        clockReason, clockButton),
+      answer);
+    desks.set(board, desk);
+    return desk.node;
+  }
+
+  /** The daemon's answer on the desk: done (`ok`) or the refusal, until the next one. */
+  function deskAnswer(desk, ok, text) {
+    desk.answer.textContent = text;
+    desk.answer.className = `desk-answer ${ok ? "desk-ok" : "card-error"}`;
+    desk.answer.dataset.ok = ok ? "yes" : "no";
+    desk.answer.hidden = false;
+  }
+
+  /** POST /api/boards/B/{takeback,clock}; the answer on the desk (`done` says it). */
+  async function postDesk(desk, board, route, body, done) {
+    let r;
+    try {
+      r = await fetch(`/api/boards/${encodeURIComponent(board)}/${route}`, {
+        method: "POST", credentials: "same-origin",
+        headers: Object.assign({ "Content-Type": "application/json" }, authHeaders()),
+        body: JSON.stringify(body),
+      });
+    } catch (e) {
+      deskAnswer(desk, false, t("dash-unreachable"));
+      return;
+    }
+    const answer = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      deskAnswer(desk, false, t("dash-refused", { status: r.status, why: answer.error || r.statusText }));
+      if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
+      return;
+    }
+    deskAnswer(desk, true, done(answer));
+    if (view.historyBoard !== null && $("history").open) refreshHistory();
+  }
+
   function sortedAlerts() {
     return [...view.alerts.values()].sort((x, y) =>
       STATE[x.state] - STATE[y.state] || URGENCY[x.urgency] - URGENCY[y.urgency] ||
@@ -499,8 +606,9 @@
         el("thead", null, el("tr", null, ["#", t("dash-history-move"), t("dash-history-clock"), "", t("dash-history-touches")].map((x) => el("th", null, x)))),
         el("tbody", null, rows.length ? rows : el("tr", null, el("td", { colspan: 5 }, t("dash-no-moves"))))),
       boardResultPanel(h),
+      deskPanel(h.board),
       h.alerts.length ? el("h2", null, t("dash-board-alerts")) : "",
-      h.alerts.map(card));
+      ...h.alerts.map(card));
   }
 
   // ----- state and stream -----
