@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
+use arbiter_demo::{GAMES, TIME_CONTROL};
 use chess_rules::read_pgn;
 use common::*;
 use dgt_sim::hands::{generate, GameInput, HandOptions, Script};

@@ -46,7 +46,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
+use arbiter_demo::{GAMES, TIME_CONTROL};
 use chess_rules::{read_pgn, Position};
 use common::*;
 use dgt_protocol::capture::TimeControl;

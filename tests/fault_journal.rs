@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
+use arbiter_demo::{GAMES, TIME_CONTROL};
 use chess_rules::read_pgn;
 use common::*;
 use dgt_sim::hands::{generate, GameInput, HandOptions, Script};

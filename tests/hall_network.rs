@@ -188,7 +188,7 @@ fn central_config(dir: &Path, nats: &str) -> PathBuf {
         "[event]\nname = \"E2E Open\"\nsite = \"Test hall\"\ndate = \"2025-06-12\"\nround = 2\n\
          time_control = \"{}\"\n\n[output]\ndir = \"out\"\n\n[http]\nbind = \"127.0.0.1:0\"\n\n\
          [network]\nnats = \"{nats}\"\nhalls = [\"A\", \"B\"]\n",
-        arbiter_daemon::demo::TIME_CONTROL
+        arbiter_demo::TIME_CONTROL
     );
     let path = dir.join("event.toml");
     std::fs::write(&path, text).unwrap();

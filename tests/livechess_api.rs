@@ -26,7 +26,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-use arbiter_daemon::demo::GAMES;
+use arbiter_demo::GAMES;
 
 /// The shortest embedded game (Morphy's Opera game, 33 plies, ends in mate).
 const GAME: usize = 2;

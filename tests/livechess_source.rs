@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
+use arbiter_demo::{GAMES, TIME_CONTROL};
 use chess_rules::read_pgn;
 use dgt_sim::hands::{generate, GameInput, HandOptions};
 

@@ -76,7 +76,7 @@ fn a_classical_game_with_a_counted_press_says_only_what_the_clock_got_wrong() {
     let cfg = config(&dir, &boards, "");
     let text = std::fs::read_to_string(&cfg).unwrap();
     let text = text.replacen(
-        &format!("time_control = \"{}\"", arbiter_daemon::demo::TIME_CONTROL),
+        &format!("time_control = \"{}\"", arbiter_demo::TIME_CONTROL),
         &format!("time_control = \"{CLASSICAL}\""),
         1,
     );

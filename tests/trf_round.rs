@@ -109,7 +109,7 @@ fn hall_config(dir: &Path, boards: &Boards) -> std::path::PathBuf {
          trf = \"round.trf\"\ntime_control = \"{}\"\n\n[output]\ndir = \"out\"\n\n\
          [http]\nbind = \"127.0.0.1:0\"\n\n[timing]\nsettle_window_ms = {}\n\
          two_handed_window_ms = {}\n",
-        arbiter_daemon::demo::TIME_CONTROL,
+        arbiter_demo::TIME_CONTROL,
         scaled(400.0).max(10),
         scaled(250.0),
     );
@@ -549,7 +549,7 @@ mod toml_like {
 #[test]
 fn a_trf_control_in_the_pgn_form_must_be_the_events() {
     let dir = temp_dir("trf-control");
-    let demo = arbiter_daemon::demo::TIME_CONTROL.to_string();
+    let demo = arbiter_demo::TIME_CONTROL.to_string();
     let with_control = |control: &str| {
         let mut bytes = format!("122 {control}\r\n").into_bytes();
         bytes.extend(trf_bytes((' ', ' ')));
@@ -558,7 +558,7 @@ fn a_trf_control_in_the_pgn_form_must_be_the_events() {
     let config = format!(
         "[event]\nname = \"E2E Open\"\nround = 2\ntrf = \"round.trf\"\ntime_control = \"{}\"\n\n\
          [output]\ndir = \"out\"\n\n[[board]]\nnumber = 1\nport = \"/dev/null\"\n",
-        arbiter_daemon::demo::TIME_CONTROL
+        arbiter_demo::TIME_CONTROL
     );
     std::fs::write(dir.join("arbiter.toml"), config).unwrap();
     let check = || dgt_arbiter(&["run", "--check", "--config", "arbiter.toml"], &dir);

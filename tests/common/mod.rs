@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::demo::{GAMES, TIME_CONTROL};
+use arbiter_demo::{GAMES, TIME_CONTROL};
 use chess_rules::{read_pgn, Piece, Square};
 use dgt_sim::hands::{generate, Faults, GameInput, HandOptions, Irregularity, Script};
 use dgt_sim::{Action, BoardHandle, Emulator, ServeOptions};

@@ -1,4 +1,4 @@
-//! The arbiter daemon: everything `dgt-arbiter run` and `dgt-arbiter demo` do between the
+//! The arbiter daemon: everything `dgt-arbiter run` (and the demo, crate `arbiter-demo`) does between the
 //! boards and the outside world.
 //!
 //! - [`config`]: the TOML file (event, time control, rules, outputs, HTTP, boards),
@@ -13,8 +13,6 @@
 //!   arbiter dashboard at `/`.
 //! - [`unattended`]: boards that run without an arbiter: the daemon stops the DGT3000,
 //!   shows the ruling and restarts it with the corrected times.
-//! - [`demo`]: eight emulated boards on ptys playing embedded games with irregularities,
-//!   through the same runtime.
 //!
 //! The round's players from the pairing program's TRF file: [`pairings`].
 //! - [`public`]: the round as the public may see it (broadcast delay, boards off the
@@ -32,7 +30,6 @@
 pub mod config;
 pub mod dashboard;
 pub mod decisions;
-pub mod demo;
 pub mod http;
 pub mod hub;
 pub mod limits;

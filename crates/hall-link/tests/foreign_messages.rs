@@ -66,7 +66,7 @@ fn test_dir(name: &str) -> PathBuf {
 fn event_section() -> String {
     format!(
         "[event]\nname = \"Foreign Open\"\nsite = \"Test hall\"\ndate = \"2026-06-12\"\nround = 2\ntime_control = \"{}\"\n\n[output]\ndir = \"out\"\n",
-        arbiter_daemon::demo::TIME_CONTROL
+        arbiter_demo::TIME_CONTROL
     )
 }
 

@@ -69,7 +69,8 @@ fn load_games(pgn: Option<&Path>) -> Result<(Vec<PgnGame>, String), String> {
             Ok((games, p.display().to_string()))
         }
         None => {
-            let games = read_pgn(arbiter_daemon::demo::GAMES.as_bytes())
+            // The demo crate's games (it depends on this crate, so not through it).
+            let games = read_pgn(include_str!("../../../demo/src/games.pgn").as_bytes())
                 .map_err(|e| format!("the embedded games: {e}"))?;
             Ok((games, "the embedded demo games".into()))
         }
