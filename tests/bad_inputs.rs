@@ -1139,7 +1139,7 @@ fn https_with_a_self_signed_pair() {
     {
         use rustls::pki_types::pem::PemObject;
         let der = rustls::pki_types::CertificateDer::from_pem_slice(&cert).unwrap();
-        assert_eq!(fingerprint, arbiter_daemon::http::tls::fingerprint(&der));
+        assert_eq!(fingerprint, daemon_config::tls::fingerprint(&der));
     }
     // A second run must not overwrite the pair the phones trust.
     let again = dgt_arbiter()
@@ -1187,7 +1187,7 @@ fn https_with_a_self_signed_pair() {
     let (status, _) = get("rebind.example", "/api/state").unwrap();
     assert!(status.starts_with("HTTP/1.1 421"), "{status}");
     // Another certificate is refused by the pinned client; plain HTTP gets no answer.
-    let other = arbiter_daemon::http::tls::self_signed(&["arbiter.local".into()]).unwrap();
+    let other = daemon_config::tls::self_signed(&["arbiter.local".into()]).unwrap();
     assert!(https(
         &addr,
         "arbiter.local",

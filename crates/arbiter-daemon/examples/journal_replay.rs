@@ -16,10 +16,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::paths::Paths;
 use arbiter_daemon::{Config, Daemon, RunOptions};
 use board_journal::{Durability, Journal, Record, Syncer};
 use chess_rules::Placement;
+use daemon_config::paths::Paths;
 use dgt_protocol::{
     BoardEvent, FieldIndex, FieldUpdate, Orientation, PieceCode, RawBoard, TimedEvent,
 };

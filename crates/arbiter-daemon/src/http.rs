@@ -22,7 +22,6 @@
 pub mod access;
 pub mod listen;
 pub mod room;
-pub mod tls;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -37,11 +36,11 @@ use futures_util::stream::Stream;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::config::Config;
 use crate::hub::Hub;
 use crate::public::Public;
 use crate::sinks::livechess::{existing_rounds, render_folder};
 use crate::sinks::pgn::{render, render_round, Flavour};
+use daemon_config::Config;
 
 /// Largest request body accepted.
 pub const MAX_BODY: usize = 16 * 1024;
@@ -166,7 +165,7 @@ async fn game_pgn(State(s): State<AppState>, Path(file): Path<String>) -> Respon
 async fn livechess(State(s): State<AppState>, Path(path): Path<String>) -> Response {
     // The earlier rounds as the folder on disk has them, so that the served
     // tournament.json is the file the LiveChess sink writes.
-    let folder = crate::paths::Paths::new(&s.config.output.dir).livechess();
+    let folder = daemon_config::paths::Paths::new(&s.config.output.dir).livechess();
     let rounds = existing_rounds(&folder);
     let files = render_folder(&s.config, &s.public().games(), &rounds);
     match files.get(path.as_str()) {

@@ -27,7 +27,6 @@
 //! Output layout: [`paths`]. Game records and rulings in plain words are the
 //! `game-record` crate's; crash-safe files `crash-safe`'s; wall-clock stamps `wall-clock`'s.
 
-pub mod config;
 pub mod dashboard;
 pub mod decisions;
 pub mod http;
@@ -36,8 +35,6 @@ pub mod limits;
 pub mod livechess_api;
 pub mod livechess_source;
 pub mod orders;
-pub mod pairings;
-pub mod paths;
 pub mod public;
 pub mod push;
 pub mod runtime;
@@ -45,6 +42,6 @@ pub mod serials;
 pub mod sinks;
 pub mod unattended;
 
-pub use config::{Config, ConfigError};
+pub use daemon_config::{Config, ConfigError};
 pub use hub::{Hub, HubEvent};
 pub use runtime::{signal, Daemon, DaemonError, RunOptions};

@@ -39,11 +39,11 @@ use chess_rules::{GameResult, Position};
 use livechess_api::view::HallBoard;
 use livechess_api::{BoardState, Clock, Eboard, EboardState, GameView, Hall, MoveView, Player};
 
-use crate::config::{BoardConfig, Config};
 use crate::http::access::ConnInfo;
 use crate::http::room::{Busy, Room, Seat};
 use crate::hub::{BoardView, Hub};
 use crate::public::Public;
+use daemon_config::{BoardConfig, Config};
 use game_record::games::BoardGames;
 use tokio::sync::watch;
 
@@ -146,7 +146,7 @@ fn iso_date(pgn: &str) -> Option<String> {
     (!pgn.contains('?') && pgn.len() == 10).then(|| pgn.replace('.', "-"))
 }
 
-fn player(name: Option<&String>, info: Option<&crate::pairings::PlayerInfo>) -> Player {
+fn player(name: Option<&String>, info: Option<&daemon_config::pairings::PlayerInfo>) -> Player {
     match info {
         Some(i) => Player {
             title: i.title.clone(),

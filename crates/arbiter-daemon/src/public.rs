@@ -19,8 +19,8 @@ use std::time::Duration;
 use broadcast_delay::{Air, DelayedView};
 use tokio::sync::watch;
 
-use crate::config::Config;
 use crate::hub::{GamesView, Hub};
+use daemon_config::Config;
 use game_record::games::BoardGames;
 
 struct PublicBoard {

@@ -10,65 +10,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::{header, Request, Uri};
+use axum::http::{header, Request};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
 use serde::Serialize;
 
-use crate::config::{Config, PushConfig};
 use crate::hub::Hub;
 use crate::public::Public;
 use crate::sinks::pgn::render_round;
-
-/// Where a push goes, from its URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoint {
-    pub tls: bool,
-    pub host: String,
-    pub port: u16,
-    /// Path and query.
-    pub path: String,
-}
-
-impl Endpoint {
-    /// `http://HOST[:PORT]/PATH` or `https://...`; `None` for anything else.
-    pub fn parse(url: &str) -> Option<Endpoint> {
-        let uri: Uri = url.parse().ok()?;
-        let tls = match uri.scheme_str()? {
-            "http" => false,
-            "https" => true,
-            _ => return None,
-        };
-        let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() {
-            return None;
-        }
-        let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
-        let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-        Some(Endpoint {
-            tls,
-            host: host.to_owned(),
-            port,
-            path,
-        })
-    }
-
-    /// The `Host` header's value.
-    fn authority(&self) -> String {
-        let host = if self.host.contains(':') {
-            format!("[{}]", self.host)
-        } else {
-            self.host.clone()
-        };
-        let default = if self.tls { 443 } else { 80 };
-        if self.port == default {
-            host
-        } else {
-            format!("{host}:{}", self.port)
-        }
-    }
-}
+use daemon_config::Endpoint;
+use daemon_config::{Config, PushConfig};
 
 /// The last push, as the dashboard shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -23,15 +23,15 @@ use tokio::time::Instant;
 use touch_tracker::analysis::{self, AnalysisRequest};
 use touch_tracker::{ArbiterEvent, Tracker};
 
-use crate::config::{BoardConfig, BoardPort, Config};
 use crate::http;
 use crate::hub::{Hub, HubEvent};
-use crate::paths::Paths;
 use crate::public::Public;
 use crate::serials::{SerialRoutes, Switchboard};
 use crate::sinks::jsonl::{JsonlSink, Published};
 use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
 use board_journal::{Durability, Journal, JournalError, Record, Syncer};
+use daemon_config::paths::Paths;
+use daemon_config::{BoardConfig, BoardPort, Config};
 
 /// What can stop the daemon from starting.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +53,7 @@ pub enum DaemonError {
         source: dgt_serial::SpawnError,
     },
     #[error("cannot serve HTTPS (check [http] tls_cert and tls_key)")]
-    Tls(#[source] http::tls::TlsError),
+    Tls(#[source] daemon_config::tls::TlsError),
     #[error("cannot listen for HTTP on {addr}: {source} (set [http] bind to a free address or enabled = false)")]
     Http {
         addr: SocketAddr,
@@ -247,7 +247,9 @@ impl Daemon {
 
         let http = if config.http.enabled {
             let tls = match &config.http.tls {
-                Some(files) => Some(http::tls::server_config(files).map_err(DaemonError::Tls)?),
+                Some(files) => {
+                    Some(daemon_config::tls::server_config(files).map_err(DaemonError::Tls)?)
+                }
                 None => None,
             };
             let listener = tokio::net::TcpListener::bind(config.http.bind)
@@ -1836,7 +1838,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("arbiter-physical-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut config = config(&dir);
-        config.livechess_api = Some(crate::config::LiveChessApiConfig {
+        config.livechess_api = Some(daemon_config::LiveChessApiConfig {
             bind: "127.0.0.1:0".parse().unwrap(),
         });
         let paths = Paths::new(&dir);

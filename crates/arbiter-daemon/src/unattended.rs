@@ -39,8 +39,8 @@ use tokio::task::JoinHandle;
 use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
 use touch_tracker::{ArbiterEvent, BoardStatus, ClockMs, EndReason, EventKind};
 
-use crate::config::Config;
 use crate::hub::Hub;
+use daemon_config::Config;
 
 /// The text shown first after an illegal move.
 pub const ILLEGAL_TEXT: &str = "ILLEGAL";

@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use arbiter_daemon::paths::Paths;
 use arbiter_daemon::sinks::log::{self, LogFormat};
 use arbiter_daemon::Config;
+use daemon_config::paths::Paths;
 
 /// Arguments of `evidence`.
 #[derive(Debug, clap::Args)]

@@ -18,10 +18,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use arbiter_daemon::pairings::TrfRound;
-use arbiter_daemon::paths::Paths;
 use arbiter_daemon::Config;
 use chess_rules::{read_pgn, GameResult};
+use daemon_config::pairings::TrfRound;
+use daemon_config::paths::Paths;
 use touch_tracker::ArbiterResult;
 use trf::{GameKind, Outcome, ResultCode};
 

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use arbiter_daemon::pairings::{PlayerInfo, TrfRound};
 use arbiter_daemon::Config;
+use daemon_config::pairings::{PlayerInfo, TrfRound};
 use trf::{GameKind, ResultCode};
 
 /// Arguments of `round`.

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use arbiter_daemon::http::tls::self_signed;
+use daemon_config::tls::self_signed;
 
 /// Arguments of `tls-selfsigned`.
 #[derive(Debug, clap::Args)]

@@ -28,9 +28,9 @@ use dgt_sim::{Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
 use messages::{Language, Messages};
 use tokio::sync::broadcast::error::RecvError;
 
-use arbiter_daemon::config::{Config, ConfigError};
 use arbiter_daemon::hub::Hub;
 use arbiter_daemon::runtime::{Daemon, DaemonError, RunOptions};
+use daemon_config::{Config, ConfigError};
 use game_record::words;
 
 /// The embedded games (public domain, checked legal).
@@ -610,7 +610,7 @@ fn print_summary(
             ),
         )?;
     }
-    let paths = arbiter_daemon::paths::Paths::new(out_dir);
+    let paths = daemon_config::paths::Paths::new(out_dir);
     p(out, format!("Files in {}:", out_dir.display()))?;
     p(
         out,

@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arbiter_daemon::config::Config;
 use arbiter_daemon::dashboard::{Answer, Command, Forward, ForwardError, ForwardFuture};
 use arbiter_daemon::hub::{Hub, HubEvent};
 use arbiter_daemon::runtime::{Daemon, RunOptions};
 use async_nats::jetstream::{self, consumer, kv};
+use daemon_config::Config;
 use futures_util::StreamExt;
 use hall_network::envelope::{BoardState, Envelope, Manifest};
 use hall_network::{
@@ -56,7 +56,7 @@ pub enum CentralError {
     #[error("the halls' boards do not fit together:\n  {0}")]
     Boards(String),
     #[error("the central's config with the halls' boards: {0}")]
-    Merged(#[source] arbiter_daemon::config::ConfigError),
+    Merged(#[source] daemon_config::ConfigError),
     #[error("cannot start the central: {0}")]
     Daemon(#[from] arbiter_daemon::runtime::DaemonError),
     #[error("cannot keep what the central received in {path}: {source}")]

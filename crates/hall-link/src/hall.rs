@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_daemon::config::Config;
 use arbiter_daemon::dashboard::Dashboard;
 use arbiter_daemon::hub::Hub;
 use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::StreamMessage;
 use async_nats::jetstream::{self, kv, stream};
+use daemon_config::Config;
 use futures_util::StreamExt;
 use hall_network::envelope::{self, BoardState, Envelope, Manifest};
 use hall_network::{

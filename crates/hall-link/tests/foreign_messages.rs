@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::config::Config;
 use arbiter_daemon::hub::{Hub, HubEvent};
 use async_nats::jetstream;
 use common::{nats_server_or_skip, start_server, wait_until_listening};
+use daemon_config::Config;
 use hall_link::hall::{self, HallLink};
 use hall_network::envelope::BoardState;
 use hall_network::{HallId, Names};

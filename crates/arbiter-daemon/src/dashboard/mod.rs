@@ -50,12 +50,13 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use touch_tracker::{EventKind, GameState};
 
-use crate::config::Config;
 use crate::hub::Hub;
-use crate::paths::Paths;
 use alerts::{Action, Alerts, Change, SavedState};
-use auth::{ArbiterToken, Gate};
+use auth::Gate;
 pub use command::{Answer, Command, Forward, ForwardError, ForwardFuture};
+use daemon_config::paths::Paths;
+use daemon_config::ArbiterToken;
+use daemon_config::Config;
 
 /// How often the board summaries are compared with what the streams last got.
 const BOARDS_EVERY: Duration = Duration::from_millis(500);
@@ -712,8 +713,8 @@ struct Illegal {
 
 /// The TRF's details of a board's players (title, rating, federation, FIDE id, team), as
 /// the PGN headers give them.
-fn players_json(p: &crate::pairings::BoardPairing) -> Value {
-    let one = |x: &crate::pairings::PlayerInfo| {
+fn players_json(p: &daemon_config::pairings::BoardPairing) -> Value {
+    let one = |x: &daemon_config::pairings::PlayerInfo| {
         json!({
             "name": x.name, "title": x.title, "rating": x.rating,
             "federation": x.federation, "fide_id": x.fide_id, "team": x.team,

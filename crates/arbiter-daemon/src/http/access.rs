@@ -36,9 +36,9 @@ use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use serde_json::json;
 
-use crate::config::Config;
 use crate::dashboard::auth::{Access, Refusal};
 use crate::dashboard::Dashboard;
+use daemon_config::Config;
 
 /// Who may reach a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -391,7 +391,7 @@ mod tests {
         let (_dash, dashboard, task) = crate::dashboard::Dashboard::start(
             Arc::clone(&hub),
             Arc::clone(&config),
-            &crate::paths::Paths::new(&dir),
+            &daemon_config::paths::Paths::new(&dir),
         );
         // As the runtime builds it.
         let router = crate::http::router(crate::http::AppState {

@@ -22,9 +22,9 @@ use serde::{Deserialize, Serialize};
 
 use super::pgn::{push_game, render, Flavour};
 use super::Sink;
-use crate::config::Config;
 use crate::hub::{GamesView, Hub};
 use crash_safe::RebuiltFiles;
+use daemon_config::Config;
 
 /// A player as LiveChess names one (fields in LiveChess's order).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,7 +58,7 @@ impl Player {
 
 impl Player {
     /// From the pairing program's TRF: the name, title and federation it gives.
-    pub fn from_trf(p: &crate::pairings::PlayerInfo) -> Player {
+    pub fn from_trf(p: &daemon_config::pairings::PlayerInfo) -> Player {
         Player {
             title: p.title.clone(),
             federation: p.federation.clone(),

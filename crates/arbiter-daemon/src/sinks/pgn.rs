@@ -11,11 +11,11 @@ use std::io;
 use chess_rules::{PgnGame, PgnMove, START_FEN};
 
 use super::{GamesSource, Sink};
-use crate::config::{BoardConfig, Config};
 use crate::hub::{GamesView, Hub};
-use crate::pairings::PlayerInfo;
-use crate::paths::Paths;
 use crash_safe::RebuiltFiles;
+use daemon_config::pairings::PlayerInfo;
+use daemon_config::paths::Paths;
+use daemon_config::{BoardConfig, Config};
 use game_record::games::GameRecord;
 
 /// How the clock is written: `[%clk 0:03:12]` (chess-rules' export) or LiveChess's

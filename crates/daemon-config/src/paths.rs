@@ -66,7 +66,7 @@ impl Paths {
         self.root.join("recordings")
     }
 
-    /// How far each board's events were published (see [`crate::public`]).
+    /// How far each board's events were published (see the daemon's `public`).
     pub fn published(&self, round: u32) -> PathBuf {
         self.root
             .join("broadcast")

@@ -640,7 +640,7 @@ fn a_file_of_mistakes_reports_a_bounded_number() {
 fn the_tls_pair_is_loaded_when_checked() {
     let dir = std::env::temp_dir().join(format!("arbiter-config-tls-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let pair = crate::http::tls::self_signed(&["arbiter.local".into()]).unwrap();
+    let pair = crate::tls::self_signed(&["arbiter.local".into()]).unwrap();
     std::fs::write(dir.join("cert.pem"), &pair.cert_pem).unwrap();
     std::fs::write(dir.join("key.pem"), &pair.key_pem).unwrap();
     std::fs::write(dir.join("junk.pem"), "not a certificate\n").unwrap();
@@ -663,7 +663,7 @@ fn the_tls_pair_is_loaded_when_checked() {
     let m = at("cert.pem", "missing.pem", "").unwrap_err().to_string();
     assert!(m.contains("http.tls_key: cannot read"), "{m}");
     // A certificate with another pair's key cannot serve.
-    let other = crate::http::tls::self_signed(&["arbiter.local".into()]).unwrap();
+    let other = crate::tls::self_signed(&["arbiter.local".into()]).unwrap();
     std::fs::write(dir.join("other-key.pem"), &other.key_pem).unwrap();
     let m = at("cert.pem", "other-key.pem", "").unwrap_err().to_string();
     assert!(

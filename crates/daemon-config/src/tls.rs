@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-use crate::config::TlsFiles;
+use crate::TlsFiles;
 use crash_safe::read_bounded;
 
 /// Largest PEM file read (a chain of a few certificates is a few KiB).
