@@ -3,13 +3,26 @@
 //! limit of 1,024: the daemon raises its soft `RLIMIT_NOFILE` to the hard limit at start
 //! and refuses to start, saying so, when even that is too low for the configured boards.
 
-/// Descriptors the daemon needs besides its boards (runtime, sinks, HTTP clients, logs).
-const BASE_FDS: u64 = 256;
+/// Descriptors the daemon holds besides its boards and its HTTP connections (runtime,
+/// stdio, log, sinks' files while they write, sync threads).
+pub const DAEMON_BASE_FDS: u64 = 128;
 
-/// Descriptors needed for `boards` boards.
-pub fn fds_needed(boards: usize, record: bool) -> u64 {
+/// Descriptors the start-up check sets aside for HTTP connections and the writers'
+/// reserve (`http::listen::FD_RESERVE`): at the least limit the daemon starts with, the
+/// listener may hold `HTTP_FDS - FD_RESERVE` connections.
+pub const HTTP_FDS: u64 = 128;
+
+/// Descriptors `boards` boards hold: each its port and its journal, and its recording
+/// with `--record`.
+pub fn board_fds(boards: usize, record: bool) -> u64 {
     let per_board = if record { 3 } else { 2 };
-    BASE_FDS + boards as u64 * per_board
+    boards as u64 * per_board
+}
+
+/// Descriptors needed for `boards` boards: the daemon's own, the HTTP set-aside and the
+/// boards'.
+pub fn fds_needed(boards: usize, record: bool) -> u64 {
+    DAEMON_BASE_FDS + HTTP_FDS + board_fds(boards, record)
 }
 
 /// Raises the soft open-file limit to the hard one; returns the limit now in force.
@@ -62,5 +75,17 @@ mod tests {
         assert!(fds_needed(1000, false) > 1024);
         assert!(fds_needed(1000, true) > fds_needed(1000, false));
         assert!(fds_needed(8, true) < 1024);
+    }
+
+    /// One count of the daemon's own descriptors serves the start-up check and the
+    /// listener's caps (two constants, 256 and 128, did before): at the least limit the
+    /// daemon starts with, the listener gets the HTTP set-aside less the writers' reserve.
+    #[test]
+    fn the_least_limit_the_daemon_starts_with_leaves_the_http_set_aside() {
+        use crate::http::listen::{caps_for, FD_RESERVE};
+        for (boards, record) in [(1, false), (1000, false), (1000, true)] {
+            let caps = caps_for(fds_needed(boards, record), boards, record);
+            assert_eq!(caps.total as u64, HTTP_FDS - FD_RESERVE, "{boards} boards");
+        }
     }
 }

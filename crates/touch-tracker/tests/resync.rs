@@ -16,10 +16,7 @@ use touch_tracker::{
 
 /// The demo's eight games (the daemon's `demo/games.pgn`, in this repository).
 fn games() -> Vec<Vec<Move>> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../arbiter-daemon/src/demo/games.pgn"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../demo/src/games.pgn");
     let text = std::fs::read(path).unwrap();
     read_pgn(&text)
         .unwrap()

@@ -222,15 +222,10 @@ where
     }
 }
 
-/// Descriptors the daemon holds besides its boards and its HTTP connections (runtime,
-/// stdio, log, sinks' files while they write, sync threads).
-pub const DAEMON_BASE_FDS: u64 = 128;
-
 /// The caps for a daemon of `boards` boards under the open-file limit in force.
 pub fn caps_for(fd_limit: u64, boards: usize, record: bool) -> Caps {
-    use crate::limits::fds_needed;
-    let boards_fds = fds_needed(boards, record) - fds_needed(0, record);
-    Caps::from_fd_limit(fd_limit, DAEMON_BASE_FDS + boards_fds)
+    use crate::limits::{board_fds, DAEMON_BASE_FDS};
+    Caps::from_fd_limit(fd_limit, DAEMON_BASE_FDS + board_fds(boards, record))
 }
 
 #[cfg(test)]
