@@ -36,10 +36,10 @@ use futures_util::stream::Stream;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::hub::Hub;
 use crate::public::Public;
 use crate::sinks::livechess::{existing_rounds, render_folder};
 use crate::sinks::pgn::{render, render_round, Flavour};
+use arbiter_hub::Hub;
 use daemon_config::Config;
 
 /// Largest request body accepted.

@@ -28,20 +28,16 @@
 //! `game-record` crate's; crash-safe files `crash-safe`'s; wall-clock stamps `wall-clock`'s.
 
 pub mod dashboard;
-pub mod decisions;
 pub mod http;
-pub mod hub;
 pub mod limits;
 pub mod livechess_api;
 pub mod livechess_source;
-pub mod orders;
 pub mod public;
 pub mod push;
 pub mod runtime;
-pub mod serials;
 pub mod sinks;
 pub mod unattended;
 
+pub use arbiter_hub::{Hub, HubEvent};
 pub use daemon_config::{Config, ConfigError};
-pub use hub::{Hub, HubEvent};
 pub use runtime::{signal, Daemon, DaemonError, RunOptions};

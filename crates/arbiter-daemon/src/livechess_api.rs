@@ -41,8 +41,8 @@ use livechess_api::{BoardState, Clock, Eboard, EboardState, GameView, Hall, Move
 
 use crate::http::access::ConnInfo;
 use crate::http::room::{Busy, Room, Seat};
-use crate::hub::{BoardView, Hub};
 use crate::public::Public;
+use arbiter_hub::{BoardView, Hub};
 use daemon_config::{BoardConfig, Config};
 use game_record::games::BoardGames;
 use tokio::sync::watch;
@@ -483,7 +483,7 @@ async fn feed(socket: &mut WebSocket, session: &mut livechess_api::Session, s: &
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hub::HubEvent;
+    use arbiter_hub::HubEvent;
     use touch_tracker::{ArbiterEvent, EventKind, MoveEvent};
 
     #[test]

@@ -19,7 +19,7 @@ use std::time::Duration;
 use broadcast_delay::{Air, DelayedView};
 use tokio::sync::watch;
 
-use crate::hub::{GamesView, Hub};
+use arbiter_hub::{GamesView, Hub};
 use daemon_config::Config;
 use game_record::games::BoardGames;
 

@@ -14,30 +14,13 @@ use axum::http::{header, Request};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
-use serde::Serialize;
 
-use crate::hub::Hub;
 use crate::public::Public;
 use crate::sinks::pgn::render_round;
+use arbiter_hub::Hub;
+use arbiter_hub::PushStatus;
 use daemon_config::Endpoint;
 use daemon_config::{Config, PushConfig};
-
-/// The last push, as the dashboard shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PushStatus {
-    /// When it was made (RFC 3339 UTC).
-    pub at: String,
-    /// The server took it (a 2xx answer).
-    pub ok: bool,
-    /// The HTTP status, if an answer came.
-    pub status: Option<u16>,
-    /// The server's answer (its first KiB), or why there was none.
-    pub answer: String,
-    /// Games in the pushed PGN.
-    pub games: usize,
-    /// Pushes of this PGN that failed before this one.
-    pub failures: u32,
-}
 
 /// Longest a push may take, connection to answer.
 const PUSH_TIMEOUT: Duration = Duration::from_secs(30);

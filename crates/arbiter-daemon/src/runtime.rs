@@ -24,11 +24,11 @@ use touch_tracker::analysis::{self, AnalysisRequest};
 use touch_tracker::{ArbiterEvent, Tracker};
 
 use crate::http;
-use crate::hub::{Hub, HubEvent};
 use crate::public::Public;
-use crate::serials::{SerialRoutes, Switchboard};
 use crate::sinks::jsonl::{JsonlSink, Published};
 use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
+use arbiter_hub::serials::{SerialRoutes, Switchboard};
+use arbiter_hub::{Hub, HubEvent};
 use board_journal::{Durability, Journal, JournalError, Record, Syncer};
 use daemon_config::paths::Paths;
 use daemon_config::{BoardConfig, BoardPort, Config};
@@ -487,7 +487,7 @@ pub fn signal() -> impl std::future::Future<Output = ()> + Send {
 }
 
 /// The ports driven here and the serials the boards are known by: the configured one,
-/// else the last one the board's journal holds ([`crate::serials`]).
+/// else the last one the board's journal holds ([`arbiter_hub::serials`]).
 fn switchboard(config: &Config, resumed: &[BoardTask]) -> Switchboard {
     let mut board = Switchboard::default();
     for (b, task) in config.boards.iter().zip(resumed) {
@@ -602,22 +602,22 @@ struct BoardTask {
     in_flight: usize,
     replayed: u64,
     journal_failed: bool,
-    /// The arbiter's decisions for this board ([`crate::decisions`]).
-    inbox_tx: crate::decisions::Inbox,
-    inbox: mpsc::Receiver<crate::decisions::Request>,
+    /// The arbiter's decisions for this board ([`arbiter_hub::decisions`]).
+    inbox_tx: arbiter_hub::decisions::Inbox,
+    inbox: mpsc::Receiver<arbiter_hub::decisions::Request>,
     /// The latest input time fed to the tracker (a decision is never before it).
     last_t: u64,
     /// Keep the hub's physical view (what the board shows, its clock frames) for the
     /// LiveChess API's feed: only when `[livechess_api]` serves it.
     physical_view: bool,
-    /// The last serial the board's journal holds (the board's, see [`crate::serials`]).
+    /// The last serial the board's journal holds (the board's, see [`arbiter_hub::serials`]).
     journal_serial: Option<String>,
     /// Which board's game the events of this board's port feed.
     routes: Arc<SerialRoutes>,
     port: PortFeed,
 }
 
-/// What a board task knows of its port's link ([`crate::serials`]).
+/// What a board task knows of its port's link ([`arbiter_hub::serials`]).
 #[derive(Debug, Default)]
 struct PortFeed {
     /// The board whose game the port's events went to last.
@@ -967,12 +967,12 @@ impl BoardTask {
     /// (so a restart keeps it), applied; the reply says what came of it.
     async fn on_order(
         &mut self,
-        order: crate::orders::ArbiterOrder,
+        order: arbiter_hub::orders::ArbiterOrder,
         handle: &mut dgt_serial::BoardHandle,
         epoch: Instant,
     ) {
         match order {
-            crate::orders::ArbiterOrder::AcceptBoard { side, ply, reply } => {
+            arbiter_hub::orders::ArbiterOrder::AcceptBoard { side, ply, reply } => {
                 // What the board sent before the order comes first.
                 while let Ok(ev) = handle.events.try_recv() {
                     self.on_port_event(ev, &handle.control, epoch).await;
@@ -989,7 +989,7 @@ impl BoardTask {
                         );
                         self.input(Record::Accept { t_ms, side, ply }, Durability::Now)
                             .await;
-                        Ok(crate::orders::Accepted {
+                        Ok(arbiter_hub::orders::Accepted {
                             fen: pos.fen(),
                             ply: pos.plies(),
                             ply_unknown: accepted.ply_unknown,
@@ -999,7 +999,7 @@ impl BoardTask {
                 };
                 let _ = reply.send(answer);
             }
-            crate::orders::ArbiterOrder::EnterMoves {
+            arbiter_hub::orders::ArbiterOrder::EnterMoves {
                 from_ply,
                 moves,
                 reply,
@@ -1018,14 +1018,14 @@ impl BoardTask {
                         self.input(record, Durability::Now).await;
                         Ok(self.recorded())
                     }
-                    Err(e) => Err(crate::orders::MovesRefused {
+                    Err(e) => Err(arbiter_hub::orders::MovesRefused {
                         why: e.to_string(),
                         culprit: e.culprit().map(|(i, text)| (i, text.to_owned())),
                     }),
                 };
                 let _ = reply.send(Ok(answer));
             }
-            crate::orders::ArbiterOrder::TakeBack {
+            arbiter_hub::orders::ArbiterOrder::TakeBack {
                 to_ply,
                 reason,
                 reply,
@@ -1046,7 +1046,7 @@ impl BoardTask {
                 };
                 let _ = reply.send(answer);
             }
-            crate::orders::ArbiterOrder::ConfirmSerial { serial, reply } => {
+            arbiter_hub::orders::ArbiterOrder::ConfirmSerial { serial, reply } => {
                 let (answer, warnings) = self
                     .routes
                     .update(|s| s.confirm(self.number, self.number, &serial));
@@ -1078,16 +1078,16 @@ impl BoardTask {
     }
 
     /// The record's last position, as an order's answer.
-    fn recorded(&self) -> crate::orders::Recorded {
+    fn recorded(&self) -> arbiter_hub::orders::Recorded {
         let pos = self.tracker.position();
-        crate::orders::Recorded {
+        arbiter_hub::orders::Recorded {
             fen: pos.fen(),
             ply: pos.plies(),
         }
     }
 
     /// An event of this board's port: to the game of the board that answers there now
-    /// ([`crate::serials`]).
+    /// ([`arbiter_hub::serials`]).
     async fn on_port_event(
         &mut self,
         ev: TimedEvent,
@@ -1194,7 +1194,7 @@ impl BoardTask {
         }
     }
 
-    /// Shows the switchboard's warnings (see [`crate::serials`]); logs this port's.
+    /// Shows the switchboard's warnings (see [`arbiter_hub::serials`]); logs this port's.
     fn set_warnings(&self, warnings: Vec<(String, Option<String>)>) {
         let own = format!("board-serial-{}", self.number);
         for (key, text) in warnings {
@@ -1245,10 +1245,10 @@ impl BoardTask {
         }
     }
 
-    /// The arbiter's decision ([`crate::decisions`]), at board time `t_ms`: checked with
+    /// The arbiter's decision ([`arbiter_hub::decisions`]), at board time `t_ms`: checked with
     /// the tracker, journaled and durable before the tracker takes it, published; the
     /// events go back to the caller.
-    async fn decide(&mut self, t_ms: u64, req: crate::decisions::Request) {
+    async fn decide(&mut self, t_ms: u64, req: arbiter_hub::decisions::Request) {
         if let Err(why) = self.tracker.check_arbiter(&req.input) {
             let _ = req.reply.send(Err(why));
             return;

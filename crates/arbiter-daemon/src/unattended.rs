@@ -39,7 +39,7 @@ use tokio::task::JoinHandle;
 use touch_tracker::events::{GameOverEvent, IllegalMoveEvent};
 use touch_tracker::{ArbiterEvent, BoardStatus, ClockMs, EndReason, EventKind};
 
-use crate::hub::Hub;
+use arbiter_hub::Hub;
 use daemon_config::Config;
 
 /// The text shown first after an illegal move.

@@ -171,7 +171,7 @@ pub fn run(args: &ResultsArgs) -> anyhow::Result<()> {
         }
         set.insert(board, outcome);
     }
-    let decided = arbiter_daemon::decisions::results_from_events(&paths.events(), args.round)?;
+    let decided = arbiter_hub::decisions::results_from_events(&paths.events(), args.round)?;
     let mut problems = Vec::new();
     let mut from_dashboard = 0;
     let mut to_write = Vec::new();

@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arbiter_daemon::dashboard::{Answer, Command, Forward, ForwardError, ForwardFuture};
-use arbiter_daemon::hub::{Hub, HubEvent};
 use arbiter_daemon::runtime::{Daemon, RunOptions};
+use arbiter_hub::{Hub, HubEvent};
 use async_nats::jetstream::{self, consumer, kv};
 use daemon_config::Config;
 use futures_util::StreamExt;

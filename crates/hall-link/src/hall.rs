@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_daemon::dashboard::Dashboard;
-use arbiter_daemon::hub::Hub;
+use arbiter_hub::Hub;
 use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::StreamMessage;
 use async_nats::jetstream::{self, kv, stream};

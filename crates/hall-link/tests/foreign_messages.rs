@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbiter_daemon::hub::{Hub, HubEvent};
+use arbiter_hub::{Hub, HubEvent};
 use async_nats::jetstream;
 use common::{nats_server_or_skip, start_server, wait_until_listening};
 use daemon_config::Config;

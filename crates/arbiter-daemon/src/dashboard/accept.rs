@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 
 use super::api::{error, refused};
 use super::{Answer, Command, Dashboard};
-use crate::orders::{ArbiterOrder, OrderError};
+use arbiter_hub::orders::{ArbiterOrder, OrderError};
 
 /// How long the answer may take (the board task journals the order durably first).
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);
@@ -85,7 +85,7 @@ pub(super) async fn accept(d: &Dashboard, number: u32, side: Color, ply: Option<
 
 /// `POST /api/boards/{B}/serial/{S}`: the arbiter confirms that the board answering on
 /// board B's port with serial S, which no board of the event has, is board B (a spare put
-/// in its place, [`crate::serials`]): its events are recorded as board B's from then on.
+/// in its place, [`arbiter_hub::serials`]): its events are recorded as board B's from then on.
 /// 200, or 409 with why not (another serial answers there, board B answers elsewhere).
 pub(super) async fn confirm_serial(
     State(d): State<Arc<Dashboard>>,

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use touch_tracker::{ArbiterEvent, BoardStatus, EndReason, EventKind, MismatchReason};
 
-use crate::hub::HubEvent;
+use arbiter_hub::HubEvent;
 use game_record::words;
 use wall_clock::rfc3339;
 
@@ -371,8 +371,8 @@ pub struct Alerts {
     archived: std::collections::HashSet<(u32, u64)>,
     /// When the list is next looked over for alerts to archive (its length then).
     next_check: usize,
-    /// Per board, its result and the arbiter's ([`crate::decisions::ResultState`]).
-    results: HashMap<u32, crate::decisions::ResultState>,
+    /// Per board, its result and the arbiter's ([`arbiter_hub::decisions::ResultState`]).
+    results: HashMap<u32, arbiter_hub::decisions::ResultState>,
     /// Per board, the open "result disputed" alert.
     dispute: HashMap<u32, usize>,
 }

@@ -193,9 +193,9 @@ fn no_board(board: u32, command: &Command) -> Answer {
 /// A decision's answer: the events it made, or why not.
 fn decision_answer(
     board: u32,
-    result: Result<Vec<touch_tracker::ArbiterEvent>, crate::decisions::DecisionError>,
+    result: Result<Vec<touch_tracker::ArbiterEvent>, arbiter_hub::decisions::DecisionError>,
 ) -> Answer {
-    use crate::decisions::DecisionError;
+    use arbiter_hub::decisions::DecisionError;
     match result {
         Ok(events) => {
             let list: Vec<Value> = events

@@ -29,7 +29,7 @@ use tokio::sync::oneshot;
 use super::accept::{ask_board, known_board};
 use super::api::{error, refused};
 use super::{Answer, Command, Dashboard};
-use crate::orders::ArbiterOrder;
+use arbiter_hub::orders::ArbiterOrder;
 
 /// Largest body of the moves route: a long gap's moves in SAN (the others take 1 KiB).
 pub const MAX_MOVES_BODY: usize = 16 * 1024;

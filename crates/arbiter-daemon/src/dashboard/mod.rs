@@ -50,8 +50,8 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use touch_tracker::{EventKind, GameState};
 
-use crate::hub::Hub;
 use alerts::{Action, Alerts, Change, SavedState};
+use arbiter_hub::Hub;
 use auth::Gate;
 pub use command::{Answer, Command, Forward, ForwardError, ForwardFuture};
 use daemon_config::paths::Paths;
@@ -387,7 +387,7 @@ impl Dashboard {
         serde_json::to_string(&self.board_summaries(&views)).unwrap_or_default()
     }
 
-    fn board_summaries<'a>(&'a self, views: &'a [crate::hub::BoardView]) -> Vec<BoardSummary<'a>> {
+    fn board_summaries<'a>(&'a self, views: &'a [arbiter_hub::BoardView]) -> Vec<BoardSummary<'a>> {
         let open = self.lock().alerts.open_by_board();
         views
             .iter()
@@ -573,14 +573,14 @@ impl Dashboard {
         }))
     }
 
-    /// Takes the arbiter's decision for a board ([`crate::decisions::decide`]) and folds
+    /// Takes the arbiter's decision for a board ([`arbiter_hub::decisions::decide`]) and folds
     /// what it made into the alerts before answering, so the page's next state shows it.
     pub async fn decide(
         &self,
         board: u32,
         input: touch_tracker::ArbiterInput,
-    ) -> Result<Vec<touch_tracker::ArbiterEvent>, crate::decisions::DecisionError> {
-        let events = crate::decisions::decide(&self.hub, board, input).await?;
+    ) -> Result<Vec<touch_tracker::ArbiterEvent>, arbiter_hub::decisions::DecisionError> {
+        let events = arbiter_hub::decisions::decide(&self.hub, board, input).await?;
         self.sync();
         Ok(events)
     }
@@ -634,7 +634,7 @@ impl Dashboard {
 }
 
 /// A board's result and the arbiter's: `{board, arbiter, confirmed, disputed, result}`.
-fn results_json(r: &crate::decisions::ResultState) -> Value {
+fn results_json(r: &arbiter_hub::decisions::ResultState) -> Value {
     json!({
         "board": r.board.map(|x| x.as_str()),
         "arbiter": r.arbiter.map(|x| x.as_str()),
@@ -653,7 +653,7 @@ struct BoardSummary<'a> {
     players: Option<Value>,
     unattended: bool,
     connected: bool,
-    /// The serial and the port the board answers with now ([`crate::serials`]).
+    /// The serial and the port the board answers with now ([`arbiter_hub::serials`]).
     serial: Option<&'a str>,
     port: Option<String>,
     clock_present: bool,

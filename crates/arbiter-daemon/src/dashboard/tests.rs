@@ -14,7 +14,7 @@ use touch_tracker::{ArbiterEvent, ClockMs, EventKind, Penalty, Touch, TouchActio
 use tower::ServiceExt;
 
 use super::*;
-use crate::hub::HubEvent;
+use arbiter_hub::HubEvent;
 
 const TOKEN: &str = "s3cret-arbiter-token";
 

@@ -387,7 +387,7 @@ mod tests {
             dir.display()
         );
         let config = Arc::new(Config::parse(&text, std::path::Path::new("c.toml")).unwrap());
-        let hub = Arc::new(crate::hub::Hub::new([1]));
+        let hub = Arc::new(arbiter_hub::Hub::new([1]));
         let (_dash, dashboard, task) = crate::dashboard::Dashboard::start(
             Arc::clone(&hub),
             Arc::clone(&config),
@@ -403,7 +403,7 @@ mod tests {
         // On its own listener in the runtime; merged here so the table is checked.
         .merge(crate::livechess_api::router(
             crate::livechess_api::ApiState::new(
-                Arc::new(crate::hub::Hub::new([1])),
+                Arc::new(arbiter_hub::Hub::new([1])),
                 Arc::clone(&config),
                 Arc::new(crate::public::Public::new(&config, None)),
             )

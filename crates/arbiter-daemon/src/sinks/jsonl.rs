@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Sink;
-use crate::hub::Hub;
+use arbiter_hub::Hub;
 use crash_safe::{follow_path, frame, unframe, Backlog};
 
 /// How many bytes of lines may wait for a disk that refuses them.

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::pgn::{push_game, render, Flavour};
 use super::Sink;
-use crate::hub::{GamesView, Hub};
+use arbiter_hub::{GamesView, Hub};
 use crash_safe::RebuiltFiles;
 use daemon_config::Config;
 

@@ -9,7 +9,7 @@ use touch_tracker::EventKind;
 
 use messages::{Language, Messages};
 
-use crate::hub::Hub;
+use arbiter_hub::Hub;
 use game_record::words;
 
 /// The log's format.

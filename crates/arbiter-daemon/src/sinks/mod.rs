@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::hub::{GamesView, Hub};
 use crate::public::Public;
+use arbiter_hub::{GamesView, Hub};
 
 /// Where a file sink takes its games from: the hub (the live round) or the public view
 /// (the delayed round, [`crate::public`]).

@@ -11,7 +11,7 @@ use std::io;
 use chess_rules::{PgnGame, PgnMove, START_FEN};
 
 use super::{GamesSource, Sink};
-use crate::hub::{GamesView, Hub};
+use arbiter_hub::{GamesView, Hub};
 use crash_safe::RebuiltFiles;
 use daemon_config::pairings::PlayerInfo;
 use daemon_config::paths::Paths;
@@ -284,7 +284,7 @@ impl Sink for PgnSink {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::hub::HubEvent;
+    use arbiter_hub::HubEvent;
     use touch_tracker::{ArbiterEvent, ClockMs, EventKind, MoveEvent};
 
     /// A config with boards 1 and 2 (players on board 1 only).

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use touch_tracker::{ArbiterEvent, ArbiterInput, Decision};
 
-use crate::hub::Hub;
+use crate::Hub;
 pub use game_record::ResultState;
 
 /// A decision on its way to a board's task, with where the answer goes.
@@ -202,7 +202,7 @@ mod tests {
         let why = refused(decide(&hub, 1, confirm(ArbiterResult::WhiteWins)).await);
         assert!(why.contains("neither the board nor the arbiter"), "{why}");
 
-        hub.publish([crate::hub::HubEvent {
+        hub.publish([crate::HubEvent {
             seq: 1,
             board: 1,
             round: 1,
@@ -270,7 +270,7 @@ mod tests {
 
     /// One framed events.jsonl line, as the daemon writes it.
     fn events_line(board: u32, round: u32, kind: EventKind) -> String {
-        let e = crate::hub::HubEvent {
+        let e = crate::HubEvent {
             seq: 1,
             board,
             round,

@@ -18,6 +18,13 @@ use touch_tracker::{ArbiterEvent, Snapshot};
 
 use game_record::games::BoardGames;
 
+pub mod decisions;
+pub mod orders;
+mod push_status;
+pub mod serials;
+
+pub use push_status::PushStatus;
+
 /// How many events a live subscriber may fall behind before it loses some.
 const STREAM_CAPACITY: usize = 4096;
 
@@ -74,7 +81,7 @@ pub struct BoardView {
 }
 
 /// What a board physically shows now and its clock's last reading: the LiveChess API's
-/// feed ([`crate::livechess_api`]) sends one message per change of these.
+/// feed (the daemon's `livechess_api`) sends one message per change of these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Physical {
     /// The pieces as the board shows them (real squares: White at the bottom).
@@ -98,8 +105,8 @@ struct State {
     controls: BTreeMap<u32, dgt_serial::BoardControl>,
     /// Problems of the daemon itself (a full disk, a deleted output folder), by key.
     warnings: BTreeMap<String, String>,
-    /// The last push to a broadcast server ([`crate::push`]).
-    push: Option<crate::push::PushStatus>,
+    /// The last push to a broadcast server (the daemon's `push`).
+    push: Option<crate::PushStatus>,
     /// Where each running board task takes the arbiter's decisions ([`crate::decisions`]).
     inboxes: BTreeMap<u32, crate::decisions::Inbox>,
     physical: BTreeMap<u32, Physical>,
@@ -307,12 +314,12 @@ impl Hub {
     }
 
     /// Records the last push to a broadcast server (the dashboard shows it).
-    pub fn set_push_status(&self, status: crate::push::PushStatus) {
+    pub fn set_push_status(&self, status: crate::PushStatus) {
         self.lock().push = Some(status);
     }
 
     /// The last push to a broadcast server, if any was made.
-    pub fn push_status(&self) -> Option<crate::push::PushStatus> {
+    pub fn push_status(&self) -> Option<crate::PushStatus> {
         self.lock().push.clone()
     }
 
