@@ -9,8 +9,8 @@
 //! - [`hub`]: the one place decisions go: an event log, a live broadcast and per-board
 //!   snapshots and games (`game_record`). Sinks and HTTP read from it.
 //! - [`sinks`]: the JSON-lines stream, PGN per game and round, the DGT LiveChess folder,
-//!   and logs; [`http`]: the endpoints for broadcast tools; [`dashboard`]: the live
-//!   arbiter dashboard at `/`.
+//!   and logs; [`http`]: the endpoints for broadcast tools; the live arbiter dashboard at `/` is
+//!   the `arbiter-dashboard` crate's.
 //! - [`unattended`]: boards that run without an arbiter: the daemon stops the DGT3000,
 //!   shows the ruling and restarts it with the corrected times.
 //!
@@ -27,7 +27,6 @@
 //! Output layout: [`paths`]. Game records and rulings in plain words are the
 //! `game-record` crate's; crash-safe files `crash-safe`'s; wall-clock stamps `wall-clock`'s.
 
-pub mod dashboard;
 pub mod http;
 pub mod limits;
 pub mod livechess_api;

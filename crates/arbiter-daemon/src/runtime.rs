@@ -93,8 +93,8 @@ pub struct RunOptions {
     /// `hall-link`): no journals, drivers or clock control here, only the hub, the sinks
     /// and the dashboard.
     pub remote_boards: bool,
-    /// Where dashboard actions go first ([`crate::dashboard::Forward`]).
-    pub forward_actions: Option<Arc<dyn crate::dashboard::Forward>>,
+    /// Where dashboard actions go first ([`arbiter_dashboard::Forward`]).
+    pub forward_actions: Option<Arc<dyn arbiter_dashboard::Forward>>,
 }
 
 /// How a board's run went.
@@ -125,7 +125,7 @@ pub struct Daemon {
     livechess_closer: Option<crate::livechess_api::Closer>,
     /// The dashboard's follower and the unattended clock control, aborted at shutdown.
     tasks: Vec<JoinHandle<()>>,
-    dashboard: Option<Arc<crate::dashboard::Dashboard>>,
+    dashboard: Option<Arc<arbiter_dashboard::Dashboard>>,
 }
 
 impl Daemon {
@@ -265,7 +265,7 @@ impl Daemon {
                 public: Arc::clone(&public),
             };
             let (dash, dashboard, follower) =
-                crate::dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
+                arbiter_dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
             tasks.push(follower);
             if let Some(f) = opts.forward_actions.clone() {
                 dash.forward_actions_to(f);
@@ -382,7 +382,7 @@ impl Daemon {
     }
 
     /// The arbiter's dashboard, when HTTP is on.
-    pub fn dashboard(&self) -> Option<&Arc<crate::dashboard::Dashboard>> {
+    pub fn dashboard(&self) -> Option<&Arc<arbiter_dashboard::Dashboard>> {
         self.dashboard.as_ref()
     }
 

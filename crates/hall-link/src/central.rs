@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arbiter_daemon::dashboard::{Answer, Command, Forward, ForwardError, ForwardFuture};
 use arbiter_daemon::runtime::{Daemon, RunOptions};
+use arbiter_dashboard::{Answer, Command, Forward, ForwardError, ForwardFuture};
 use arbiter_hub::{Hub, HubEvent};
 use async_nats::jetstream::{self, consumer, kv};
 use daemon_config::Config;

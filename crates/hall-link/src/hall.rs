@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_daemon::dashboard::Dashboard;
+use arbiter_dashboard::Dashboard;
 use arbiter_hub::Hub;
 use async_nats::jetstream::context::PublishErrorKind;
 use async_nats::jetstream::message::StreamMessage;

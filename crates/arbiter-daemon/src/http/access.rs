@@ -36,8 +36,8 @@ use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use serde_json::json;
 
-use crate::dashboard::auth::{Access, Refusal};
-use crate::dashboard::Dashboard;
+use arbiter_dashboard::auth::{Access, Refusal};
+use arbiter_dashboard::Dashboard;
 use daemon_config::Config;
 
 /// Who may reach a route.
@@ -65,7 +65,7 @@ pub const ROUTES: &[(&str, Group)] = &[
     ("/games/{file}", Group::Broadcast),
     ("/livechess/{*path}", Group::Broadcast),
     ("/events", Group::ArbiterRead),
-    // crate::dashboard
+    // arbiter_dashboard
     ("/", Group::Open),
     ("/assets/dashboard.js", Group::Open),
     ("/assets/dashboard.css", Group::Open),
@@ -388,7 +388,7 @@ mod tests {
         );
         let config = Arc::new(Config::parse(&text, std::path::Path::new("c.toml")).unwrap());
         let hub = Arc::new(arbiter_hub::Hub::new([1]));
-        let (_dash, dashboard, task) = crate::dashboard::Dashboard::start(
+        let (_dash, dashboard, task) = arbiter_dashboard::Dashboard::start(
             Arc::clone(&hub),
             Arc::clone(&config),
             &daemon_config::paths::Paths::new(&dir),

@@ -337,7 +337,7 @@ impl Dashboard {
         let _ = self.stream.send(msg);
     }
 
-    /// Sends the last push to the broadcast server if it changed ([`crate::push`]).
+    /// Sends the last push to the broadcast server if it changed (the daemon's `push`).
     fn sync_push(&self) {
         let push = serde_json::to_string(&self.hub.push_status()).unwrap_or_default();
         let mut inner = self.lock();

@@ -1212,7 +1212,7 @@ mod tests {
 
     #[test]
     fn a_stream_says_its_messages_in_its_language() {
-        use crate::dashboard::{Message, Words};
+        use crate::{Message, Words};
         let mut a = Alerts::new();
         let changes = a.apply(&ev(1, 1, 100, bishop_through_its_pawn()));
         let Some(Change::Alert(alert)) = changes.into_iter().next() else {
