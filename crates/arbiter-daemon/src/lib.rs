@@ -11,7 +11,7 @@
 //! - [`sinks`]: the JSON-lines stream, PGN per game and round, the DGT LiveChess folder,
 //!   and logs; [`http`]: the endpoints for broadcast tools; the live arbiter dashboard at `/` is
 //!   the `arbiter-dashboard` crate's.
-//! - [`unattended`]: boards that run without an arbiter: the daemon stops the DGT3000,
+//! - Unattended boards (crate `unattended-clock`): boards that run without an arbiter: the daemon stops the DGT3000,
 //!   shows the ruling and restarts it with the corrected times.
 //!
 //! The round's players from the pairing program's TRF file: [`pairings`].
@@ -35,7 +35,6 @@ pub mod public;
 pub mod push;
 pub mod runtime;
 pub mod sinks;
-pub mod unattended;
 
 pub use arbiter_hub::{Hub, HubEvent};
 pub use daemon_config::{Config, ConfigError};

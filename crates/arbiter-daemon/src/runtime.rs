@@ -221,7 +221,7 @@ impl Daemon {
             // Each hall controls its own clocks.
             Vec::new()
         } else {
-            crate::unattended::spawn(Arc::clone(&hub), &config)
+            unattended_clock::spawn(Arc::clone(&hub), &config)
                 .into_iter()
                 .collect()
         };
