@@ -13,7 +13,7 @@
 //! timeouts and TLS: [`listen`], [`tls`].
 //!
 //! Everything is rendered on request: the public routes (`/boards`, `/round.pgn`,
-//! `/games/*`, `/livechess/*`) from the public view ([`crate::public`]: the broadcast
+//! `/games/*`, `/livechess/*`) from the public view ([`arbiter_outputs::public`]: the broadcast
 //! delay, boards off the air), `/events` (the arbiter's feed) from the hub, real time.
 //! Bodies are limited to 16 KiB (nothing
 //! here takes one); bad paths get 404 with a word of explanation, never a panic. Other
@@ -36,10 +36,10 @@ use futures_util::stream::Stream;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::public::Public;
-use crate::sinks::livechess::{existing_rounds, render_folder};
-use crate::sinks::pgn::{render, render_round, Flavour};
 use arbiter_hub::Hub;
+use arbiter_outputs::public::Public;
+use arbiter_outputs::sinks::livechess::{existing_rounds, render_folder};
+use arbiter_outputs::sinks::pgn::{render, render_round, Flavour};
 use daemon_config::Config;
 
 /// Largest request body accepted.

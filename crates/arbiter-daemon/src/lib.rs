@@ -31,10 +31,7 @@ pub mod http;
 pub mod limits;
 pub mod livechess_api;
 pub mod livechess_source;
-pub mod public;
-pub mod push;
 pub mod runtime;
-pub mod sinks;
 
 pub use arbiter_hub::{Hub, HubEvent};
 pub use daemon_config::{Config, ConfigError};

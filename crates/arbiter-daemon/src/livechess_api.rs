@@ -41,8 +41,8 @@ use livechess_api::{BoardState, Clock, Eboard, EboardState, GameView, Hall, Move
 
 use crate::http::access::ConnInfo;
 use crate::http::room::{Busy, Room, Seat};
-use crate::public::Public;
 use arbiter_hub::{BoardView, Hub};
+use arbiter_outputs::public::Public;
 use daemon_config::{BoardConfig, Config};
 use game_record::games::BoardGames;
 use tokio::sync::watch;

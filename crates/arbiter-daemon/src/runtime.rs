@@ -24,11 +24,11 @@ use touch_tracker::analysis::{self, AnalysisRequest};
 use touch_tracker::{ArbiterEvent, Tracker};
 
 use crate::http;
-use crate::public::Public;
-use crate::sinks::jsonl::{JsonlSink, Published};
-use crate::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
 use arbiter_hub::serials::{SerialRoutes, Switchboard};
 use arbiter_hub::{Hub, HubEvent};
+use arbiter_outputs::public::Public;
+use arbiter_outputs::sinks::jsonl::{JsonlSink, Published};
+use arbiter_outputs::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
 use board_journal::{Durability, Journal, JournalError, Record, Syncer};
 use daemon_config::paths::Paths;
 use daemon_config::{BoardConfig, BoardPort, Config};
@@ -226,7 +226,7 @@ impl Daemon {
                 .collect()
         };
         let mut dashboard_of = None;
-        tasks.push(tokio::spawn(crate::public::follow(
+        tasks.push(tokio::spawn(arbiter_outputs::public::follow(
             Arc::clone(&public),
             Arc::clone(&hub),
         )));
@@ -237,7 +237,7 @@ impl Daemon {
                 push.url,
                 push.interval_ms
             );
-            tasks.push(tokio::spawn(crate::push::run(
+            tasks.push(tokio::spawn(arbiter_outputs::push::run(
                 Arc::clone(&config),
                 push,
                 Arc::clone(&public),
@@ -390,7 +390,7 @@ impl Daemon {
         &self.hub
     }
 
-    /// What the public may see ([`crate::public`]).
+    /// What the public may see ([`arbiter_outputs::public`]).
     pub fn public(&self) -> &Arc<Public> {
         &self.public
     }
@@ -817,7 +817,9 @@ impl BoardTask {
             return;
         }
         let board = self.tracker.config().board.clone();
-        match crate::sinks::jsonl::board_events(events, self.round, &board, self.seq, upto) {
+        match arbiter_outputs::sinks::jsonl::board_events(
+            events, self.round, &board, self.seq, upto,
+        ) {
             Ok(found) => {
                 tracing::info!(
                     board = self.number,

@@ -9,8 +9,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use arbiter_daemon::sinks::log::{self, LogFormat};
 use arbiter_demo::{self as demo, DemoOptions};
+use arbiter_outputs::sinks::log::{self, LogFormat};
 use messages::Language;
 
 /// Arguments of `demo`.

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use arbiter_daemon::sinks::log::{self, LogFormat};
 use arbiter_daemon::Config;
+use arbiter_outputs::sinks::log::{self, LogFormat};
 use daemon_config::paths::Paths;
 
 /// Arguments of `evidence`.

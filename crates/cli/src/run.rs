@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use arbiter_daemon::sinks::log::{self, LogFormat};
 use arbiter_daemon::{Config, Daemon, RunOptions};
+use arbiter_outputs::sinks::log::{self, LogFormat};
 use messages::Language;
 
 /// Arguments of `run`.

@@ -397,7 +397,7 @@ mod tests {
         let router = crate::http::router(crate::http::AppState {
             hub,
             config: Arc::clone(&config),
-            public: Arc::new(crate::public::Public::new(&config, None)),
+            public: Arc::new(arbiter_outputs::public::Public::new(&config, None)),
         })
         .merge(dashboard)
         // On its own listener in the runtime; merged here so the table is checked.
@@ -405,7 +405,7 @@ mod tests {
             crate::livechess_api::ApiState::new(
                 Arc::new(arbiter_hub::Hub::new([1])),
                 Arc::clone(&config),
-                Arc::new(crate::public::Public::new(&config, None)),
+                Arc::new(arbiter_outputs::public::Public::new(&config, None)),
             )
             .0,
         ));
