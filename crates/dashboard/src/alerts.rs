@@ -15,340 +15,17 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use messages::{Args, Language, Messages};
-use serde::{Deserialize, Serialize};
+use messages::Args;
 use serde_json::Value;
-use touch_tracker::{ArbiterEvent, BoardStatus, EndReason, EventKind, MismatchReason};
+use touch_tracker::events::{ArbiterDecisionEvent, GameOverEvent};
+use touch_tracker::{BoardStatus, EndReason, EventKind, MismatchReason};
 
 use arbiter_hub::HubEvent;
 use game_record::words;
 use wall_clock::rfc3339;
 
-/// Where an alert stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AlertState {
-    Open,
-    Acknowledged,
-    Resolved,
-}
-
-/// How soon the arbiter must act, most urgent first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Urgency {
-    /// A second illegal move, a flag fall, any other end of the game.
-    GameEnd,
-    /// A first illegal move (or one that stands).
-    Illegal,
-    /// A possible touch-move violation, a suspected two-handed move.
-    Suspicion,
-    /// A board or clock that went away, a board out of sync.
-    Connection,
-}
-
-/// What an arbiter does to an alert.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Acknowledge,
-    Resolve,
-}
-
-impl Action {
-    /// The action's word in the dashboard's routes (`POST /api/alerts/ID/<word>`).
-    pub fn word(self) -> &'static str {
-        match self {
-            Action::Acknowledge => "ack",
-            Action::Resolve => "resolve",
-        }
-    }
-
-    /// [`Action::word`] read back.
-    pub fn from_word(word: &str) -> Option<Action> {
-        match word {
-            "ack" => Some(Action::Acknowledge),
-            "resolve" => Some(Action::Resolve),
-            _ => None,
-        }
-    }
-
-    fn target(self) -> AlertState {
-        match self {
-            Action::Acknowledge => AlertState::Acknowledged,
-            Action::Resolve => AlertState::Resolved,
-        }
-    }
-}
-
-/// One alert, as the dashboard shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Alert {
-    /// `B-SEQ`.
-    pub id: String,
-    pub board: u32,
-    pub seq: u64,
-    /// The event's `kind`.
-    pub kind: &'static str,
-    pub urgency: Urgency,
-    /// A few words: "Illegal move", "Flag fall", ...
-    pub title: String,
-    /// The ruling in plain words.
-    pub text: String,
-    /// When it happened (RFC 3339 UTC) and as Unix ms.
-    pub at: String,
-    pub wall_ms: u64,
-    pub state: AlertState,
-    /// When it was acknowledged / resolved (RFC 3339 UTC).
-    pub acknowledged_at: Option<String>,
-    pub resolved_at: Option<String>,
-    /// What happened since: "position restored", "game over: 0-1", "reconnected".
-    pub notes: Vec<Note>,
-    /// The event itself (formats.md §2), for the card's details and diagram.
-    pub event: Value,
-    /// Plain words for an illegal move's card.
-    pub details: Details,
-    /// Bumped at every change, so a client keeps the newest copy.
-    pub revision: u64,
-    /// How many times it happened: a board that disconnects again and again is one alert
-    /// (see [`COALESCE_MS`]).
-    pub count: u32,
-    /// A `board_status` alert's status, typed (so closing it needs no JSON lookup).
-    #[serde(skip)]
-    status: Option<BoardStatus>,
-    /// The message of its title (and the key an end's title selects on).
-    #[serde(skip)]
-    title_msg: TitleMsg,
-    /// The event it was made from: its words are said again from it in other languages.
-    #[serde(skip)]
-    source: Option<Arc<ArbiterEvent>>,
-}
-
-/// A title's message id and the `$reason` it selects on, if any.
-type TitleMsg = (&'static str, Option<&'static str>);
-
-const EN: Messages = Messages::english();
-
-fn title_text(m: Messages, (id, reason): &TitleMsg) -> String {
-    match reason {
-        Some(r) => m.format(id, &Args::new().str("reason", *r)),
-        None => m.text(id),
-    }
-}
-
-/// "board 3: board disconnected (why)": a connection alert that has no ruling.
-fn status_text(m: Messages, board: u32, title: &str, detail: Option<&str>) -> String {
-    let mut text = m.format(
-        "at-board",
-        &Args::new()
-            .str("board", board.to_string())
-            .str("text", title.to_lowercase()),
-    );
-    if let Some(d) = detail.filter(|d| !d.is_empty()) {
-        text.push_str(&format!(" ({d})"));
-    }
-    text
-}
-
-fn disputed_text(m: Messages, board: u32, on_board: &str, arbiter: &str) -> String {
-    m.format(
-        "alert-result-disputed-text",
-        &Args::new()
-            .str("board", board.to_string())
-            .str("on-board", on_board.to_owned())
-            .str("arbiter", arbiter.to_owned()),
-    )
-}
-
-impl Alert {
-    /// The alert with its words in `m`'s language (itself in English, as made).
-    pub fn in_language(&self, m: Messages) -> Alert {
-        let mut a = self.clone();
-        if m.language() == Language::En {
-            return a;
-        }
-        let title = title_text(m, &self.title_msg);
-        a.title = if self.count > 1 && self.status.is_some() {
-            m.format(
-                "alert-times",
-                &Args::new()
-                    .str("title", title.clone())
-                    .str("count", self.count.to_string()),
-            )
-        } else {
-            title.clone()
-        };
-        let ruling = self
-            .source
-            .as_deref()
-            .and_then(|e| game_record::words::ruling_in(m, e))
-            .unwrap_or_default();
-        a.text = match &self.source {
-            _ if self.kind == "result_disputed" => disputed_text(
-                m,
-                self.board,
-                self.event["board_result"].as_str().unwrap_or("?"),
-                self.event["arbiter_result"].as_str().unwrap_or("?"),
-            ),
-            Some(e) if ruling.is_empty() => match &e.kind {
-                EventKind::BoardStatus(s) => {
-                    status_text(m, self.board, &title, s.detail.as_deref())
-                }
-                _ => ruling,
-            },
-            _ => ruling,
-        };
-        if let Some(e) = &self.source {
-            a.details = Details::of(m, &e.kind);
-        }
-        for n in &mut a.notes {
-            n.text = n.msg.text(m);
-        }
-        a
-    }
-
-    /// Whether it still asks the arbiter something (never archived then): open, and not
-    /// only news of a board or clock gone away.
-    pub fn asks(&self) -> bool {
-        self.state == AlertState::Open
-            && !matches!(
-                self.status,
-                Some(BoardStatus::Disconnected | BoardStatus::ClockDisconnected)
-            )
-    }
-}
-
-/// A follow-up on an alert, and when it happened (RFC 3339 UTC).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Note {
-    pub text: String,
-    pub at: String,
-    /// The message it is, to say it in another language.
-    #[serde(skip)]
-    msg: NoteMsg,
-}
-
-/// A note's message: an id, or an id with one text argument (a result, the arbiter's
-/// explanation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum NoteMsg {
-    Id(&'static str),
-    With(&'static str, &'static str, String),
-}
-
-impl NoteMsg {
-    fn text(&self, m: Messages) -> String {
-        match self {
-            NoteMsg::Id(id) => m.text(id),
-            NoteMsg::With(id, name, value) => m.format(id, &Args::new().str(name, value.clone())),
-        }
-    }
-}
-
-/// An illegal move in plain words: its category, each restore step, and the card's
-/// facts (the attempt with the language's piece letter, which of the player's illegal
-/// moves it is, the time added).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Details {
-    pub category: Option<String>,
-    pub steps: Vec<String>,
-    /// `Bf1-f3` (`Сf1-f3` in Russian).
-    pub attempt: Option<String>,
-    /// `1st illegal move of White`.
-    pub count: Option<String>,
-    /// `add 1:00 to Black`.
-    pub penalty: Option<String>,
-}
-
-impl Details {
-    fn of(m: Messages, kind: &EventKind) -> Details {
-        let steps = |list: &[chess_rules::RestoreStep]| {
-            list.iter()
-                .map(|s| words::steps_in(m, std::slice::from_ref(s)))
-                .collect()
-        };
-        match kind {
-            EventKind::IllegalMove(i) => Details {
-                category: Some(words::category_in(m, i.category)),
-                steps: steps(&i.restore),
-                attempt: i.attempt.as_ref().map(|a| words::attempt(m, a)),
-                count: Some(
-                    m.format(
-                        "alert-count",
-                        &Args::new()
-                            .num("count", i.count.into())
-                            .str("side", i.color.name()),
-                    ),
-                ),
-                penalty: i.penalty.as_ref().map(|p| words::penalty_in(m, p)),
-            },
-            EventKind::Displaced(d) => Details {
-                category: Some(m.text("alert-displaced-category")),
-                steps: steps(&d.squares),
-                ..Details::default()
-            },
-            _ => Details::default(),
-        }
-    }
-}
-
-/// A draw the player to move may claim now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Claim {
-    pub id: String,
-    pub board: u32,
-    pub text: String,
-    pub at: String,
-    pub event: Value,
-    #[serde(skip)]
-    source: Option<Arc<ArbiterEvent>>,
-}
-
-impl Claim {
-    /// The claim with its words in `m`'s language.
-    pub fn in_language(&self, m: Messages) -> Claim {
-        let mut c = self.clone();
-        if let Some(e) = self
-            .source
-            .as_deref()
-            .filter(|_| m.language() != Language::En)
-        {
-            c.text = words::ruling_in(m, e).unwrap_or_default();
-        }
-        c
-    }
-}
-
-/// What an event or an action changed, for live clients.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    /// Boxed: an alert is many times the size of a claim.
-    Alert(Box<Alert>),
-    /// The board's claim now (`None`: nothing to claim).
-    Claim { board: u32, claim: Option<Claim> },
-}
-
-impl Change {
-    fn alert(a: Alert) -> Change {
-        Change::Alert(Box::new(a))
-    }
-}
-
-/// Why an action was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ActError {
-    #[error("no alert {0:?}")]
-    Unknown(String),
-}
-
-/// A saved state (see [`Alerts::saved`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SavedState {
-    pub state: AlertState,
-    #[serde(default)]
-    pub acknowledged_at: Option<String>,
-    #[serde(default)]
-    pub resolved_at: Option<String>,
-}
+mod card;
+pub use card::*;
 
 /// A board's connection alert (a disconnect, a clock gone, out of sync) that happens again
 /// within this long of its last occurrence is the same alert, counted, reopened.
@@ -672,30 +349,7 @@ impl Alerts {
                     )));
                 }
             }
-            EventKind::GameOver(g) => {
-                let result = NoteMsg::With("note-game-over", "result", g.result.to_string());
-                match self.last_illegal.get(&board) {
-                    // The second illegal move already has its card: the end goes there.
-                    Some(&i)
-                        if g.reason == EndReason::SecondIllegalMove
-                            && self.alerts[i].urgency == Urgency::GameEnd =>
-                    {
-                        out.push(Change::alert(self.note(i, result, &when())));
-                    }
-                    _ => {
-                        let at = self.add(e, Urgency::GameEnd, end_title(g.reason));
-                        // The end of a game is news, not a task: no Acknowledge needed,
-                        // unless the arbiter must look (can the opponent still mate?).
-                        let a = &mut self.alerts[at];
-                        if !g.undetermined && a.state == AlertState::Open {
-                            a.state = AlertState::Resolved;
-                            a.resolved_at = Some(when());
-                        }
-                        out.push(Change::alert(self.alerts[at].clone()));
-                    }
-                }
-                out.extend(self.clear_claim(board));
-            }
+            EventKind::GameOver(g) => out.extend(self.game_over(e, g)),
             EventKind::TouchMove(t) if t.violation => {
                 let at = self.add(e, Urgency::Suspicion, ("alert-touch-move", None));
                 out.push(Change::alert(self.alerts[at].clone()));
@@ -737,75 +391,9 @@ impl Alerts {
                 out.push(Change::alert(self.alerts[at].clone()));
             }
             EventKind::BoardStatus(s) => {
-                let opened = match s.status {
-                    BoardStatus::Disconnected => Some("alert-disconnected"),
-                    BoardStatus::ClockDisconnected => Some("alert-clock-disconnected"),
-                    BoardStatus::OutOfSync => Some("alert-out-of-sync"),
-                    _ => None,
-                };
-                let closes = match s.status {
-                    BoardStatus::Connected => Some((BoardStatus::Disconnected, "note-reconnected")),
-                    BoardStatus::ClockConnected => {
-                        Some((BoardStatus::ClockDisconnected, "note-clock-reconnected"))
-                    }
-                    BoardStatus::InSync => Some((BoardStatus::OutOfSync, "note-back-in-sync")),
-                    _ => None,
-                };
-                let again = opened.and_then(|_| self.repeated(e, s.status));
-                if let Some(i) = again {
-                    // The same trouble again: one alert, counted, open again.
-                    let revision = self.bump();
-                    let a = &mut self.alerts[i];
-                    a.count += 1;
-                    a.state = AlertState::Open;
-                    a.resolved_at = None;
-                    a.wall_ms = e.wall_ms;
-                    a.at = when();
-                    a.title = EN.format(
-                        "alert-times",
-                        &Args::new()
-                            .str("title", EN.text(opened.unwrap_or_default()))
-                            .str("count", a.count.to_string()),
-                    );
-                    a.revision = revision;
-                    out.push(Change::alert(a.clone()));
-                } else if let Some(title) = opened {
-                    let at = self.add(e, Urgency::Connection, (title, None));
-                    if self.alerts[at].text.is_empty() {
-                        self.alerts[at].text =
-                            status_text(EN, board, &EN.text(title), s.detail.as_deref());
-                    }
-                    out.push(Change::alert(self.alerts[at].clone()));
-                }
-                if let Some((status, words)) = closes {
-                    let when = when();
-                    // Solved by itself: the arbiter need not act.
-                    while let Some(i) = self.open_status(board, status) {
-                        self.note(i, NoteMsg::Id(words), &when);
-                        let revision = self.bump();
-                        let a = &mut self.alerts[i];
-                        a.state = AlertState::Resolved;
-                        a.resolved_at = Some(when.clone());
-                        a.revision = revision;
-                        out.push(Change::alert(a.clone()));
-                    }
-                }
+                out.extend(self.board_status(e, s.status, s.detail.as_deref()));
             }
-            EventKind::DrawClaimable(_) => {
-                let claim = Claim {
-                    id: alert_id(board, e.seq),
-                    board,
-                    text: words::ruling(&e.event).unwrap_or_default(),
-                    at: when(),
-                    event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
-                    source: Some(Arc::new(e.event.clone())),
-                };
-                self.claims.insert(board, claim.clone());
-                out.push(Change::Claim {
-                    board,
-                    claim: Some(claim),
-                });
-            }
+            EventKind::DrawClaimable(_) => out.push(self.claim(e)),
             EventKind::Move(_) | EventKind::NewGame { .. } => {
                 // A claim is for the player to move at that moment only.
                 out.extend(self.clear_claim(board));
@@ -815,32 +403,154 @@ impl Alerts {
             // The arbiter's own decision is no news for him: it goes as a note on the
             // card it is about (the displaced pieces), which it settles.
             EventKind::ArbiterDecision(d) if d.decision.is_penalty() => {
-                let about = self.alerts.iter().rposition(|a| {
-                    a.board == board
-                        && a.kind == "displaced"
-                        && a.event["ply"].as_u64() == d.ply.map(u64::from)
-                });
-                if let Some(i) = about {
-                    let when = when();
-                    self.note(
-                        i,
-                        NoteMsg::With("arbiter-decision-comment", "text", d.explanation.clone()),
-                        &when,
-                    );
-                    let revision = self.bump();
-                    let a = &mut self.alerts[i];
-                    if a.state != AlertState::Resolved {
-                        a.state = AlertState::Resolved;
-                        a.resolved_at = Some(when);
-                    }
-                    a.revision = revision;
-                    out.push(Change::alert(a.clone()));
-                }
+                out.extend(self.penalty_noted(e, d));
             }
             EventKind::ArbiterDecision(_) => {}
         }
         out.extend(self.follow_result(e));
         out
+    }
+
+    /// A game's end: a card of its own, or a note on the second illegal move's card.
+    fn game_over(&mut self, e: &HubEvent, g: &GameOverEvent) -> Vec<Change> {
+        let board = e.board;
+        let when = || rfc3339(e.wall_ms);
+        let mut out = Vec::new();
+        let result = NoteMsg::With("note-game-over", "result", g.result.to_string());
+        match self.last_illegal.get(&board) {
+            // The second illegal move already has its card: the end goes there.
+            Some(&i)
+                if g.reason == EndReason::SecondIllegalMove
+                    && self.alerts[i].urgency == Urgency::GameEnd =>
+            {
+                out.push(Change::alert(self.note(i, result, &when())));
+            }
+            _ => {
+                let at = self.add(e, Urgency::GameEnd, end_title(g.reason));
+                // The end of a game is news, not a task: no Acknowledge needed,
+                // unless the arbiter must look (can the opponent still mate?).
+                let a = &mut self.alerts[at];
+                if !g.undetermined && a.state == AlertState::Open {
+                    a.state = AlertState::Resolved;
+                    a.resolved_at = Some(when());
+                }
+                out.push(Change::alert(self.alerts[at].clone()));
+            }
+        }
+        out.extend(self.clear_claim(board));
+        out
+    }
+
+    /// A board's connection or sync trouble opens (or counts again) a card; its end
+    /// resolves the open ones by itself.
+    fn board_status(
+        &mut self,
+        e: &HubEvent,
+        status: BoardStatus,
+        detail: Option<&str>,
+    ) -> Vec<Change> {
+        let board = e.board;
+        let when = || rfc3339(e.wall_ms);
+        let mut out = Vec::new();
+        let opened = match status {
+            BoardStatus::Disconnected => Some("alert-disconnected"),
+            BoardStatus::ClockDisconnected => Some("alert-clock-disconnected"),
+            BoardStatus::OutOfSync => Some("alert-out-of-sync"),
+            _ => None,
+        };
+        let closes = match status {
+            BoardStatus::Connected => Some((BoardStatus::Disconnected, "note-reconnected")),
+            BoardStatus::ClockConnected => {
+                Some((BoardStatus::ClockDisconnected, "note-clock-reconnected"))
+            }
+            BoardStatus::InSync => Some((BoardStatus::OutOfSync, "note-back-in-sync")),
+            _ => None,
+        };
+        let again = opened.and_then(|_| self.repeated(e, status));
+        if let Some(i) = again {
+            // The same trouble again: one alert, counted, open again.
+            let revision = self.bump();
+            let a = &mut self.alerts[i];
+            a.count += 1;
+            a.state = AlertState::Open;
+            a.resolved_at = None;
+            a.wall_ms = e.wall_ms;
+            a.at = when();
+            a.title = EN.format(
+                "alert-times",
+                &Args::new()
+                    .str("title", EN.text(opened.unwrap_or_default()))
+                    .str("count", a.count.to_string()),
+            );
+            a.revision = revision;
+            out.push(Change::alert(a.clone()));
+        } else if let Some(title) = opened {
+            let at = self.add(e, Urgency::Connection, (title, None));
+            if self.alerts[at].text.is_empty() {
+                self.alerts[at].text = status_text(EN, board, &EN.text(title), detail);
+            }
+            out.push(Change::alert(self.alerts[at].clone()));
+        }
+        if let Some((status, words)) = closes {
+            let when = when();
+            // Solved by itself: the arbiter need not act.
+            while let Some(i) = self.open_status(board, status) {
+                self.note(i, NoteMsg::Id(words), &when);
+                let revision = self.bump();
+                let a = &mut self.alerts[i];
+                a.state = AlertState::Resolved;
+                a.resolved_at = Some(when.clone());
+                a.revision = revision;
+                out.push(Change::alert(a.clone()));
+            }
+        }
+        out
+    }
+
+    /// A draw the player to move may claim: the board's claim until the next move.
+    fn claim(&mut self, e: &HubEvent) -> Change {
+        let board = e.board;
+        let claim = Claim {
+            id: alert_id(board, e.seq),
+            board,
+            text: words::ruling(&e.event).unwrap_or_default(),
+            at: rfc3339(e.wall_ms),
+            event: serde_json::from_str(&e.to_json()).unwrap_or(Value::Null),
+            source: Some(Arc::new(e.event.clone())),
+        };
+        self.claims.insert(board, claim.clone());
+        Change::Claim {
+            board,
+            claim: Some(claim),
+        }
+    }
+
+    /// The arbiter's penalty for displaced pieces (art. 7.4) goes as a note on the card it
+    /// is about, which it settles.
+    fn penalty_noted(&mut self, e: &HubEvent, d: &ArbiterDecisionEvent) -> Option<Change> {
+        let board = e.board;
+        let about = self.alerts.iter().rposition(|a| {
+            a.board == board
+                && a.kind == "displaced"
+                && a.event["ply"].as_u64() == d.ply.map(u64::from)
+        });
+        if let Some(i) = about {
+            let when = rfc3339(e.wall_ms);
+            self.note(
+                i,
+                NoteMsg::With("arbiter-decision-comment", "text", d.explanation.clone()),
+                &when,
+            );
+            let revision = self.bump();
+            let a = &mut self.alerts[i];
+            if a.state != AlertState::Resolved {
+                a.state = AlertState::Resolved;
+                a.resolved_at = Some(when);
+            }
+            a.revision = revision;
+            return Some(Change::alert(a.clone()));
+        }
+        None
     }
 
     /// A result the board and the arbiter disagree on is an alert until the arbiter
@@ -1005,6 +715,7 @@ impl Alerts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use messages::{Language, Messages};
     use chess_rules::{Color, GameResult, IllegalCategory};
     use touch_tracker::events::{
         BoardStatusEvent, DrawClaimableEvent, GameOverEvent, IllegalMoveEvent, TouchMoveEvent,
