@@ -3,7 +3,7 @@
 //!
 //! - [`config`]: the TOML file (event, time control, rules, outputs, HTTP, boards),
 //!   validated with messages that name file, line and column.
-//! - [`runtime`]: [`Daemon`] wires each board one way: driver events (`dgt-serial`) ->
+//! - [`daemon`]: [`Daemon`] wires each board one way (the task is [`board_task`]): driver events (`dgt-serial`) ->
 //!   the journal (`board-journal`) -> tracker (`touch-tracker`) -> [`hub`]. It resumes every board from its
 //!   journal after a crash and shuts down gracefully.
 //! - [`hub`]: the one place decisions go: an event log, a live broadcast and per-board
@@ -27,12 +27,13 @@
 //! Output layout: [`paths`]. Game records and rulings in plain words are the
 //! `game-record` crate's; crash-safe files `crash-safe`'s; wall-clock stamps `wall-clock`'s.
 
+pub mod board_task;
+pub mod daemon;
 pub mod http;
 pub mod limits;
 pub mod livechess_api;
 pub mod livechess_source;
-pub mod runtime;
 
 pub use arbiter_hub::{Hub, HubEvent};
+pub use daemon::{signal, Daemon, DaemonError, RunOptions};
 pub use daemon_config::{Config, ConfigError};
-pub use runtime::{signal, Daemon, DaemonError, RunOptions};

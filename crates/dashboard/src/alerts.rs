@@ -715,8 +715,8 @@ impl Alerts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use messages::{Language, Messages};
     use chess_rules::{Color, GameResult, IllegalCategory};
+    use messages::{Language, Messages};
     use touch_tracker::events::{
         BoardStatusEvent, DrawClaimableEvent, GameOverEvent, IllegalMoveEvent, TouchMoveEvent,
     };

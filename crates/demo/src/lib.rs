@@ -28,7 +28,7 @@ use dgt_sim::{Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
 use messages::{Language, Messages};
 use tokio::sync::broadcast::error::RecvError;
 
-use arbiter_daemon::runtime::{Daemon, DaemonError, RunOptions};
+use arbiter_daemon::daemon::{Daemon, DaemonError, RunOptions};
 use arbiter_hub::Hub;
 use daemon_config::{Config, ConfigError};
 use game_record::words;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arbiter_daemon::runtime::{Daemon, RunOptions};
+use arbiter_daemon::daemon::{Daemon, RunOptions};
 use arbiter_dashboard::{Answer, Command, Forward, ForwardError, ForwardFuture};
 use arbiter_hub::{Hub, HubEvent};
 use async_nats::jetstream::{self, consumer, kv};
@@ -58,7 +58,7 @@ pub enum CentralError {
     #[error("the central's config with the halls' boards: {0}")]
     Merged(#[source] daemon_config::ConfigError),
     #[error("cannot start the central: {0}")]
-    Daemon(#[from] arbiter_daemon::runtime::DaemonError),
+    Daemon(#[from] arbiter_daemon::daemon::DaemonError),
     #[error("cannot keep what the central received in {path}: {source}")]
     Journal {
         path: PathBuf,

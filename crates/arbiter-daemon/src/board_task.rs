@@ -1,6 +1,7 @@
-//! The wiring: one task per board (driver events -> journal -> tracker -> hub), the file
-//! sinks, the log, and the HTTP endpoint; start-up from the journals and graceful
-//! shutdown.
+//! The board task: one per board, driver events -> journal -> tracker -> hub. It resumes
+//! its board from the journal first (holding it for the arbiter when the journal proves
+//! less than was played), answers the tracker's analysis requests on the blocking pool,
+//! and carries out the arbiter's decisions and orders, journaled before they act.
 //!
 //! Time: the driver stamps events in ms since the daemon started. A board's events are
 //! kept in ms since its journal's epoch (the wall-clock time its round started on this
@@ -9,500 +10,29 @@
 //! (a Raspberry Pi without a real-time clock may boot with a clock behind).
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chess_rules::CanMate;
 use dgt_protocol::{BoardEvent, ClockTime, Hms, TimedEvent};
-use dgt_serial::{spawn_board, BoardSpec, DriverOptions, PortSpec};
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use touch_tracker::analysis::{self, AnalysisRequest};
 use touch_tracker::{ArbiterEvent, Tracker};
 
-use crate::http;
+use crate::daemon::{BoardSummary, DaemonError};
 use arbiter_hub::serials::{SerialRoutes, Switchboard};
 use arbiter_hub::{Hub, HubEvent};
-use arbiter_outputs::public::Public;
-use arbiter_outputs::sinks::jsonl::{JsonlSink, Published};
-use arbiter_outputs::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
-use board_journal::{Durability, Journal, JournalError, Record, Syncer};
+use arbiter_outputs::sinks::jsonl::Published;
+use board_journal::{Durability, Journal, Record, Syncer};
 use daemon_config::paths::Paths;
-use daemon_config::{BoardConfig, BoardPort, Config};
+use daemon_config::{BoardConfig, Config};
 
-/// What can stop the daemon from starting.
-#[derive(Debug, thiserror::Error)]
-pub enum DaemonError {
-    #[error("cannot create the output folder {path}: {source}")]
-    Output {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    #[error("cannot start the journals' sync threads: {0}")]
-    Syncer(#[source] std::io::Error),
-    #[error("board {board}: {source}")]
-    Board {
-        board: u32,
-        #[source]
-        source: dgt_serial::SpawnError,
-    },
-    #[error("cannot serve HTTPS (check [http] tls_cert and tls_key)")]
-    Tls(#[source] daemon_config::tls::TlsError),
-    #[error("cannot listen for HTTP on {addr}: {source} (set [http] bind to a free address or enabled = false)")]
-    Http {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot listen for the LiveChess API on {addr}: {source} (set [livechess_api] bind to a free address, or remove the section)")]
-    LiveChessApi {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot open the event stream {path}: {source}")]
-    Events {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{boards} boards need about {needed} open files, but this process may open only {limit} (its hard limit): raise it (systemd: LimitNOFILE=; a shell: ulimit -Hn) or drive fewer boards")]
-    FdLimit {
-        boards: usize,
-        needed: u64,
-        limit: u64,
-    },
-}
-
-/// Settings of a run that are not in the config file.
-#[derive(Debug, Clone, Default)]
-pub struct RunOptions {
-    /// Record each board's serial traffic as `.dgtcap` in `recordings/`.
-    pub record: bool,
-    /// The driver's settings for every board.
-    pub driver: DriverOptions,
-    /// Extra routes on the HTTP endpoint (the dashboard adds its own).
-    pub extra_routes: Option<axum::Router<http::AppState>>,
-    /// The boards are driven by other PCs (the central of a several-PC event, fed by
-    /// `hall-link`): no journals, drivers or clock control here, only the hub, the sinks
-    /// and the dashboard.
-    pub remote_boards: bool,
-    /// Where dashboard actions go first ([`arbiter_dashboard::Forward`]).
-    pub forward_actions: Option<Arc<dyn arbiter_dashboard::Forward>>,
-}
-
-/// How a board's run went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoardSummary {
-    pub number: u32,
-    /// Events regenerated from the journal at start-up.
-    pub replayed: u64,
-    /// Journal records written in this run.
-    pub journaled: u64,
-}
-
-/// A running daemon.
-pub struct Daemon {
-    config: Arc<Config>,
-    paths: Paths,
-    hub: Arc<Hub>,
-    public: Arc<Public>,
-    stop_boards: watch::Sender<bool>,
-    stop_sinks: watch::Sender<bool>,
-    boards: Vec<JoinHandle<BoardSummary>>,
-    sinks: Vec<JoinHandle<()>>,
-    log: JoinHandle<()>,
-    http: Option<(SocketAddr, JoinHandle<()>)>,
-    /// Where the LiveChess API listens (its task is in `tasks`).
-    livechess_api: Option<SocketAddr>,
-    /// Closes the LiveChess API's WebSocket connections at shutdown.
-    livechess_closer: Option<crate::livechess_api::Closer>,
-    /// The dashboard's follower and the unattended clock control, aborted at shutdown.
-    tasks: Vec<JoinHandle<()>>,
-    dashboard: Option<Arc<arbiter_dashboard::Dashboard>>,
-}
-
-impl Daemon {
-    /// Resumes every board from its journal, then starts the drivers, sinks, log and
-    /// HTTP endpoint. Must run inside a tokio runtime.
-    pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
-        let needed = crate::limits::fds_needed(config.boards.len(), opts.record);
-        let fd_limit = crate::limits::raise_nofile_limit();
-        let http_caps = http::listen::caps_for(
-            *fd_limit.as_ref().unwrap_or(&1024),
-            config.boards.len(),
-            opts.record,
-        );
-        match fd_limit {
-            Ok(limit) if limit < needed => {
-                return Err(DaemonError::FdLimit {
-                    boards: config.boards.len(),
-                    needed,
-                    limit,
-                })
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("cannot read the open-file limit: {e}"),
-        }
-        for m in config.missing_ports.iter().filter(|_| !opts.remote_boards) {
-            tracing::warn!("{m}; the board's driver keeps trying to open it");
-        }
-        let config = Arc::new(config);
-        let paths = Paths::new(&config.output.dir);
-        std::fs::create_dir_all(paths.root()).map_err(|source| DaemonError::Output {
-            path: paths.root().to_owned(),
-            source,
-        })?;
-        let hub = Arc::new(Hub::new(config.boards.iter().map(|b| b.number)));
-        let public = Arc::new(Public::new(
-            &config,
-            Some(paths.published(config.event.round)),
-        ));
-        let epoch = std::time::Instant::now();
-        let now_unix = wall_clock::unix_ms_now();
-
-        // The event stream first, so it knows what it holds before boards replay.
-        let jsonl = JsonlSink::open(
-            &paths.events(),
-            config.event.round,
-            config.output.events_stdout,
-        )
-        .map_err(|source| DaemonError::Events {
-            path: paths.events(),
-            source,
-        })?;
-
-        // Resume every board from its journal before anything is published live.
-        let syncer =
-            Syncer::start(URGENT_SYNC_THREADS, SYNC_THREADS).map_err(DaemonError::Syncer)?;
-        let mut resumed = Vec::with_capacity(config.boards.len());
-        for b in config.boards.iter().filter(|_| !opts.remote_boards) {
-            let published = jsonl.published(&b.name());
-            resumed.push(
-                BoardTask::resume(&config, b, &paths, &hub, now_unix, &syncer, published).await?,
-            );
-        }
-
-        let (stop_sinks, stop_rx) = watch::channel(false);
-        // The arbiter's stream follows the hub; the PGN and LiveChess files are public:
-        // they follow the public view (the broadcast delay, boards off the air).
-        let mut sinks = vec![tokio::spawn(sinks::run(
-            Box::new(jsonl),
-            Arc::clone(&hub),
-            stop_rx.clone(),
-        ))];
-        let public_sinks: Vec<Box<dyn Sink>> = vec![
-            Box::new(
-                PgnSink::new(Arc::clone(&config), paths.clone()).with_public(Arc::clone(&public)),
-            ),
-            Box::new(
-                LiveChessSink::new(Arc::clone(&config), paths.livechess())
-                    .with_public(Arc::clone(&public)),
-            ),
-        ];
-        for s in public_sinks {
-            // Subscribed before the view's follower starts: no change is missed.
-            let changed = public.changed();
-            sinks.push(tokio::spawn(sinks::run_on(
-                s,
-                Arc::clone(&hub),
-                changed,
-                stop_rx.clone(),
-            )));
-        }
-        let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub), config.event.language));
-        let mut tasks: Vec<JoinHandle<()>> = if opts.remote_boards {
-            // Each hall controls its own clocks.
-            Vec::new()
-        } else {
-            unattended_clock::spawn(Arc::clone(&hub), &config)
-                .into_iter()
-                .collect()
-        };
-        let mut dashboard_of = None;
-        tasks.push(tokio::spawn(arbiter_outputs::public::follow(
-            Arc::clone(&public),
-            Arc::clone(&hub),
-        )));
-        if let Some(push) = config.broadcast.push.clone() {
-            tracing::info!(
-                "pushing the round (delayed {} s) to {} every {} ms at most",
-                config.broadcast.delay_ms / 1000,
-                push.url,
-                push.interval_ms
-            );
-            tasks.push(tokio::spawn(arbiter_outputs::push::run(
-                Arc::clone(&config),
-                push,
-                Arc::clone(&public),
-                Arc::clone(&hub),
-            )));
-        }
-
-        let http = if config.http.enabled {
-            let tls = match &config.http.tls {
-                Some(files) => {
-                    Some(daemon_config::tls::server_config(files).map_err(DaemonError::Tls)?)
-                }
-                None => None,
-            };
-            let listener = tokio::net::TcpListener::bind(config.http.bind)
-                .await
-                .map_err(|source| DaemonError::Http {
-                    addr: config.http.bind,
-                    source,
-                })?;
-            let addr = listener.local_addr().unwrap_or(config.http.bind);
-            let state = http::AppState {
-                hub: Arc::clone(&hub),
-                config: Arc::clone(&config),
-                public: Arc::clone(&public),
-            };
-            let (dash, dashboard, follower) =
-                arbiter_dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
-            tasks.push(follower);
-            if let Some(f) = opts.forward_actions.clone() {
-                dash.forward_actions_to(f);
-            }
-            dashboard_of = Some(Arc::clone(&dash));
-            let mut router = http::router(state.clone()).merge(dashboard);
-            if let Some(extra) = opts.extra_routes.clone() {
-                router = router.merge(extra.with_state(state));
-            }
-            let router = http::access::layer(
-                router,
-                http::access::Policy {
-                    dashboard: dash,
-                    config: Arc::clone(&config),
-                    hosts: http::access::HostCheck::new(&config),
-                },
-            );
-            let scheme = if tls.is_some() { "https" } else { "http" };
-            let task = tokio::spawn(http::serve(listener, router, http_caps, tls));
-            let url = format!("{scheme}://{addr}/\n");
-            if let Err(e) = crash_safe::write_atomic(&paths.http_address(), url.as_bytes()) {
-                tracing::warn!("cannot write {}: {e}", paths.http_address().display());
-            }
-            tracing::info!("HTTP endpoint on {scheme}://{addr}/");
-            Some((addr, task))
-        } else {
-            None
-        };
-
-        let mut livechess_closer = None;
-        let livechess_api = match &config.livechess_api {
-            Some(api) => {
-                let listener = tokio::net::TcpListener::bind(api.bind)
-                    .await
-                    .map_err(|source| DaemonError::LiveChessApi {
-                        addr: api.bind,
-                        source,
-                    })?;
-                let addr = listener.local_addr().unwrap_or(api.bind);
-                let (state, closer) = crate::livechess_api::ApiState::new(
-                    Arc::clone(&hub),
-                    Arc::clone(&config),
-                    Arc::clone(&public),
-                );
-                livechess_closer = Some(closer);
-                let router = crate::livechess_api::router(state);
-                tasks.push(tokio::spawn(http::serve(listener, router, http_caps, None)));
-                let url = format!("ws://{addr}/api/v1.0\n");
-                let file = paths.livechess_api_address();
-                if let Err(e) = crash_safe::write_atomic(&file, url.as_bytes()) {
-                    tracing::warn!("cannot write {}: {e}", file.display());
-                }
-                tracing::info!("LiveChess API on ws://{addr}/api/v1.0 and http://{addr}/api/v1.0/");
-                Some(addr)
-            }
-            None => None,
-        };
-
-        let (stop_boards, stop_rx) = watch::channel(false);
-        let record_dir = opts.record.then(|| paths.recordings());
-        let routes = Arc::new(SerialRoutes::new(switchboard(&config, &resumed)));
-        let mut boards = Vec::with_capacity(resumed.len());
-        for (task, b) in resumed.into_iter().zip(&config.boards) {
-            let port = match &b.port {
-                BoardPort::Path(p) => PortSpec::Path(p.clone()),
-                BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
-                BoardPort::LiveChess(url) => {
-                    let handle = crate::livechess_source::spawn(&b.name(), url.clone(), epoch);
-                    tracing::info!(board = b.number, "following board {} at {url}", b.number);
-                    boards.push(tokio::spawn(task.run(
-                        handle,
-                        epoch,
-                        stop_rx.clone(),
-                        Arc::clone(&routes),
-                    )));
-                    continue;
-                }
-            };
-            let spec = BoardSpec {
-                name: b.name(),
-                port,
-                options: opts.driver.clone(),
-            };
-            let handle = spawn_board(spec, epoch, record_dir.clone()).map_err(|source| {
-                DaemonError::Board {
-                    board: b.number,
-                    source,
-                }
-            })?;
-            tracing::info!(board = b.number, "driving board {} on {}", b.number, b.port);
-            boards.push(tokio::spawn(task.run(
-                handle,
-                epoch,
-                stop_rx.clone(),
-                Arc::clone(&routes),
-            )));
-        }
-        Ok(Daemon {
-            config,
-            paths,
-            hub,
-            public,
-            stop_boards,
-            stop_sinks,
-            boards,
-            sinks,
-            log,
-            http,
-            livechess_api,
-            livechess_closer,
-            tasks,
-            dashboard: dashboard_of,
-        })
-    }
-
-    /// The arbiter's dashboard, when HTTP is on.
-    pub fn dashboard(&self) -> Option<&Arc<arbiter_dashboard::Dashboard>> {
-        self.dashboard.as_ref()
-    }
-
-    pub fn hub(&self) -> &Arc<Hub> {
-        &self.hub
-    }
-
-    /// What the public may see ([`arbiter_outputs::public`]).
-    pub fn public(&self) -> &Arc<Public> {
-        &self.public
-    }
-
-    pub fn config(&self) -> &Arc<Config> {
-        &self.config
-    }
-
-    pub fn paths(&self) -> &Paths {
-        &self.paths
-    }
-
-    /// Where the HTTP endpoint listens.
-    pub fn http_addr(&self) -> Option<SocketAddr> {
-        self.http.as_ref().map(|(a, _)| *a)
-    }
-
-    /// Where the LiveChess API listens (`[livechess_api]`).
-    pub fn livechess_api_addr(&self) -> Option<SocketAddr> {
-        self.livechess_api
-    }
-
-    /// Stops gracefully: the boards stop (journals synced, drivers reset their boards),
-    /// running games are closed as unfinished in the PGN and LiveChess files (`*` and a
-    /// comment; they resume at the next start), the sinks write a last time.
-    pub async fn shutdown(self) -> Vec<BoardSummary> {
-        // LiveChess consumers first: a close frame each, not a socket that goes dead.
-        if let Some(closer) = &self.livechess_closer {
-            closer.close(LIVECHESS_CLOSE_WAIT).await;
-        }
-        let _ = self.stop_boards.send(true);
-        let mut summaries = Vec::new();
-        for b in self.boards {
-            match b.await {
-                Ok(s) => summaries.push(s),
-                Err(e) => tracing::error!("a board task failed: {e}"),
-            }
-        }
-        let why = "the daemon stopped; the game resumes when it is restarted";
-        self.hub.close_unfinished(why);
-        // The public games as far as they are public now, closed the same way.
-        self.public.refresh(&self.hub, wall_clock::unix_ms_now());
-        self.public.close_unfinished(why);
-        // The follower writes the marks at most once a second: the last ones now.
-        let public = Arc::clone(&self.public);
-        let _ = tokio::task::spawn_blocking(move || public.save_marks()).await;
-        let _ = self.stop_sinks.send(true);
-        for s in self.sinks {
-            let _ = s.await;
-        }
-        self.log.abort();
-        for t in self.tasks {
-            t.abort();
-        }
-        if let Some((_, task)) = self.http {
-            task.abort();
-        }
-        summaries
-    }
-}
-
-/// How long the shutdown waits for the LiveChess API's connections to close.
-const LIVECHESS_CLOSE_WAIT: Duration = Duration::from_secs(2);
-
-/// Waits for SIGINT (Ctrl-C) or SIGTERM (systemd's stop). Both are listened for from the
-/// call on (the handlers are installed here, not at the first poll): called before the
-/// daemon starts, a stop asked while it starts is a graceful stop once it has started
-/// (LiveChess consumers get their close frame, journals are synced), not the signal's
-/// default kill.
-pub fn signal() -> impl std::future::Future<Output = ()> + Send {
-    use tokio::signal::unix::{signal, SignalKind};
-    let interrupt = signal(SignalKind::interrupt());
-    let terminate = signal(SignalKind::terminate());
-    async move {
-        match (interrupt, terminate) {
-            (Ok(mut i), Ok(mut t)) => {
-                tokio::select! {
-                    _ = i.recv() => {}
-                    _ = t.recv() => {}
-                }
-            }
-            (Ok(mut one), Err(e)) | (Err(e), Ok(mut one)) => {
-                tracing::warn!("cannot listen for a stop signal: {e}");
-                one.recv().await;
-            }
-            (Err(e), Err(_)) => {
-                tracing::error!(
-                    "cannot listen for SIGINT or SIGTERM: {e}; stop the daemon with SIGKILL"
-                );
-                std::future::pending::<()>().await;
-            }
-        }
-    }
-}
-
-/// The ports driven here and the serials the boards are known by: the configured one,
-/// else the last one the board's journal holds ([`arbiter_hub::serials`]).
-fn switchboard(config: &Config, resumed: &[BoardTask]) -> Switchboard {
-    let mut board = Switchboard::default();
-    for (b, task) in config.boards.iter().zip(resumed) {
-        let serial = match &b.port {
-            BoardPort::Path(_) => task.journal_serial.clone(),
-            BoardPort::Serial(s) => Some(s.clone()),
-            BoardPort::LiveChess(_) => continue,
-        };
-        board.add_port(b.number, &b.port.to_string(), serial);
-    }
-    board
-}
-
+/// Why a resumed board must be held for the arbiter, if it must: its journal proves less
+/// of the game than was played (a damaged record no [`Record::Held`] follows, a lost
+/// header), or holds nothing of a game whose events were published.
 /// The settings that change a tracker's decisions, in a few words (kept in the journal).
-fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
+pub(crate) fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
     format!(
         "time control {}, {}, penalty {} ms, remove increment {}, {:?} supervision, \
          two-handed {}, white clock {:?}, windows {}/{} ms",
@@ -522,18 +52,7 @@ fn rules_of(t: &touch_tracker::TrackerConfig) -> String {
     )
 }
 
-/// Threads syncing the journals: a few, so that the file system can commit concurrent
-/// syncs together, while one board's press never waits behind many others. The
-/// `URGENT_SYNC_THREADS` take presses and other urgent records only, so those never
-/// wait behind the timed syncs of field updates; the `SYNC_THREADS` take urgent records
-/// first and timed ones when none wait.
-const URGENT_SYNC_THREADS: usize = 2;
-const SYNC_THREADS: usize = 4;
-
-/// Why a resumed board must be held for the arbiter, if it must: its journal proves less
-/// of the game than was played (a damaged record no [`Record::Held`] follows, a lost
-/// header), or holds nothing of a game whose events were published.
-fn why_held(
+pub(crate) fn why_held(
     opened: &board_journal::Opened,
     plan: &board_journal::ReplayPlan,
     published: Published,
@@ -572,7 +91,7 @@ fn why_held(
 }
 
 /// Runs blocking IO without stalling the other tasks of a multi-threaded runtime.
-fn blocking<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn blocking<R>(f: impl FnOnce() -> R) -> R {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
         _ => f(),
@@ -580,7 +99,7 @@ fn blocking<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// One board: its tracker, journal and place in the hub.
-struct BoardTask {
+pub(crate) struct BoardTask {
     number: u32,
     round: u32,
     tracker: Tracker,
@@ -611,7 +130,7 @@ struct BoardTask {
     /// LiveChess API's feed: only when `[livechess_api]` serves it.
     physical_view: bool,
     /// The last serial the board's journal holds (the board's, see [`arbiter_hub::serials`]).
-    journal_serial: Option<String>,
+    pub(crate) journal_serial: Option<String>,
     /// Which board's game the events of this board's port feed.
     routes: Arc<SerialRoutes>,
     port: PortFeed,
@@ -619,7 +138,7 @@ struct BoardTask {
 
 /// What a board task knows of its port's link ([`arbiter_hub::serials`]).
 #[derive(Debug, Default)]
-struct PortFeed {
+pub(crate) struct PortFeed {
     /// The board whose game the port's events went to last.
     fed: Option<u32>,
     /// The port's `Connected`, while its link is up.
@@ -632,7 +151,7 @@ impl BoardTask {
     /// `published`: what events.jsonl already holds of the board. When the journal proves
     /// less than that (a damaged record, its header lost, empty), the board is held out
     /// of sync for the arbiter ([`Record::Held`]) instead of replayed into another game.
-    async fn resume(
+    pub(crate) async fn resume(
         config: &Config,
         b: &BoardConfig,
         paths: &Paths,
@@ -792,7 +311,7 @@ impl BoardTask {
     /// Holds the board out of sync for the arbiter (`why`), numbering its next events
     /// after those `published` ([`Record::Held`], journaled so that every later restart
     /// holds it at the same point).
-    async fn hold(&mut self, why: String, published: Published) {
+    pub(crate) async fn hold(&mut self, why: String, published: Published) {
         tracing::warn!(
             board = self.number,
             ply = self.tracker.position().plies(),
@@ -812,7 +331,7 @@ impl BoardTask {
     /// numbers: the events of inputs the journal lost. The live game had them, so its
     /// moves and rulings stay in the game record (PGN, broadcast) and are never
     /// recomputed.
-    fn republish(&mut self, events: &std::path::Path, upto: u64) {
+    pub(crate) fn republish(&mut self, events: &std::path::Path, upto: u64) {
         if upto <= self.seq {
             return;
         }
@@ -848,7 +367,7 @@ impl BoardTask {
     }
 
     /// Feeds one input to the tracker.
-    fn apply(&mut self, rec: &Record, out: &mut Vec<ArbiterEvent>) {
+    pub(crate) fn apply(&mut self, rec: &Record, out: &mut Vec<ArbiterEvent>) {
         if let Some(t) = rec.t_ms() {
             self.last_t = self.last_t.max(t);
         }
@@ -899,7 +418,7 @@ impl BoardTask {
         }
     }
 
-    fn publish(&mut self, events: Vec<ArbiterEvent>, replayed: bool) {
+    pub(crate) fn publish(&mut self, events: Vec<ArbiterEvent>, replayed: bool) {
         // Straight into the hub: no intermediate vector per input.
         self.hub.publish(events.into_iter().map(|event| {
             self.seq += 1;
@@ -915,7 +434,7 @@ impl BoardTask {
     }
 
     /// An event from the driver, moved to the board's time.
-    async fn on_event(&mut self, mut ev: TimedEvent) {
+    pub(crate) async fn on_event(&mut self, mut ev: TimedEvent) {
         ev.t_ms += self.offset;
         let durability = self.durability(&ev.event);
         self.input(Record::Event(ev), durability).await;
@@ -924,7 +443,7 @@ impl BoardTask {
     /// The tracker's deadline has come by the wall clock: rules the timeout once what the
     /// board sent before it has been read (see [`timeout_gate`]); otherwise holds it,
     /// asks the driver to read the line, and waits (`held`).
-    async fn timeout_if_read(
+    pub(crate) async fn timeout_if_read(
         &mut self,
         handle: &mut dgt_serial::BoardHandle,
         held: &mut Option<u64>,
@@ -967,7 +486,7 @@ impl BoardTask {
 
     /// An order from the arbiter (the dashboard): checked against the tracker, journaled
     /// (so a restart keeps it), applied; the reply says what came of it.
-    async fn on_order(
+    pub(crate) async fn on_order(
         &mut self,
         order: arbiter_hub::orders::ArbiterOrder,
         handle: &mut dgt_serial::BoardHandle,
@@ -1067,20 +586,20 @@ impl BoardTask {
     }
 
     /// Feeds the events the driver has delivered (what the board sent before an order).
-    async fn drain(&mut self, handle: &mut dgt_serial::BoardHandle, epoch: Instant) {
+    pub(crate) async fn drain(&mut self, handle: &mut dgt_serial::BoardHandle, epoch: Instant) {
         while let Ok(ev) = handle.events.try_recv() {
             self.on_port_event(ev, &handle.control, epoch).await;
         }
     }
 
     /// The board's time now, for an order's record.
-    fn order_time(&self, epoch: Instant) -> u64 {
+    pub(crate) fn order_time(&self, epoch: Instant) -> u64 {
         let now = Instant::now().saturating_duration_since(epoch).as_millis();
         u64::try_from(now).unwrap_or(u64::MAX) + self.offset
     }
 
     /// The record's last position, as an order's answer.
-    fn recorded(&self) -> arbiter_hub::orders::Recorded {
+    pub(crate) fn recorded(&self) -> arbiter_hub::orders::Recorded {
         let pos = self.tracker.position();
         arbiter_hub::orders::Recorded {
             fen: pos.fen(),
@@ -1090,7 +609,7 @@ impl BoardTask {
 
     /// An event of this board's port: to the game of the board that answers there now
     /// ([`arbiter_hub::serials`]).
-    async fn on_port_event(
+    pub(crate) async fn on_port_event(
         &mut self,
         ev: TimedEvent,
         control: &dgt_serial::BoardControl,
@@ -1124,7 +643,7 @@ impl BoardTask {
     /// The port's feed may have changed (its own link, another port's, the arbiter): the
     /// board it fed is told it left, the board it feeds now gets `connected` (or the
     /// port's last `Connected` and a fresh dump), and the clock commands follow it.
-    async fn follow_route(
+    pub(crate) async fn follow_route(
         &mut self,
         connected: Option<TimedEvent>,
         control: &dgt_serial::BoardControl,
@@ -1185,7 +704,7 @@ impl BoardTask {
     }
 
     /// Hands an event of this board's port to `board`'s game (nothing: dropped).
-    async fn deliver(&mut self, board: Option<u32>, ev: TimedEvent) {
+    pub(crate) async fn deliver(&mut self, board: Option<u32>, ev: TimedEvent) {
         match board {
             Some(b) if b == self.number => self.on_event(ev).await,
             Some(b) => self.routes.forward(b, ev),
@@ -1197,7 +716,7 @@ impl BoardTask {
     }
 
     /// Shows the switchboard's warnings (see [`arbiter_hub::serials`]); logs this port's.
-    fn set_warnings(&self, warnings: Vec<(String, Option<String>)>) {
+    pub(crate) fn set_warnings(&self, warnings: Vec<(String, Option<String>)>) {
         let own = format!("board-serial-{}", self.number);
         for (key, text) in warnings {
             if key == own {
@@ -1212,7 +731,7 @@ impl BoardTask {
     /// Journals an input, feeds it to the tracker, publishes what it decides. An input
     /// the tracker rules on is durable before the tracker sees it; the task awaits its
     /// sync on the journal's syncer threads, holding no thread of its own.
-    async fn input(&mut self, rec: Record, durability: Durability) {
+    pub(crate) async fn input(&mut self, rec: Record, durability: Durability) {
         let written = self.journal.append(&rec, durability);
         self.journal_health(written);
         self.journal.durable().await;
@@ -1250,7 +769,7 @@ impl BoardTask {
     /// The arbiter's decision ([`arbiter_hub::decisions`]), at board time `t_ms`: checked with
     /// the tracker, journaled and durable before the tracker takes it, published; the
     /// events go back to the caller.
-    async fn decide(&mut self, t_ms: u64, req: arbiter_hub::decisions::Request) {
+    pub(crate) async fn decide(&mut self, t_ms: u64, req: arbiter_hub::decisions::Request) {
         if let Err(why) = self.tracker.check_arbiter(&req.input) {
             let _ = req.reply.send(Err(why));
             return;
@@ -1282,7 +801,7 @@ impl BoardTask {
 
     /// Says (log and dashboard) when the journal cannot be written, when records are
     /// dropped, when it was recreated, and when it is written again.
-    fn journal_health(&mut self, written: std::io::Result<()>) {
+    pub(crate) fn journal_health(&mut self, written: std::io::Result<()>) {
         if written.is_ok() && !self.journal_failed && !self.journal.was_moved() {
             return; // The usual case: nothing to say, nothing to format.
         }
@@ -1339,7 +858,7 @@ impl BoardTask {
 
     /// Runs an analysis on the blocking pool; "undetermined" if it takes longer than the
     /// budget (the search itself cannot be interrupted and finishes in the background).
-    fn spawn_analysis(&mut self, req: AnalysisRequest) {
+    pub(crate) fn spawn_analysis(&mut self, req: AnalysisRequest) {
         self.in_flight += 1;
         let tx = self.answers_tx.clone();
         let budget = self.budget;
@@ -1358,7 +877,7 @@ impl BoardTask {
     /// How soon a board event must reach the disk (see [`board_journal`]): a change of
     /// the clock's state (a press, start or stop, a flag) before the tracker sees it; a
     /// clock tick that changes only the displayed times with the journal's next sync.
-    fn durability(&mut self, e: &BoardEvent) -> Durability {
+    pub(crate) fn durability(&mut self, e: &BoardEvent) -> Durability {
         match e {
             BoardEvent::Clock(c) => {
                 let state = ClockTime {
@@ -1395,14 +914,14 @@ impl BoardTask {
 
     /// How soon an analysis answer must reach the disk: "yes, this side can still mate"
     /// rules nothing, and an unanswered question is asked again after a restart.
-    fn answer_durability(answer: CanMate) -> Durability {
+    pub(crate) fn answer_durability(answer: CanMate) -> Durability {
         match answer {
             CanMate::Yes => Durability::Later,
             CanMate::No | CanMate::Undetermined => Durability::Now,
         }
     }
 
-    async fn run(
+    pub(crate) async fn run(
         mut self,
         mut handle: dgt_serial::BoardHandle,
         epoch: std::time::Instant,
@@ -1513,15 +1032,15 @@ impl BoardTask {
 
 /// How often a board's journal is retried after a failed write and checked for a deleted
 /// or replaced file.
-const JOURNAL_CHECK_EVERY: Duration = Duration::from_secs(1);
+pub(crate) const JOURNAL_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// How long a due timeout waits for the driver to read the line up to it (a wedged
 /// driver) before it is ruled anyway: a board's rulings never stall for good.
-const TIMEOUT_HOLD_MAX_MS: u64 = 2_000;
+pub(crate) const TIMEOUT_HOLD_MAX_MS: u64 = 2_000;
 
 /// What to do with the tracker's timeout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TimeoutGate {
+pub(crate) enum TimeoutGate {
     /// The wall clock has not reached the deadline.
     NotDue,
     /// Due, but bytes the board sent before the deadline may still be unread: ruling
@@ -1536,7 +1055,7 @@ enum TimeoutGate {
 /// Whether the timeout at `deadline` (the board's time: the driver's plus `offset`) may
 /// be ruled, given that the driver has read the line up to `read_until` and its clock
 /// says `now` (both the driver's time, without the offset).
-fn timeout_gate(deadline: u64, offset: u64, read_until: u64, now: u64) -> TimeoutGate {
+pub(crate) fn timeout_gate(deadline: u64, offset: u64, read_until: u64, now: u64) -> TimeoutGate {
     let now = now.saturating_add(offset);
     if now < deadline {
         TimeoutGate::NotDue
@@ -1549,7 +1068,7 @@ fn timeout_gate(deadline: u64, offset: u64, read_until: u64, now: u64) -> Timeou
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
+pub(crate) async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
@@ -1561,7 +1080,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_timeout_waits_for_the_line_to_be_read_up_to_its_deadline() {
+    pub(crate) fn a_timeout_waits_for_the_line_to_be_read_up_to_its_deadline() {
         use TimeoutGate::*;
         // No offset: the deadline, the line and the clock in the same time.
         assert_eq!(timeout_gate(1_400, 0, 1_400, 1_399), NotDue);
@@ -1587,7 +1106,7 @@ mod tests {
 
     /// Tears line `i` of a journal in half and runs the half into the next line, as a
     /// power cut mid-write followed by the next append would.
-    fn tear_into_next(path: &std::path::Path, i: usize) {
+    pub(crate) fn tear_into_next(path: &std::path::Path, i: usize) {
         let text = std::fs::read_to_string(path).unwrap();
         let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
         let torn = lines[i][..lines[i].len() / 2].to_owned();
@@ -1598,7 +1117,7 @@ mod tests {
 
     /// A board's inputs as the driver would deliver them: a scripted game with a
     /// flag fall (which needs an analysis) played on the in-process emulator.
-    fn inputs() -> Vec<TimedEvent> {
+    pub(crate) fn inputs() -> Vec<TimedEvent> {
         let game = GameInput::from_uci(
             chess_rules::START_FEN,
             &[
@@ -1656,7 +1175,7 @@ mod tests {
         out
     }
 
-    fn config(dir: &std::path::Path) -> Config {
+    pub(crate) fn config(dir: &std::path::Path) -> Config {
         let text = format!(
             "[event]\nname = \"T\"\nround = 1\ntime_control = \"300+3\"\n[output]\ndir = \"{}\"\n\
              [[board]]\nnumber = 4\nport = \"/dev/null\"\n",
@@ -1666,7 +1185,7 @@ mod tests {
     }
 
     /// Feeds the inputs as the live loop does (timers and analysis answers included).
-    async fn play(task: &mut BoardTask, inputs: &[TimedEvent]) {
+    pub(crate) async fn play(task: &mut BoardTask, inputs: &[TimedEvent]) {
         async fn feed_timers(task: &mut BoardTask, until: u64) {
             while let Some(d) = task.tracker.poll_timeout().filter(|d| *d < until) {
                 task.input(Record::Timeout { t_ms: d }, Durability::Now)
@@ -1691,7 +1210,7 @@ mod tests {
     }
 
     /// Board 4 resumed from its journal at `now_unix`, events.jsonl holding `published`.
-    async fn resumed(
+    pub(crate) async fn resumed(
         config: &Config,
         paths: &Paths,
         hub: &Arc<Hub>,
@@ -1713,7 +1232,7 @@ mod tests {
     }
 
     /// A restart of board 4 that sees `published` in events.jsonl: its events.
-    async fn restart(
+    pub(crate) async fn restart(
         config: &Config,
         paths: &Paths,
         syncer: &Syncer,
@@ -1726,7 +1245,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_journal_damaged_in_the_middle_holds_the_board_at_the_same_point_at_every_restart() {
+    pub(crate) async fn a_journal_damaged_in_the_middle_holds_the_board_at_the_same_point_at_every_restart(
+    ) {
         let dir = std::env::temp_dir().join(format!("arbiter-runtime-hole-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let config = config(&dir);
@@ -1780,7 +1300,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_resumed_board_regenerates_the_same_events_with_the_same_seq() {
+    pub(crate) async fn a_resumed_board_regenerates_the_same_events_with_the_same_seq() {
         let dir = std::env::temp_dir().join(format!("arbiter-runtime-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let config = config(&dir);
@@ -1836,7 +1356,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn with_the_livechess_api_the_hub_shows_what_the_board_shows() {
+    pub(crate) async fn with_the_livechess_api_the_hub_shows_what_the_board_shows() {
         let dir = std::env::temp_dir().join(format!("arbiter-physical-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut config = config(&dir);
