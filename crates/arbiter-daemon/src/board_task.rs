@@ -20,13 +20,23 @@ use tokio::time::Instant;
 use touch_tracker::analysis::{self, AnalysisRequest};
 use touch_tracker::{ArbiterEvent, Tracker};
 
-use crate::daemon::{BoardSummary, DaemonError};
+use crate::error::DaemonError;
 use arbiter_hub::serials::{SerialRoutes, Switchboard};
 use arbiter_hub::{Hub, HubEvent};
 use arbiter_outputs::sinks::jsonl::Published;
 use board_journal::{Durability, Journal, Record, Syncer};
 use daemon_config::paths::Paths;
 use daemon_config::{BoardConfig, Config};
+
+/// How a board's run went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardSummary {
+    pub number: u32,
+    /// Events regenerated from the journal at start-up.
+    pub replayed: u64,
+    /// Journal records written in this run.
+    pub journaled: u64,
+}
 
 /// Why a resumed board must be held for the arbiter, if it must: its journal proves less
 /// of the game than was played (a damaged record no [`Record::Held`] follows, a lost

@@ -3,7 +3,6 @@
 //! the LiveChess API; [`Daemon::shutdown`] stops them gracefully.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,62 +11,16 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::board_task::*;
+pub use crate::error::DaemonError;
 use crate::http;
 use arbiter_hub::serials::{SerialRoutes, Switchboard};
 use arbiter_hub::Hub;
 use arbiter_outputs::public::Public;
 use arbiter_outputs::sinks::jsonl::JsonlSink;
 use arbiter_outputs::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
-use board_journal::{JournalError, Syncer};
+use board_journal::Syncer;
 use daemon_config::paths::Paths;
 use daemon_config::{BoardPort, Config};
-
-/// What can stop the daemon from starting.
-#[derive(Debug, thiserror::Error)]
-pub enum DaemonError {
-    #[error("cannot create the output folder {path}: {source}")]
-    Output {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    #[error("cannot start the journals' sync threads: {0}")]
-    Syncer(#[source] std::io::Error),
-    #[error("board {board}: {source}")]
-    Board {
-        board: u32,
-        #[source]
-        source: dgt_serial::SpawnError,
-    },
-    #[error("cannot serve HTTPS (check [http] tls_cert and tls_key)")]
-    Tls(#[source] daemon_config::tls::TlsError),
-    #[error("cannot listen for HTTP on {addr}: {source} (set [http] bind to a free address or enabled = false)")]
-    Http {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot listen for the LiveChess API on {addr}: {source} (set [livechess_api] bind to a free address, or remove the section)")]
-    LiveChessApi {
-        addr: SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot open the event stream {path}: {source}")]
-    Events {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{boards} boards need about {needed} open files, but this process may open only {limit} (its hard limit): raise it (systemd: LimitNOFILE=; a shell: ulimit -Hn) or drive fewer boards")]
-    FdLimit {
-        boards: usize,
-        needed: u64,
-        limit: u64,
-    },
-}
 
 /// Settings of a run that are not in the config file.
 #[derive(Debug, Clone, Default)]
@@ -84,16 +37,6 @@ pub struct RunOptions {
     pub remote_boards: bool,
     /// Where dashboard actions go first ([`arbiter_dashboard::Forward`]).
     pub forward_actions: Option<Arc<dyn arbiter_dashboard::Forward>>,
-}
-
-/// How a board's run went.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BoardSummary {
-    pub number: u32,
-    /// Events regenerated from the journal at start-up.
-    pub replayed: u64,
-    /// Journal records written in this run.
-    pub journaled: u64,
 }
 
 /// A running daemon.

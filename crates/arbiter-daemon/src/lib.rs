@@ -29,6 +29,7 @@
 
 pub mod board_task;
 pub mod daemon;
+pub mod error;
 pub mod http;
 pub mod limits;
 pub mod livechess_api;

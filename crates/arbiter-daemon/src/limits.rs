@@ -76,16 +76,4 @@ mod tests {
         assert!(fds_needed(1000, true) > fds_needed(1000, false));
         assert!(fds_needed(8, true) < 1024);
     }
-
-    /// One count of the daemon's own descriptors serves the start-up check and the
-    /// listener's caps (two constants, 256 and 128, did before): at the least limit the
-    /// daemon starts with, the listener gets the HTTP set-aside less the writers' reserve.
-    #[test]
-    fn the_least_limit_the_daemon_starts_with_leaves_the_http_set_aside() {
-        use crate::http::listen::{caps_for, FD_RESERVE};
-        for (boards, record) in [(1, false), (1000, false), (1000, true)] {
-            let caps = caps_for(fds_needed(boards, record), boards, record);
-            assert_eq!(caps.total as u64, HTTP_FDS - FD_RESERVE, "{boards} boards");
-        }
-    }
 }

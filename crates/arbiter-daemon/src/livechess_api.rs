@@ -10,7 +10,7 @@
 //!   move never reaches a consumer.
 //! - Public: browsers connect from pages of other origins (lichess.org), so there is no
 //!   Origin or Host check and REST answers carry `Access-Control-Allow-Origin: *`; the
-//!   routes are in [`crate::http::access::ROUTES`] as [`Group::Broadcast`] routes, open on
+//!   routes are in `http::access::ROUTES` as [`Group::Broadcast`] routes, open on
 //!   this listener, which exists only when `[livechess_api]` is configured.
 //! - The broadcast delay: when the public view is not live (a `[broadcast] delay`, boards
 //!   off the air), every board's `board` is the position of its public game and there is
@@ -47,9 +47,8 @@ use daemon_config::{BoardConfig, Config};
 use game_record::games::BoardGames;
 use tokio::sync::watch;
 
-/// The routes, as [`crate::http::access::ROUTES`] names them.
-pub const WS_ROUTE: &str = "/api/v1.0";
-pub const REST_ROUTE: &str = "/api/v1.0/{*path}";
+/// The routes, as `http::access::ROUTES` names them.
+pub use ::livechess_api::{REST_ROUTE, WS_ROUTE};
 
 /// Largest WebSocket message taken (requests are a few hundred bytes).
 const MAX_MESSAGE: usize = 16 * 1024;
@@ -57,7 +56,7 @@ const MAX_MESSAGE: usize = 16 * 1024;
 const MAX_SESSIONS: usize = 64;
 /// WebSocket connections from one address at once: a hall's machines each run a page or
 /// two; past its share a client's own oldest idle connection makes room
-/// ([`crate::http::room`]).
+/// (`http::room`).
 const PER_CLIENT_SESSIONS: usize = 32;
 /// A connection with no subscription that has sent nothing for this long is idle and
 /// closed (issue 36: 64 such connections held every place). lichess's `/dgt` page asks

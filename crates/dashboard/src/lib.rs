@@ -573,14 +573,14 @@ impl Dashboard {
         }))
     }
 
-    /// Takes the arbiter's decision for a board ([`arbiter_hub::decisions::decide`]) and folds
+    /// Takes the arbiter's decision for a board ([`arbiter_hub::decide`]) and folds
     /// what it made into the alerts before answering, so the page's next state shows it.
     pub async fn decide(
         &self,
         board: u32,
         input: touch_tracker::ArbiterInput,
     ) -> Result<Vec<touch_tracker::ArbiterEvent>, arbiter_hub::decisions::DecisionError> {
-        let events = arbiter_hub::decisions::decide(&self.hub, board, input).await?;
+        let events = arbiter_hub::decide(&self.hub, board, input).await?;
         self.sync();
         Ok(events)
     }

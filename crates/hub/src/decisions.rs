@@ -3,7 +3,7 @@
 //! the opponent, the game declared lost for a second displacement), and a board's result
 //! set, cleared or confirmed.
 //!
-//! A decision is a tracker input like a board event: [`decide`] hands it to the board's
+//! A decision is a tracker input like a board event: [`crate::decide`] hands it to the board's
 //! task, which checks it with the tracker, journals it (durable before it acts), feeds it
 //! to the tracker and publishes the `arbiter_decision` event it emits (and a `game_over`
 //! for a game declared lost). So it is numbered in the board's events, regenerated from
@@ -20,9 +20,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
-use touch_tracker::{ArbiterEvent, ArbiterInput, Decision};
+use touch_tracker::{ArbiterEvent, ArbiterInput};
 
-use crate::Hub;
 pub use game_record::ResultState;
 
 /// A decision on its way to a board's task, with where the answer goes.
@@ -45,36 +44,6 @@ pub enum DecisionError {
     NotRunning(u32),
     #[error("board {board}: {why}")]
     Refused { board: u32, why: String },
-}
-
-/// Hands the arbiter's decision to board `board` and waits until it is journaled and
-/// published; returns the events it made. A plain function: the dashboard's HTTP handler
-/// calls it, and so can any other route to the arbiter (a central dashboard).
-pub async fn decide(
-    hub: &Hub,
-    board: u32,
-    input: ArbiterInput,
-) -> Result<Vec<ArbiterEvent>, DecisionError> {
-    let Some(view) = hub.board(board) else {
-        return Err(DecisionError::NoBoard(board));
-    };
-    if input.decision == Decision::ResultConfirmed {
-        view.games
-            .results
-            .check_confirmation(input.result)
-            .map_err(|why| DecisionError::Refused { board, why })?;
-    }
-    let inbox = hub.inbox(board).ok_or(DecisionError::NotRunning(board))?;
-    let (reply, answer) = oneshot::channel();
-    inbox
-        .send(Request { input, reply })
-        .await
-        .map_err(|_| DecisionError::NotRunning(board))?;
-    match answer.await {
-        Ok(Ok(events)) => Ok(events),
-        Ok(Err(why)) => Err(DecisionError::Refused { board, why }),
-        Err(_) => Err(DecisionError::NotRunning(board)),
-    }
 }
 
 /// Why `events.jsonl` could not be read.
@@ -153,10 +122,11 @@ pub fn results_from_events(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{decide, Hub};
     use chess_rules::GameResult;
     use touch_tracker::events::{ArbiterDecisionEvent, GameOverEvent};
     use touch_tracker::EndReason;
-    use touch_tracker::{ArbiterResult, EventKind};
+    use touch_tracker::{ArbiterResult, Decision, EventKind};
 
     fn decision(decision: Decision, result: Option<ArbiterResult>) -> EventKind {
         EventKind::ArbiterDecision(ArbiterDecisionEvent {

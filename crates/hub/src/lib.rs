@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
-use tokio::sync::{broadcast, watch};
-use touch_tracker::{ArbiterEvent, Snapshot};
+use tokio::sync::{broadcast, oneshot, watch};
+use touch_tracker::{ArbiterEvent, ArbiterInput, Decision, Snapshot};
 
 use game_record::games::BoardGames;
 
@@ -400,6 +400,38 @@ impl Hub {
         if any {
             self.changed.send_modify(|n| *n += 1);
         }
+    }
+}
+
+/// Hands the arbiter's decision to board `board` and waits until it is journaled and
+/// published; returns the events it made. A plain function: the dashboard's HTTP handler
+/// calls it, and so can any other route to the arbiter (a central dashboard).
+pub async fn decide(
+    hub: &Hub,
+    board: u32,
+    input: ArbiterInput,
+) -> Result<Vec<ArbiterEvent>, decisions::DecisionError> {
+    let Some(view) = hub.board(board) else {
+        return Err(decisions::DecisionError::NoBoard(board));
+    };
+    if input.decision == Decision::ResultConfirmed {
+        view.games
+            .results
+            .check_confirmation(input.result)
+            .map_err(|why| decisions::DecisionError::Refused { board, why })?;
+    }
+    let inbox = hub
+        .inbox(board)
+        .ok_or(decisions::DecisionError::NotRunning(board))?;
+    let (reply, answer) = oneshot::channel();
+    inbox
+        .send(decisions::Request { input, reply })
+        .await
+        .map_err(|_| decisions::DecisionError::NotRunning(board))?;
+    match answer.await {
+        Ok(Ok(events)) => Ok(events),
+        Ok(Err(why)) => Err(decisions::DecisionError::Refused { board, why }),
+        Err(_) => Err(decisions::DecisionError::NotRunning(board)),
     }
 }
 

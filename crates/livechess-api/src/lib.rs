@@ -22,6 +22,11 @@
 //! physical board (tests use it) and from the consumers' sources; docs/formats.md §
 //! "LiveChess local API" is the contract.
 
+/// Where LiveChess serves its API: the WebSocket feed, and the REST calls under it (in
+/// axum's route syntax; consumers ask `/api/v1.0/...`).
+pub const WS_ROUTE: &str = "/api/v1.0";
+pub const REST_ROUTE: &str = "/api/v1.0/{*path}";
+
 pub mod feed;
 pub mod follow;
 pub mod protocol;

@@ -10,7 +10,7 @@
 //! | [`Group::ArbiterRead`] | `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
 //! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}`, `/api/boards/{B}/serial/{S}`, `/api/boards/{B}/decision`, `/api/boards/{B}/moves`, `/api/boards/{B}/takeback`, `/api/boards/{B}/clock` | never: the token, in the header |
 //!
-//! The LiveChess API (`/api/v1.0`, `/api/v1.0/{*path}`, [`crate::livechess_api`]) is in
+//! The LiveChess API (`/api/v1.0`, `/api/v1.0/{*path}`, the daemon's `livechess_api`) is in
 //! the Broadcast group but served on its own listener, which exists only when
 //! `[livechess_api]` is configured: that section is the organiser's choice to publish
 //! there, so the listener has no token, Host or Origin check (browsers on lichess.org
@@ -82,11 +82,11 @@ pub const ROUTES: &[(&str, Group)] = &[
     ("/api/boards/{board}/moves", Group::ArbiterAct),
     ("/api/boards/{board}/takeback", Group::ArbiterAct),
     ("/api/boards/{board}/clock", Group::ArbiterAct),
-    // crate::livechess_api, on its own listener (`[livechess_api]`): public there, no
+    // The daemon's livechess_api, on its own listener (`[livechess_api]`): public there, no
     // Host or Origin check (lichess.org's page connects from its own origin), delayed
     // as every broadcast output.
-    (crate::livechess_api::WS_ROUTE, Group::Broadcast),
-    (crate::livechess_api::REST_ROUTE, Group::Broadcast),
+    (::livechess_api::WS_ROUTE, Group::Broadcast),
+    (::livechess_api::REST_ROUTE, Group::Broadcast),
 ];
 
 /// The group of a route pattern (as [`MatchedPath`] gives it).

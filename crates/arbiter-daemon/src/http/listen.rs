@@ -214,7 +214,7 @@ where
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service)
-        // WebSockets (the LiveChess API, crate::livechess_api) take the connection over.
+        // WebSockets (the LiveChess API, the daemon's livechess_api) take the connection over.
         .with_upgrades()
         .await;
     if let Err(e) = result {
@@ -241,5 +241,17 @@ mod tests {
         assert_eq!(Caps::from_fd_limit(100, 90).total, 4, "a floor");
         assert_eq!(c.per_client, 128);
         assert_eq!(Caps::from_fd_limit(1 << 20, 300).total, Caps::MAX_TOTAL);
+    }
+
+    /// One count of the daemon's own descriptors serves the start-up check and the
+    /// listener's caps (two constants, 256 and 128, did before): at the least limit the
+    /// daemon starts with, the listener gets the HTTP set-aside less the writers' reserve.
+    #[test]
+    fn the_least_limit_the_daemon_starts_with_leaves_the_http_set_aside() {
+        use crate::limits::{fds_needed, HTTP_FDS};
+        for (boards, record) in [(1, false), (1000, false), (1000, true)] {
+            let caps = caps_for(fds_needed(boards, record), boards, record);
+            assert_eq!(caps.total as u64, HTTP_FDS - FD_RESERVE, "{boards} boards");
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! else any idle one. A busy connection (a request in flight, a stream streaming, a
 //! subscribed WebSocket) is never closed to make room; only when every place is busy is
 //! a new connection refused. The HTTP listener ([`super::listen`]) and the LiveChess
-//! API's WebSockets ([`crate::livechess_api`]) each keep one.
+//! API's WebSockets (the daemon's `livechess_api`) each keep one.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
