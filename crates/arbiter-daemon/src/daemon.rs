@@ -64,24 +64,7 @@ impl Daemon {
     /// Resumes every board from its journal, then starts the drivers, sinks, log and
     /// HTTP endpoint. Must run inside a tokio runtime.
     pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
-        let needed = crate::limits::fds_needed(config.boards.len(), opts.record);
-        let fd_limit = crate::limits::raise_nofile_limit();
-        let http_caps = http::listen::caps_for(
-            *fd_limit.as_ref().unwrap_or(&1024),
-            config.boards.len(),
-            opts.record,
-        );
-        match fd_limit {
-            Ok(limit) if limit < needed => {
-                return Err(DaemonError::FdLimit {
-                    boards: config.boards.len(),
-                    needed,
-                    limit,
-                })
-            }
-            Ok(_) => {}
-            Err(e) => tracing::warn!("cannot read the open-file limit: {e}"),
-        }
+        let http_caps = check_fd_limit(&config, &opts)?;
         for m in config.missing_ports.iter().filter(|_| !opts.remote_boards) {
             tracing::warn!("{m}; the board's driver keeps trying to open it");
         }
@@ -157,7 +140,6 @@ impl Daemon {
                 .into_iter()
                 .collect()
         };
-        let mut dashboard_of = None;
         tasks.push(tokio::spawn(arbiter_outputs::public::follow(
             Arc::clone(&public),
             Arc::clone(&hub),
@@ -177,54 +159,12 @@ impl Daemon {
             )));
         }
 
-        let http = if config.http.enabled {
-            let tls = match &config.http.tls {
-                Some(files) => {
-                    Some(daemon_config::tls::server_config(files).map_err(DaemonError::Tls)?)
-                }
-                None => None,
-            };
-            let listener = tokio::net::TcpListener::bind(config.http.bind)
-                .await
-                .map_err(|source| DaemonError::Http {
-                    addr: config.http.bind,
-                    source,
-                })?;
-            let addr = listener.local_addr().unwrap_or(config.http.bind);
-            let state = http::AppState {
-                hub: Arc::clone(&hub),
-                config: Arc::clone(&config),
-                public: Arc::clone(&public),
-            };
-            let (dash, dashboard, follower) =
-                arbiter_dashboard::Dashboard::start(Arc::clone(&hub), Arc::clone(&config), &paths);
-            tasks.push(follower);
-            if let Some(f) = opts.forward_actions.clone() {
-                dash.forward_actions_to(f);
-            }
-            dashboard_of = Some(Arc::clone(&dash));
-            let mut router = http::router(state.clone()).merge(dashboard);
-            if let Some(extra) = opts.extra_routes.clone() {
-                router = router.merge(extra.with_state(state));
-            }
-            let router = http::access::layer(
-                router,
-                http::access::Policy {
-                    dashboard: dash,
-                    config: Arc::clone(&config),
-                    hosts: http::access::HostCheck::new(&config),
-                },
-            );
-            let scheme = if tls.is_some() { "https" } else { "http" };
-            let task = tokio::spawn(http::serve(listener, router, http_caps, tls));
-            let url = format!("{scheme}://{addr}/\n");
-            if let Err(e) = crash_safe::write_atomic(&paths.http_address(), url.as_bytes()) {
-                tracing::warn!("cannot write {}: {e}", paths.http_address().display());
-            }
-            tracing::info!("HTTP endpoint on {scheme}://{addr}/");
-            Some((addr, task))
+        let (http, dashboard_of) = if config.http.enabled {
+            let (addr, task, dash) =
+                start_http(&config, &opts, &hub, &public, &paths, http_caps, &mut tasks).await?;
+            (Some((addr, task)), Some(dash))
         } else {
-            None
+            (None, None)
         };
 
         let mut livechess_closer = None;
@@ -257,44 +197,7 @@ impl Daemon {
         };
 
         let (stop_boards, stop_rx) = watch::channel(false);
-        let record_dir = opts.record.then(|| paths.recordings());
-        let routes = Arc::new(SerialRoutes::new(switchboard(&config, &resumed)));
-        let mut boards = Vec::with_capacity(resumed.len());
-        for (task, b) in resumed.into_iter().zip(&config.boards) {
-            let port = match &b.port {
-                BoardPort::Path(p) => PortSpec::Path(p.clone()),
-                BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
-                BoardPort::LiveChess(url) => {
-                    let handle = crate::livechess_source::spawn(&b.name(), url.clone(), epoch);
-                    tracing::info!(board = b.number, "following board {} at {url}", b.number);
-                    boards.push(tokio::spawn(task.run(
-                        handle,
-                        epoch,
-                        stop_rx.clone(),
-                        Arc::clone(&routes),
-                    )));
-                    continue;
-                }
-            };
-            let spec = BoardSpec {
-                name: b.name(),
-                port,
-                options: opts.driver.clone(),
-            };
-            let handle = spawn_board(spec, epoch, record_dir.clone()).map_err(|source| {
-                DaemonError::Board {
-                    board: b.number,
-                    source,
-                }
-            })?;
-            tracing::info!(board = b.number, "driving board {} on {}", b.number, b.port);
-            boards.push(tokio::spawn(task.run(
-                handle,
-                epoch,
-                stop_rx.clone(),
-                Arc::clone(&routes),
-            )));
-        }
+        let boards = start_boards(&config, &opts, &paths, resumed, epoch, &stop_rx)?;
         Ok(Daemon {
             config,
             paths,
@@ -382,6 +285,143 @@ impl Daemon {
         }
         summaries
     }
+}
+
+/// Raises the open-file limit and refuses to start when even the hard limit is too low
+/// for the configured boards; returns the HTTP listener's caps under the limit.
+fn check_fd_limit(config: &Config, opts: &RunOptions) -> Result<http::listen::Caps, DaemonError> {
+    let needed = crate::limits::fds_needed(config.boards.len(), opts.record);
+    let fd_limit = crate::limits::raise_nofile_limit();
+    let http_caps = http::listen::caps_for(
+        *fd_limit.as_ref().unwrap_or(&1024),
+        config.boards.len(),
+        opts.record,
+    );
+    match fd_limit {
+        Ok(limit) if limit < needed => {
+            return Err(DaemonError::FdLimit {
+                boards: config.boards.len(),
+                needed,
+                limit,
+            })
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!("cannot read the open-file limit: {e}"),
+    }
+    Ok(http_caps)
+}
+
+/// The HTTP endpoint: the public routes, the dashboard and any extra routes, behind the
+/// access policy, on `[http] bind` (with TLS when configured); its address is written to
+/// the output folder.
+async fn start_http(
+    config: &Arc<Config>,
+    opts: &RunOptions,
+    hub: &Arc<Hub>,
+    public: &Arc<Public>,
+    paths: &Paths,
+    http_caps: http::listen::Caps,
+    tasks: &mut Vec<JoinHandle<()>>,
+) -> Result<
+    (
+        SocketAddr,
+        JoinHandle<()>,
+        Arc<arbiter_dashboard::Dashboard>,
+    ),
+    DaemonError,
+> {
+    let tls = match &config.http.tls {
+        Some(files) => Some(daemon_config::tls::server_config(files).map_err(DaemonError::Tls)?),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(config.http.bind)
+        .await
+        .map_err(|source| DaemonError::Http {
+            addr: config.http.bind,
+            source,
+        })?;
+    let addr = listener.local_addr().unwrap_or(config.http.bind);
+    let state = http::AppState {
+        hub: Arc::clone(hub),
+        config: Arc::clone(config),
+        public: Arc::clone(public),
+    };
+    let (dash, dashboard, follower) =
+        arbiter_dashboard::Dashboard::start(Arc::clone(hub), Arc::clone(config), paths);
+    tasks.push(follower);
+    let dash_of = Arc::clone(&dash);
+    if let Some(f) = opts.forward_actions.clone() {
+        dash.forward_actions_to(f);
+    }
+    let mut router = http::router(state.clone()).merge(dashboard);
+    if let Some(extra) = opts.extra_routes.clone() {
+        router = router.merge(extra.with_state(state));
+    }
+    let router = http::access::layer(
+        router,
+        http::access::Policy {
+            dashboard: dash,
+            config: Arc::clone(config),
+            hosts: http::access::HostCheck::new(config),
+        },
+    );
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let task = tokio::spawn(http::serve(listener, router, http_caps, tls));
+    let url = format!("{scheme}://{addr}/\n");
+    if let Err(e) = crash_safe::write_atomic(&paths.http_address(), url.as_bytes()) {
+        tracing::warn!("cannot write {}: {e}", paths.http_address().display());
+    }
+    tracing::info!("HTTP endpoint on {scheme}://{addr}/");
+    Ok((addr, task, dash_of))
+}
+
+/// Starts each resumed board's task on its input: a serial driver, or a LiveChess feed.
+fn start_boards(
+    config: &Config,
+    opts: &RunOptions,
+    paths: &Paths,
+    resumed: Vec<BoardTask>,
+    epoch: std::time::Instant,
+    stop_rx: &watch::Receiver<bool>,
+) -> Result<Vec<JoinHandle<BoardSummary>>, DaemonError> {
+    let record_dir = opts.record.then(|| paths.recordings());
+    let routes = Arc::new(SerialRoutes::new(switchboard(config, &resumed)));
+    let mut boards = Vec::with_capacity(resumed.len());
+    for (task, b) in resumed.into_iter().zip(&config.boards) {
+        let port = match &b.port {
+            BoardPort::Path(p) => PortSpec::Path(p.clone()),
+            BoardPort::Serial(s) => PortSpec::Serial(s.clone()),
+            BoardPort::LiveChess(url) => {
+                let handle = crate::livechess_source::spawn(&b.name(), url.clone(), epoch);
+                tracing::info!(board = b.number, "following board {} at {url}", b.number);
+                boards.push(tokio::spawn(task.run(
+                    handle,
+                    epoch,
+                    stop_rx.clone(),
+                    Arc::clone(&routes),
+                )));
+                continue;
+            }
+        };
+        let spec = BoardSpec {
+            name: b.name(),
+            port,
+            options: opts.driver.clone(),
+        };
+        let handle =
+            spawn_board(spec, epoch, record_dir.clone()).map_err(|source| DaemonError::Board {
+                board: b.number,
+                source,
+            })?;
+        tracing::info!(board = b.number, "driving board {} on {}", b.number, b.port);
+        boards.push(tokio::spawn(task.run(
+            handle,
+            epoch,
+            stop_rx.clone(),
+            Arc::clone(&routes),
+        )));
+    }
+    Ok(boards)
 }
 
 /// How long the shutdown waits for the LiveChess API's connections to close.
