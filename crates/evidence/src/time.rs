@@ -1,5 +1,5 @@
 //! Wall-clock times as the daemon writes them: Unix milliseconds and RFC 3339 UTC
-//! (`2025-06-12T19:03:12.345Z`, the events' `at`).
+//! (`2025-06-12T19:03:12.345Z`, the events' `at`). Written by `wall-clock`; read back here.
 
 /// Unix ms of an RFC 3339 UTC time `YYYY-MM-DDTHH:MM:SS[.fff]Z`; `None` for anything else
 /// (the daemon writes only that form).
@@ -37,19 +37,8 @@ pub fn parse_rfc3339(s: &str) -> Option<u64> {
     u64::try_from(secs).ok()?.checked_mul(1000)?.checked_add(ms)
 }
 
-/// RFC 3339 UTC with milliseconds, as the daemon writes `at`.
-pub fn rfc3339(unix_ms: u64) -> String {
-    let secs = (unix_ms / 1000) as i64;
-    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-    let rem = secs.rem_euclid(86_400);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60,
-        unix_ms % 1000
-    )
-}
+/// RFC 3339 UTC with milliseconds, as the daemon writes `at` (the daemon's own formatter).
+pub use wall_clock::rfc3339;
 
 /// Howard Hinnant's days-from-civil: days since 1970-01-01.
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -60,19 +49,6 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let doy = (153 * mp + 2) / 5 + i64::from(d) - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
-}
-
-/// The inverse of [`days_from_civil`].
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
