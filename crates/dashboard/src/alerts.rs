@@ -339,8 +339,7 @@ impl Alerts {
                 }
             }
             EventKind::IllegalMoveStands(_) => {
-                let at = self.add(e, Urgency::Illegal, ("alert-illegal-stands", None));
-                out.push(Change::alert(self.alerts[at].clone()));
+                out.push(self.added(e, Urgency::Illegal, ("alert-illegal-stands", None)));
                 if let Some(&i) = self.last_illegal.get(&board) {
                     out.push(Change::alert(self.note(
                         i,
@@ -351,12 +350,10 @@ impl Alerts {
             }
             EventKind::GameOver(g) => out.extend(self.game_over(e, g)),
             EventKind::TouchMove(t) if t.violation => {
-                let at = self.add(e, Urgency::Suspicion, ("alert-touch-move", None));
-                out.push(Change::alert(self.alerts[at].clone()));
+                out.push(self.added(e, Urgency::Suspicion, ("alert-touch-move", None)));
             }
             EventKind::TwoHandedSuspected(_) => {
-                let at = self.add(e, Urgency::Suspicion, ("alert-two-handed", None));
-                out.push(Change::alert(self.alerts[at].clone()));
+                out.push(self.added(e, Urgency::Suspicion, ("alert-two-handed", None)));
             }
             EventKind::Displaced(d) if !d.reestablished => {
                 let at = self.add(e, Urgency::Suspicion, ("alert-displaced", None));
@@ -373,8 +370,7 @@ impl Alerts {
                 }
             }
             EventKind::RulingUnclear(_) => {
-                let at = self.add(e, Urgency::Illegal, ("alert-ruling-unclear", None));
-                out.push(Change::alert(self.alerts[at].clone()));
+                out.push(self.added(e, Urgency::Illegal, ("alert-ruling-unclear", None)));
             }
             // Art. 6.10.2: the clock's setting is wrong; the arbiter corrects the clock.
             EventKind::ClockMismatch(m) => {
@@ -383,12 +379,10 @@ impl Alerts {
                     MismatchReason::PeriodAddedLate => "alert-clock-late",
                     MismatchReason::PeriodNotAdded => "alert-clock-not-added",
                 };
-                let at = self.add(e, Urgency::Illegal, (title, None));
-                out.push(Change::alert(self.alerts[at].clone()));
+                out.push(self.added(e, Urgency::Illegal, (title, None)));
             }
             EventKind::RecoveryUncertain(_) => {
-                let at = self.add(e, Urgency::Suspicion, ("alert-uncertain", None));
-                out.push(Change::alert(self.alerts[at].clone()));
+                out.push(self.added(e, Urgency::Suspicion, ("alert-uncertain", None)));
             }
             EventKind::BoardStatus(s) => {
                 out.extend(self.board_status(e, s.status, s.detail.as_deref()));
@@ -495,13 +489,7 @@ impl Alerts {
             let when = when();
             // Solved by itself: the arbiter need not act.
             while let Some(i) = self.open_status(board, status) {
-                self.note(i, NoteMsg::Id(words), &when);
-                let revision = self.bump();
-                let a = &mut self.alerts[i];
-                a.state = AlertState::Resolved;
-                a.resolved_at = Some(when.clone());
-                a.revision = revision;
-                out.push(Change::alert(a.clone()));
+                out.push(self.settle(i, NoteMsg::Id(words), &when));
             }
         }
         out
@@ -534,23 +522,28 @@ impl Alerts {
                 && a.kind == "displaced"
                 && a.event["ply"].as_u64() == d.ply.map(u64::from)
         });
-        if let Some(i) = about {
-            let when = rfc3339(e.wall_ms);
-            self.note(
-                i,
-                NoteMsg::With("arbiter-decision-comment", "text", d.explanation.clone()),
-                &when,
-            );
-            let revision = self.bump();
-            let a = &mut self.alerts[i];
-            if a.state != AlertState::Resolved {
-                a.state = AlertState::Resolved;
-                a.resolved_at = Some(when);
-            }
-            a.revision = revision;
-            return Some(Change::alert(a.clone()));
+        let msg = NoteMsg::With("arbiter-decision-comment", "text", d.explanation.clone());
+        about.map(|i| self.settle(i, msg, &rfc3339(e.wall_ms)))
+    }
+
+    /// Notes `msg` on alert `i` and resolves it (when it is not already): the matter
+    /// settled by itself or by the arbiter's decision.
+    fn settle(&mut self, i: usize, msg: NoteMsg, when: &str) -> Change {
+        self.note(i, msg, when);
+        let revision = self.bump();
+        let a = &mut self.alerts[i];
+        if a.state != AlertState::Resolved {
+            a.state = AlertState::Resolved;
+            a.resolved_at = Some(when.to_owned());
         }
-        None
+        a.revision = revision;
+        Change::alert(a.clone())
+    }
+
+    /// A new alert for event `e`, as a change for live clients.
+    fn added(&mut self, e: &HubEvent, urgency: Urgency, title_msg: TitleMsg) -> Change {
+        let at = self.add(e, urgency, title_msg);
+        Change::alert(self.alerts[at].clone())
     }
 
     /// A result the board and the arbiter disagree on is an alert until the arbiter
