@@ -185,12 +185,15 @@ impl Daemon {
                 livechess_closer = Some(closer);
                 let router = crate::livechess_api::router(state);
                 tasks.push(tokio::spawn(http::serve(listener, router, http_caps, None)));
-                let url = format!("ws://{addr}/api/v1.0\n");
+                let url = format!("ws://{addr}{}\n", ::livechess_api::WS_ROUTE);
                 let file = paths.livechess_api_address();
                 if let Err(e) = crash_safe::write_atomic(&file, url.as_bytes()) {
                     tracing::warn!("cannot write {}: {e}", file.display());
                 }
-                tracing::info!("LiveChess API on ws://{addr}/api/v1.0 and http://{addr}/api/v1.0/");
+                tracing::info!(
+                    "LiveChess API on ws://{addr}{ws} and http://{addr}{ws}/",
+                    ws = ::livechess_api::WS_ROUTE
+                );
                 Some(addr)
             }
             None => None,

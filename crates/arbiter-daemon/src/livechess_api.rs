@@ -48,7 +48,7 @@ use game_record::games::BoardGames;
 use tokio::sync::watch;
 
 /// The routes, as `http::access::ROUTES` names them.
-pub use ::livechess_api::{REST_ROUTE, WS_ROUTE};
+use ::livechess_api::{REST_ROUTE, WS_ROUTE};
 
 /// Largest WebSocket message taken (requests are a few hundred bytes).
 const MAX_MESSAGE: usize = 16 * 1024;
