@@ -17,7 +17,7 @@ use arbiter_hub::serials::{SerialRoutes, Switchboard};
 use arbiter_hub::Hub;
 use arbiter_outputs::public::Public;
 use arbiter_outputs::sinks::jsonl::JsonlSink;
-use arbiter_outputs::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Sink};
+use arbiter_outputs::sinks::{self, livechess::LiveChessSink, pgn::PgnSink, Round, Sink};
 use board_journal::Syncer;
 use daemon_config::paths::Paths;
 use daemon_config::{BoardPort, Config};
@@ -106,31 +106,26 @@ impl Daemon {
 
         let (stop_sinks, stop_rx) = watch::channel(false);
         // The arbiter's stream follows the hub; the PGN and LiveChess files are public:
-        // they follow the public view (the broadcast delay, boards off the air).
-        let mut sinks = vec![tokio::spawn(sinks::run(
-            Box::new(jsonl),
-            Arc::clone(&hub),
-            stop_rx.clone(),
-        ))];
-        let public_sinks: Vec<Box<dyn Sink>> = vec![
-            Box::new(
-                PgnSink::new(Arc::clone(&config), paths.clone()).with_public(Arc::clone(&public)),
+        // they follow the public view (the broadcast delay, boards off the air). Each is
+        // subscribed before the view's follower starts: no change is missed.
+        let delayed = Round::Delayed(Arc::clone(&public));
+        let registered: [(Box<dyn Sink>, Round); 3] = [
+            (Box::new(jsonl), Round::Live),
+            (
+                Box::new(PgnSink::new(Arc::clone(&config), paths.clone())),
+                delayed.clone(),
             ),
-            Box::new(
-                LiveChessSink::new(Arc::clone(&config), paths.livechess())
-                    .with_public(Arc::clone(&public)),
+            (
+                Box::new(LiveChessSink::new(Arc::clone(&config), paths.livechess())),
+                delayed,
             ),
         ];
-        for s in public_sinks {
-            // Subscribed before the view's follower starts: no change is missed.
-            let changed = public.changed();
-            sinks.push(tokio::spawn(sinks::run_on(
-                s,
-                Arc::clone(&hub),
-                changed,
-                stop_rx.clone(),
-            )));
-        }
+        let sinks: Vec<_> = registered
+            .into_iter()
+            .map(|(sink, round)| {
+                tokio::spawn(sinks::run(sink, round, Arc::clone(&hub), stop_rx.clone()))
+            })
+            .collect();
         let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub), config.event.language));
         let mut tasks: Vec<JoinHandle<()>> = if opts.remote_boards {
             // Each hall controls its own clocks.

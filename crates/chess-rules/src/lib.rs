@@ -35,6 +35,7 @@
 //!   the final placement (king on g/c, rook on f/d). Everything else is the standard code.
 
 mod bridge;
+pub mod castling;
 pub mod chess960;
 pub mod classify;
 pub mod game;

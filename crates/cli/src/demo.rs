@@ -8,9 +8,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use crate::logging::{self, LogFormat};
 use anyhow::Context;
 use arbiter_demo::{self as demo, DemoOptions};
-use arbiter_outputs::sinks::log::{self, LogFormat};
 use messages::Language;
 
 /// Arguments of `demo`.
@@ -53,7 +53,7 @@ pub struct DemoArgs {
 
 pub fn run(args: &DemoArgs) -> anyhow::Result<()> {
     // Rulings go to stdout; the log only says what goes wrong.
-    log::init(LogFormat::Human, "error");
+    logging::init(LogFormat::Human, "error");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::logging::{self, LogFormat};
 use anyhow::{bail, Context};
 use arbiter_daemon::Config;
-use arbiter_outputs::sinks::log::{self, LogFormat};
 use daemon_config::paths::Paths;
 
 /// Arguments of `evidence`.
@@ -56,7 +56,7 @@ fn parse_duration_ms(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(args: &EvidenceArgs) -> anyhow::Result<()> {
-    log::init(LogFormat::Human, "warn");
+    logging::init(LogFormat::Human, "warn");
     let config = Config::load(&args.config)?;
     if !config.boards.iter().any(|b| b.number == args.board) {
         let boards: Vec<String> = config.boards.iter().map(|b| b.name()).collect();

@@ -9,6 +9,7 @@ mod emulate;
 mod evidence;
 mod generate;
 mod init;
+mod logging;
 mod probe;
 mod replay;
 mod results;

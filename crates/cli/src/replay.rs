@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use capture_replay::{Replay, ReplayError, ReplayOptions};
 use dgt_protocol::capture::TimeControl;
-use touch_tracker::replay::{Replay, ReplayError, ReplayOptions};
 use touch_tracker::Supervision;
 
 /// Arguments of `replay`.

@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
+use crate::logging::{self, LogFormat};
 use anyhow::Context;
 use arbiter_daemon::{Config, Daemon, RunOptions};
-use arbiter_outputs::sinks::log::{self, LogFormat};
 use messages::Language;
 
 /// Arguments of `run`.
@@ -103,7 +103,7 @@ pub fn daemon_runtime(
     log_format: &str,
     async_threads: Option<usize>,
 ) -> anyhow::Result<tokio::runtime::Runtime> {
-    log::init(
+    logging::init(
         if log_format == "json" {
             LogFormat::Json
         } else {

@@ -429,11 +429,12 @@ impl Config {
             GameStart::Chess960FromBoard => t.start_from_board = true,
         }
         t.category = Some(self.board_category(board));
-        let penalty_ms = self.board_penalty_ms(board);
-        t.penalties = Penalties {
-            blitz_ms: penalty_ms,
-            rapid_ms: penalty_ms,
-            standard_ms: penalty_ms,
+        // The tracker takes the penalty of the board's category (art. 7.5.5), as
+        // `board_penalty_ms` says it; a time the file names is every category's.
+        t.penalties = if self.penalty_given {
+            Penalties::same_for_all(self.penalty_ms)
+        } else {
+            Penalties::default()
         };
         t.remove_offender_increment = self.remove_offender_increment;
         t.supervision = self.supervision;

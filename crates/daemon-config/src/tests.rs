@@ -227,6 +227,27 @@ fn a_board_plays_its_own_time_control_and_category() {
     let c = parse(&named).unwrap();
     assert_eq!(c.board_category(&c.boards[1]), TimeCategory::Rapid);
     assert_eq!(c.board_penalty_ms(&c.boards[1]), 90_000);
+    assert_eq!(
+        c.tracker_config(&c.boards[1]).penalties,
+        Penalties::same_for_all(90_000)
+    );
+}
+
+#[test]
+fn the_tracker_keeps_the_penalty_of_each_category() {
+    // The tracker picks the penalty by its category: the file's defaults stay per
+    // category, and agree with `board_penalty_ms` for every board.
+    let text = GOOD.replace(
+        "number = 2\n",
+        "number = 2\ntime_control = \"40/5400+30:1800+30\"\n",
+    );
+    let c = parse(&text).unwrap();
+    for b in &c.boards {
+        let t = c.tracker_config(b);
+        assert_eq!(t.penalties, Penalties::default());
+        let category = t.category.unwrap();
+        assert_eq!(t.penalty_ms(category), c.board_penalty_ms(b));
+    }
 }
 
 #[test]

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use messages::Args;
 use serde_json::Value;
 use touch_tracker::events::{ArbiterDecisionEvent, GameOverEvent};
-use touch_tracker::{BoardStatus, EndReason, EventKind, MismatchReason};
+use touch_tracker::{BoardStatus, DecisionKind, EndReason, EventKind, MismatchReason};
 
 use arbiter_hub::HubEvent;
 use game_record::words;
@@ -396,7 +396,9 @@ impl Alerts {
             EventKind::TouchMove(_) | EventKind::PositionAccepted(_) | EventKind::TakenBack(_) => {}
             // The arbiter's own decision is no news for him: it goes as a note on the
             // card it is about (the displaced pieces), which it settles.
-            EventKind::ArbiterDecision(d) if d.decision.is_penalty() => {
+            EventKind::ArbiterDecision(d)
+                if matches!(d.decision.kind(), DecisionKind::Penalty(_)) =>
+            {
                 out.extend(self.penalty_noted(e, d));
             }
             EventKind::ArbiterDecision(_) => {}

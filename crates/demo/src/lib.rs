@@ -340,6 +340,107 @@ pub async fn run(
     out: &mut (dyn Write + Send),
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Vec<DemoResult>, DemoError> {
+    check_options(&opts)?;
+    let dir = opts.dir.clone().unwrap_or_else(default_dir);
+    std::fs::create_dir_all(&dir).map_err(|source| DemoError::Folder {
+        path: dir.clone(),
+        source,
+    })?;
+    let scripted = scripts(&opts)?;
+    let mut sim = dgt_sim::Hub::new().map_err(DemoError::Serve)?;
+    let boards = serve_boards(&mut sim, scripted, opts.speed)?;
+    let http = free_http(opts.http);
+    let config_path = dir.join("demo.toml");
+    let text = demo_config(&boards, &opts, http);
+    std::fs::write(&config_path, &text).map_err(|source| DemoError::Folder {
+        path: config_path.clone(),
+        source,
+    })?;
+    let mut config = Config::load(&config_path)?;
+    // The file stays the hall's plain example; the language is the command line's.
+    config.event.language = opts.language;
+    let say = Messages::new(opts.language);
+    // The config's `dir = "."` is this folder: the outputs go to the folder given.
+    let out_dir = dir.clone();
+    let daemon = Daemon::start(config, RunOptions::default()).await?;
+
+    print_banner(out, &boards, &daemon, opts.speed, &config_path, &out_dir)?;
+    print_line(out, "Rulings as they happen (Ctrl-C to stop early):".into())?;
+
+    let hub = Arc::clone(daemon.hub());
+    let mut rx = hub.subscribe();
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    tokio::pin!(stop);
+    let mut grace: Option<tokio::time::Instant> = None;
+    let mut done = false;
+    let mut results = Vec::new();
+    loop {
+        tokio::select! {
+            _ = &mut stop => {
+                if !done {
+                    print_line(out, "interrupted".into())?;
+                }
+                break;
+            }
+            e = rx.recv() => match e {
+                Ok(e) if !e.replayed => {
+                    if let Some(line) = words::ruling_in(say, &e.event) {
+                        print_line(out, format!("  {line}"))?;
+                    }
+                    if let Some(b) = boards.iter().find(|b| b.number == e.board) {
+                        arbiter_sets_the_clock(b, &e.event);
+                    }
+                }
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break,
+            },
+            _ = tick.tick(), if !done => {
+                let scripts_done = boards
+                    .iter()
+                    .all(|b| b.handle.script_left() == 0 && b.handle.now_ms() >= b.end_ms);
+                if scripts_done && !hub.all_over() {
+                    // Let the last presses be ruled on.
+                    grace.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3));
+                }
+                if hub.all_over() || grace.is_some_and(|at| tokio::time::Instant::now() >= at) {
+                    // Print what is still queued (the last game's end).
+                    while let Ok(e) = rx.try_recv() {
+                        if let Some(line) = words::ruling_in(say, &e.event).filter(|_| !e.replayed) {
+                            print_line(out, format!("  {line}"))?;
+                        }
+                    }
+                    done = true;
+                    results = summary(&hub, &boards);
+                    print_summary(out, &results, &out_dir)?;
+                    if opts.exit_when_done {
+                        break;
+                    }
+                    // The boards stay on and the dashboard keeps showing the results.
+                    if let Some(a) = daemon.http_addr() {
+                        print_line(out, format!("The games are over; the dashboard stays up at http://{a}/ (Ctrl-C to stop)."))?;
+                    }
+                }
+            }
+        }
+    }
+    if !done {
+        results = summary(&hub, &boards);
+        print_summary(out, &results, &out_dir)?;
+    }
+    daemon.shutdown().await;
+    drop(sim);
+    Ok(results)
+}
+
+/// Prints one line for the person at the terminal, at once.
+fn print_line(out: &mut (dyn Write + Send), s: String) -> Result<(), DemoError> {
+    writeln!(out, "{s}")
+        .and_then(|()| out.flush())
+        .map_err(DemoError::Print)
+}
+
+/// Refuses options the demo cannot run with, naming the option.
+fn check_options(opts: &DemoOptions) -> Result<(), DemoError> {
     if !(opts.speed.is_finite() && opts.speed > 0.0 && opts.speed <= 100.0) {
         return Err(DemoError::Options(format!(
             "--speed must be more than 0 and at most 100, not {}",
@@ -352,18 +453,15 @@ pub async fn run(
             opts.boards
         )));
     }
-    let p = |out: &mut (dyn Write + Send), s: String| -> Result<(), DemoError> {
-        writeln!(out, "{s}")
-            .and_then(|()| out.flush())
-            .map_err(DemoError::Print)
-    };
-    let dir = opts.dir.clone().unwrap_or_else(default_dir);
-    std::fs::create_dir_all(&dir).map_err(|source| DemoError::Folder {
-        path: dir.clone(),
-        source,
-    })?;
-    let scripted = scripts(&opts)?;
-    let mut sim = dgt_sim::Hub::new().map_err(DemoError::Serve)?;
+    Ok(())
+}
+
+/// Serves each scripted game on an emulated board behind a pty of its own.
+fn serve_boards(
+    sim: &mut dgt_sim::Hub,
+    scripted: Vec<(PgnGame, Script)>,
+    speed: f64,
+) -> Result<Vec<DemoBoard>, DemoError> {
     let mut boards = Vec::new();
     for (i, (pgn, script)) in scripted.into_iter().enumerate() {
         let emu = Emulator::new(EmulatorConfig {
@@ -388,7 +486,7 @@ pub async fn run(
                 emu,
                 ServeOptions {
                     script: actions,
-                    speed: opts.speed,
+                    speed,
                     ..ServeOptions::default()
                 },
             )
@@ -406,9 +504,13 @@ pub async fn run(
             handle,
         });
     }
-    let http = free_http(opts.http);
-    let config_path = dir.join("demo.toml");
-    let mut text = config_text(&boards, opts.speed, http);
+    Ok(boards)
+}
+
+/// The demo's config file: the boards, and the LiveChess API when asked for (on its usual
+/// port 1982 when free).
+fn demo_config(boards: &[DemoBoard], opts: &DemoOptions, http: SocketAddr) -> String {
+    let mut text = config_text(boards, opts.speed, http);
     if opts.livechess_api {
         let preferred = SocketAddr::from(([127, 0, 0, 1], 1982));
         let bind = match std::net::TcpListener::bind(preferred) {
@@ -417,39 +519,40 @@ pub async fn run(
         };
         text.push_str(&format!(
             "\n# The DGT LiveChess local API (lichess /dgt, the livechess CLI).\n\
-             [livechess_api]\nbind = \"{bind}\"\n"
+         [livechess_api]\nbind = \"{bind}\"\n"
         ));
     }
-    std::fs::write(&config_path, &text).map_err(|source| DemoError::Folder {
-        path: config_path.clone(),
-        source,
-    })?;
-    let mut config = Config::load(&config_path)?;
-    // The file stays the hall's plain example; the language is the command line's.
-    config.event.language = opts.language;
-    let say = Messages::new(opts.language);
-    // The config's `dir = "."` is this folder: the outputs go to the folder given.
-    let out_dir = dir.clone();
-    let daemon = Daemon::start(config, RunOptions::default()).await?;
+    text
+}
 
-    p(
+/// What the demo runs and where to look: the config, the outputs, the addresses, and each
+/// board with the irregularities its game carries.
+fn print_banner(
+    out: &mut (dyn Write + Send),
+    boards: &[DemoBoard],
+    daemon: &Daemon,
+    speed: f64,
+    config_path: &Path,
+    out_dir: &Path,
+) -> Result<(), DemoError> {
+    print_line(
         out,
         format!(
             "dgt-arbiter demo: {} emulated boards, {TIME_CONTROL} blitz, speed {}x",
             boards.len(),
-            opts.speed
+            speed
         ),
     )?;
-    p(out, format!("  config:  {}", config_path.display()))?;
-    p(out, format!("  outputs: {}", out_dir.display()))?;
+    print_line(out, format!("  config:  {}", config_path.display()))?;
+    print_line(out, format!("  outputs: {}", out_dir.display()))?;
     if let Some(a) = daemon.http_addr() {
-        p(
+        print_line(
             out,
             format!(
                 "  HTTP:    http://{a}/round.pgn  /boards  /events  /livechess/tournament.json"
             ),
         )?;
-        p(
+        print_line(
             out,
             format!(
                 "  dashboard: http://{a}/ (the arbiter token is in {})",
@@ -458,19 +561,19 @@ pub async fn run(
         )?;
     }
     if let Some(a) = daemon.livechess_api_addr() {
-        p(
+        print_line(
             out,
             format!("  LiveChess API: ws://{a}/api/v1.0 and http://{a}/api/v1.0/tournaments"),
         )?;
     }
-    for b in &boards {
+    for b in boards {
         let what: Vec<String> = b
             .script
             .injected
             .iter()
             .map(|i| format!("{} (ply {})", i.irregularity, i.ply))
             .collect();
-        p(
+        print_line(
             out,
             format!(
                 "  board {}: {} - {} on {}{}",
@@ -486,7 +589,7 @@ pub async fn run(
             ),
         )?;
         for s in &b.script.skipped {
-            p(
+            print_line(
                 out,
                 format!(
                     "    ({} does not fit this game: {})",
@@ -495,71 +598,7 @@ pub async fn run(
             )?;
         }
     }
-    p(out, "Rulings as they happen (Ctrl-C to stop early):".into())?;
-
-    let hub = Arc::clone(daemon.hub());
-    let mut rx = hub.subscribe();
-    let mut tick = tokio::time::interval(Duration::from_millis(200));
-    tokio::pin!(stop);
-    let mut grace: Option<tokio::time::Instant> = None;
-    let mut done = false;
-    let mut results = Vec::new();
-    loop {
-        tokio::select! {
-            _ = &mut stop => {
-                if !done {
-                    p(out, "interrupted".into())?;
-                }
-                break;
-            }
-            e = rx.recv() => match e {
-                Ok(e) if !e.replayed => {
-                    if let Some(line) = words::ruling_in(say, &e.event) {
-                        p(out, format!("  {line}"))?;
-                    }
-                    if let Some(b) = boards.iter().find(|b| b.number == e.board) {
-                        arbiter_sets_the_clock(b, &e.event);
-                    }
-                }
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
-                Err(RecvError::Closed) => break,
-            },
-            _ = tick.tick(), if !done => {
-                let scripts_done = boards
-                    .iter()
-                    .all(|b| b.handle.script_left() == 0 && b.handle.now_ms() >= b.end_ms);
-                if scripts_done && !hub.all_over() {
-                    // Let the last presses be ruled on.
-                    grace.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_secs(3));
-                }
-                if hub.all_over() || grace.is_some_and(|at| tokio::time::Instant::now() >= at) {
-                    // Print what is still queued (the last game's end).
-                    while let Ok(e) = rx.try_recv() {
-                        if let Some(line) = words::ruling_in(say, &e.event).filter(|_| !e.replayed) {
-                            p(out, format!("  {line}"))?;
-                        }
-                    }
-                    done = true;
-                    results = summary(&hub, &boards);
-                    print_summary(out, &results, &out_dir)?;
-                    if opts.exit_when_done {
-                        break;
-                    }
-                    // The boards stay on and the dashboard keeps showing the results.
-                    if let Some(a) = daemon.http_addr() {
-                        p(out, format!("The games are over; the dashboard stays up at http://{a}/ (Ctrl-C to stop)."))?;
-                    }
-                }
-            }
-        }
-    }
-    if !done {
-        results = summary(&hub, &boards);
-        print_summary(out, &results, &out_dir)?;
-    }
-    daemon.shutdown().await;
-    drop(sim);
-    Ok(results)
+    Ok(())
 }
 
 /// The emulated arbiter does what a ruling says to the clock (the penalty added, an
@@ -586,14 +625,9 @@ fn print_summary(
     results: &[DemoResult],
     out_dir: &Path,
 ) -> Result<(), DemoError> {
-    let p = |out: &mut (dyn Write + Send), s: String| -> Result<(), DemoError> {
-        writeln!(out, "{s}")
-            .and_then(|()| out.flush())
-            .map_err(DemoError::Print)
-    };
-    p(out, "Summary:".into())?;
+    print_line(out, "Summary:".into())?;
     for r in results {
-        p(
+        print_line(
             out,
             format!(
                 "  board {}: {} - {}: {}{}, {} plies, rulings: {}",
@@ -611,26 +645,26 @@ fn print_summary(
         )?;
     }
     let paths = daemon_config::paths::Paths::new(out_dir);
-    p(out, format!("Files in {}:", out_dir.display()))?;
-    p(
+    print_line(out, format!("Files in {}:", out_dir.display()))?;
+    print_line(
         out,
         format!(
             "  {}  every game of the round",
             paths.round_pgn(1).display()
         ),
     )?;
-    p(
+    print_line(
         out,
         format!(
             "  {}/  the LiveChess folder (tournament.json, round-1/...)",
             paths.livechess().display()
         ),
     )?;
-    p(
+    print_line(
         out,
         format!("  {}  the JSON events", paths.events().display()),
     )?;
-    p(
+    print_line(
         out,
         format!("  {}  the journals", dir_of(&paths.journal(1, 1)).display()),
     )?;

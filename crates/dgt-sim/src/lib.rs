@@ -1,22 +1,14 @@
-//! An emulated DGT board with a DGT3000 clock behind it, served on a pseudo-terminal, and a
-//! hand-motion generator that turns games into the physical actions real players make.
-//!
-//! - [`Emulator`] is the sans-IO core: host bytes, physical [`Action`]s and virtual time
-//!   in, board-to-host bytes out, as the protocol fact sheet §9 describes.
-//! - [`serve`] puts emulators on pseudo-terminals (with a stable symlink that survives
-//!   unplug/replug) or on in-process byte streams, all driven by one thread, in real time
-//!   scaled by a speed factor.
-//! - [`hands`] turns a game into the timed [`Action`]s of real players' hands, with
-//!   injected irregularities, plus the events an arbiter must emit for them.
+//! Simulated players for the emulated DGT board: [`hands`] turns a game into the timed
+//! physical [`Action`]s of real players' hands, with injected irregularities, plus the
+//! events an arbiter must emit for them. The board and clock they act on are
+//! `dgt-emulator`'s, re-exported here so that a test or tool needs one crate for both.
 
-pub mod action;
-pub mod emulator;
 pub mod hands;
-pub mod serve;
 
-pub use action::{Action, TimedAction};
-pub use emulator::{
-    BoardMode, Emulator, EmulatorConfig, LineBehaviour, MoveCount, OutputChunk, PeriodIndex,
+pub use dgt_emulator::{action, emulator, serve};
+pub use dgt_emulator::{
+    serve_pty, Action, BoardHandle, BoardMode, Emulator, EmulatorConfig, Hub, LineBehaviour,
+    MoveCount, OutputChunk, PeriodIndex, SentChunk, SentLog, ServeOptions, ServedBoard,
+    TimedAction,
 };
 pub use hands::{generate, GameInput, HandOptions, Script};
-pub use serve::{serve_pty, BoardHandle, Hub, SentChunk, SentLog, ServeOptions, ServedBoard};

@@ -4,7 +4,7 @@
 
 use chess_rules::{Color, GameResult, Move, Position, START_FEN};
 use serde::Serialize;
-use touch_tracker::{ArbiterEvent, EndReason, EventKind};
+use touch_tracker::{ArbiterEvent, DecisionKind, EndReason, EventKind};
 
 use crate::words;
 
@@ -296,7 +296,7 @@ impl BoardGames {
                 let text = words::comment(e).unwrap_or_else(|| d.explanation.clone());
                 let arbiter = self.results.arbiter;
                 let g = self.current_mut();
-                if !d.decision.is_penalty() {
+                if let DecisionKind::Result(_) = d.decision.kind() {
                     g.arbiter_result = arbiter;
                 }
                 let index = d

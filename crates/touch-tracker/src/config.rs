@@ -70,6 +70,15 @@ impl Default for Penalties {
 }
 
 impl Penalties {
+    /// One time for every category (an event's config that names the penalty).
+    pub fn same_for_all(ms: u64) -> Penalties {
+        Penalties {
+            blitz_ms: ms,
+            rapid_ms: ms,
+            standard_ms: ms,
+        }
+    }
+
     pub fn for_category(&self, c: TimeCategory) -> u64 {
         match c {
             TimeCategory::Blitz => self.blitz_ms,
@@ -227,5 +236,14 @@ mod tests {
         let d = Penalties::default();
         assert_eq!(d.for_category(TimeCategory::Standard), 120_000);
         assert_eq!(d.for_category(TimeCategory::Rapid), 60_000);
+    }
+
+    #[test]
+    fn flicker_bound_is_game_time_turned_into_the_logs_wall_time() {
+        // A hall emulated at 3x: the 150 ms bound is 50 ms on the touch log's clock.
+        let mut cfg = TrackerConfig::new("t");
+        assert_eq!(cfg.flicker_wall_ms(), crate::touch::FLICKER_MS);
+        cfg.time_scale = 3.0;
+        assert_eq!(cfg.flicker_wall_ms(), 50);
     }
 }

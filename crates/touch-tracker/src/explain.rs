@@ -286,8 +286,8 @@ pub fn clock_counted_press(offender: Color) -> String {
     )
 }
 
-/// The words [`clock_counted_press`] begins with (what `IllegalMoveEvent` looks for).
-pub(crate) const COUNTED_PRESS: &str = "the clock counted this press as a move";
+// The words `clock_counted_press` begins with (what `IllegalMoveEvent` looks for).
+pub(crate) use arbiter_events::COUNTED_PRESS;
 
 #[cfg(test)]
 mod tests {

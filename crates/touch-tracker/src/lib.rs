@@ -14,22 +14,23 @@
 //!   questions with one search, for fast replays). Rulings that need an answer are emitted when
 //!   it arrives; the tracker is deterministic given its inputs and the answers.
 //!
-//! All chess knowledge comes from `chess_rules`. [`replay`] feeds `.dgtcap` captures
-//! through the same decoder, event filter and tracker the live daemon uses.
+//! All chess knowledge comes from `chess_rules`. The events are `arbiter_events`'s;
+//! `capture_replay` feeds `.dgtcap` captures through the same decoder, event filter and
+//! tracker the live daemon uses.
 
 pub mod analysis;
 mod answered_at_once;
 pub mod batched;
-mod castling;
 mod clock;
 pub mod config;
-pub mod events;
-mod events_json;
 mod explain;
+/// The events the tracker emits and takes are their own crate's (formats.md §2); kept
+/// here under their old path for the tracker's callers.
+pub use arbiter_events as events;
+/// What a touch log proves (art. 4, 7.5.4) is its own crate's, kept here under its old path.
+pub use touch_evidence as touch;
 mod periods;
 pub mod recover;
-pub mod replay;
-pub mod touch;
 mod tracker;
 
 pub use analysis::{AnalysisRequest, Purpose};
@@ -41,8 +42,9 @@ pub use chess_rules::{EndReason, Obligation};
 pub use config::{Penalties, Supervision, TimeCategory, TrackerConfig};
 pub use events::{
     ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, BoardStatus, ClaimReason,
-    ClockMismatchEvent, ClockMs, Decision, EventKind, GapCandidate, MismatchReason, MoveEvent,
-    Penalty, PositionAcceptedEvent, Touch, TouchAction, Touched,
+    ClockMismatchEvent, ClockMs, Decision, DecisionKind, EventKind, GapCandidate, MismatchReason,
+    MoveEvent, Penalty, PenaltyDecision, PositionAcceptedEvent, ResultDecision, Touch, TouchAction,
+    Touched,
 };
 pub use tracker::{
     AcceptError, AcceptedPosition, FillError, GameState, KnownGame, Snapshot, TakebackError,

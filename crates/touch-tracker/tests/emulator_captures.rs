@@ -7,9 +7,9 @@
 
 mod common;
 
+use capture_replay::ReplayOptions;
 use chess_rules::Game;
 use common::{count, final_moves, replay};
-use touch_tracker::replay::ReplayOptions;
 use touch_tracker::{EndReason, EventKind};
 
 /// The recorded captures, by name (`<name>.dgtcap` beside `<name>.uci`).

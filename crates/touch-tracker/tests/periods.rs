@@ -658,7 +658,7 @@ fn capture_of(line: &[chess_rules::Move], clock_tc: &str, header_tc: &str) -> Ve
 }
 
 fn replay_bytes(capture: Vec<u8>) -> Vec<ArbiterEvent> {
-    use touch_tracker::replay::{Replay, ReplayOptions};
+    use capture_replay::{Replay, ReplayOptions};
     let inputs: Vec<(String, Box<dyn std::io::BufRead>)> = vec![(
         "periods".to_owned(),
         Box::new(std::io::Cursor::new(capture)),

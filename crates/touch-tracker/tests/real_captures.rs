@@ -5,10 +5,10 @@
 
 mod common;
 
+use capture_replay::ReplayOptions;
 use chess_rules::{Color, Game, GameResult};
 use common::{count, final_moves, replay};
 use test_data::capture;
-use touch_tracker::replay::ReplayOptions;
 use touch_tracker::{EndReason, EventKind};
 
 fn expected_uci(name: &str) -> Vec<String> {
@@ -100,8 +100,8 @@ fn two_captures_replay_as_two_boards_in_time_order() {
 
 #[test]
 fn a_malformed_capture_is_an_error_naming_the_line() {
+    use capture_replay::{Replay, ReplayError};
     use std::io::BufRead;
-    use touch_tracker::replay::{Replay, ReplayError};
     let text = "# dgtcap 1\n0 < 86 00 43\n10 < zz\n";
     let input: Box<dyn BufRead> = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
     let mut r = Replay::new(vec![("bad".into(), input)], &ReplayOptions::default()).unwrap();
@@ -137,7 +137,7 @@ fn header_overrides_time_control_and_supervision() {
             std::fs::File::open(capture("johan.dgtcap")).unwrap(),
         )) as Box<dyn std::io::BufRead>,
     )];
-    let mut r = touch_tracker::replay::Replay::new(inputs, &opts).unwrap();
+    let mut r = capture_replay::Replay::new(inputs, &opts).unwrap();
     let mut out = Vec::new();
     r.run(&mut out).unwrap();
     let t = r.trackers().next().unwrap();

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::Sink;
+use super::{GamesSource, Sink};
 use arbiter_hub::Hub;
 use crash_safe::{follow_path, frame, unframe, Backlog};
 
@@ -226,7 +226,7 @@ impl Sink for JsonlSink {
         "events.jsonl"
     }
 
-    fn update(&mut self, hub: &Hub) -> io::Result<()> {
+    fn update(&mut self, hub: &Hub, _games: &dyn GamesSource) -> io::Result<()> {
         let events = hub.events_since(self.next);
         self.next += events.len();
         let mut out = String::new();
@@ -333,14 +333,14 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("events.jsonl");
         let mut sink = JsonlSink::open(&path, 3, false).unwrap();
-        sink.update(&hub()).unwrap();
+        sink.update(&hub(), &hub()).unwrap();
         let first = std::fs::read_to_string(&path).unwrap();
         assert_eq!(first.lines().count(), 2);
         // A restart regenerates the same two events: nothing new is written; a torn last
         // line gets its newline first.
         std::fs::write(&path, format!("{first}{{\"board\":\"1\",\"ro")).unwrap();
         let mut again = JsonlSink::open(&path, 3, false).unwrap();
-        again.update(&hub()).unwrap();
+        again.update(&hub(), &hub()).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, format!("{first}{{\"board\":\"1\",\"ro\n"));
         // Another round's events with the same seq are new.
@@ -348,7 +348,7 @@ mod tests {
         other.written.clear();
         let hub = hub();
         other.round = 4;
-        other.update(&hub).unwrap();
+        other.update(&hub, &hub).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 5);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::pgn::{push_game, render, Flavour};
-use super::Sink;
+use super::{GamesSource, Sink};
 use arbiter_hub::{GamesView, Hub};
 use crash_safe::RebuiltFiles;
 use daemon_config::Config;
@@ -220,8 +220,6 @@ pub struct LiveChessSink {
     written: BTreeMap<String, Vec<u8>>,
     /// Each board's current game as last rendered (rendered again when it changes).
     rendered: BTreeMap<u32, RenderedGame>,
-    /// Where the games come from: the public view, or (`None`) the hub.
-    public: Option<Arc<crate::public::Public>>,
     /// The files, replaced atomically and synced at the end.
     files: RebuiltFiles,
 }
@@ -235,15 +233,8 @@ impl LiveChessSink {
             rounds,
             written: BTreeMap::new(),
             rendered: BTreeMap::new(),
-            public: None,
             files: RebuiltFiles::default(),
         }
-    }
-
-    /// Writes the public view's games (the delayed round) instead of the hub's.
-    pub fn with_public(mut self, public: Arc<crate::public::Public>) -> LiveChessSink {
-        self.public = Some(public);
-        self
     }
 }
 
@@ -252,11 +243,8 @@ impl Sink for LiveChessSink {
         "livechess"
     }
 
-    fn update(&mut self, hub: &Hub) -> io::Result<()> {
-        let games = match &self.public {
-            Some(p) => p.games(),
-            None => hub.games(),
-        };
+    fn update(&mut self, _live: &Hub, source: &dyn GamesSource) -> io::Result<()> {
+        let games = source.games();
         let rendered = &mut self.rendered;
         let files = render_changed(&self.config, &games, &self.rounds, rendered);
         for (rel, bytes) in files {
@@ -340,7 +328,7 @@ mod tests {
         )
         .unwrap();
         let mut sink = LiveChessSink::new(std::sync::Arc::new(config.clone()), dir.clone());
-        sink.update(&hub).unwrap();
+        sink.update(&hub, &hub).unwrap();
         assert_eq!(existing_rounds(&dir)[0], before[0]);
         assert!(dir.join("round-3/game-2.pgn").is_file());
         // Only changed boards are rendered again; the round's games file stays whole.
@@ -355,7 +343,7 @@ mod tests {
             again["round-3/games.pgn"],
             render_folder(&config, &hub.games(), &before)["round-3/games.pgn"]
         );
-        sink.update(&hub).unwrap();
+        sink.update(&hub, &hub).unwrap();
         let written = std::fs::read(dir.join("round-3/games.pgn")).unwrap();
         assert_eq!(written, first["round-3/games.pgn"]);
         assert!(String::from_utf8(written)

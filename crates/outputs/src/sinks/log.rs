@@ -1,6 +1,7 @@
-//! Logs: `tracing` with `board` and `ply` fields, human-readable by default or JSON lines
-//! (`--log-format json`), to stderr. [`follow`] logs every live decision: moves at
-//! `info`, rulings and alerts at `warn`, board status at `info`.
+//! The log as a consumer of the hub's live stream: [`follow`] logs every live decision
+//! with `board` and `ply` fields: moves at `info`, rulings and alerts at `warn`, board
+//! status at `info`. Where the log goes and in which format is the binary's choice
+//! (`tracing`'s subscriber, installed by the command line).
 
 use std::sync::Arc;
 
@@ -11,33 +12,6 @@ use messages::{Language, Messages};
 
 use arbiter_hub::Hub;
 use game_record::words;
-
-/// The log's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LogFormat {
-    #[default]
-    Human,
-    Json,
-}
-
-/// Installs the global subscriber (once; later calls do nothing). The level comes from
-/// `RUST_LOG`, else `default_level` (`info`, `warn`, ...).
-pub fn init(format: LogFormat, default_level: &str) {
-    use tracing_subscriber::EnvFilter;
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    // Colours only for a person at a terminal: a file, a pipe or journald gets plain text.
-    let colours = std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && std::env::var_os("NO_COLOR").is_none();
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(colours)
-        .with_writer(std::io::stderr);
-    let _ = match format {
-        LogFormat::Human => builder.try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
-    };
-}
 
 /// Logs the hub's live events until the stream closes (replayed ones are summed up by
 /// the board task instead); rulings in `language`.

@@ -44,12 +44,26 @@ impl GamesSource for Public {
     }
 }
 
-/// A file sink: brings its files up to date with the hub.
+/// Which round a sink writes, chosen where the sink is registered ([`run`]), never by the
+/// sink: the arbiter's files follow the live round, the public files (PGN, LiveChess
+/// folder) the delayed public view. Sinks read state views (the log, the games), not the
+/// event stream, so a sink woken late or twice writes the same files.
+#[derive(Clone)]
+pub enum Round {
+    /// The hub's games, as decided.
+    Live,
+    /// The public view's games: the broadcast delay, boards off the air.
+    Delayed(Arc<Public>),
+}
+
+/// A file sink: brings its files up to date with the round it was registered for.
 pub trait Sink: Send + 'static {
     /// For logs.
     fn name(&self) -> &'static str;
-    /// Writes what changed since the last call. Blocking IO; runs on the blocking pool.
-    fn update(&mut self, hub: &Hub) -> std::io::Result<()>;
+    /// Writes what changed since the last call: `live` is the hub (its event log, always
+    /// live), `games` the games of the sink's [`Round`]. Blocking IO; runs on the blocking
+    /// pool.
+    fn update(&mut self, live: &Hub, games: &dyn GamesSource) -> std::io::Result<()>;
     /// Makes everything written so far durable; called after the last update.
     fn sync(&mut self) -> std::io::Result<()> {
         Ok(())
@@ -72,16 +86,26 @@ pub const BATCH: Duration = Duration::from_millis(50);
 /// the daemon spent beyond the boards themselves (docs/performance.md).
 const PAUSE_PER_UPDATE: u32 = 49;
 
-/// Runs a sink until `stop` turns true, then brings it up to date one last time.
-pub async fn run(sink: Box<dyn Sink>, hub: Arc<Hub>, stop: watch::Receiver<bool>) {
-    let changed = hub.changed();
-    run_on(sink, hub, changed, stop).await
+/// Runs a sink on `round` until `stop` turns true, then brings it up to date one last
+/// time. It subscribes to the round's changes when called, before the future runs: a
+/// change made after this call is never missed.
+pub fn run(
+    sink: Box<dyn Sink>,
+    round: Round,
+    hub: Arc<Hub>,
+    stop: watch::Receiver<bool>,
+) -> impl std::future::Future<Output = ()> + Send {
+    let changed = match &round {
+        Round::Live => hub.changed(),
+        Round::Delayed(public) => public.changed(),
+    };
+    run_on(sink, round, hub, changed, stop)
 }
 
-/// [`run`], woken by `changed` instead of the hub's changes (a sink of the public view
-/// follows the view's changes).
-pub async fn run_on(
+/// [`run`], woken by `changed`.
+async fn run_on(
     mut sink: Box<dyn Sink>,
+    round: Round,
     hub: Arc<Hub>,
     mut changed: watch::Receiver<u64>,
     mut stop: watch::Receiver<bool>,
@@ -103,13 +127,18 @@ pub async fn run_on(
         }
         changed.borrow_and_update();
         let h = Arc::clone(&hub);
+        let r = round.clone();
         let done = tokio::task::spawn_blocking(move || {
+            let games: &dyn GamesSource = match &r {
+                Round::Live => h.as_ref(),
+                Round::Delayed(public) => public.as_ref(),
+            };
             let started = std::time::Instant::now();
             let cpu_before = thread_cpu_time();
             // The last update leaves durable files behind (rebuilt files are not synced
             // one by one: `crash_safe::RebuiltFiles`).
             let r = sink
-                .update(&h)
+                .update(&h, games)
                 .and_then(|()| if stopping { sink.sync() } else { Ok(()) });
             let took = started.elapsed();
             let cpu = match (cpu_before, thread_cpu_time()) {
@@ -169,7 +198,7 @@ mod tests {
         fn name(&self) -> &'static str {
             "calls"
         }
-        fn update(&mut self, _: &Hub) -> std::io::Result<()> {
+        fn update(&mut self, _: &Hub, _: &dyn GamesSource) -> std::io::Result<()> {
             self.0.lock().unwrap().push("update");
             Ok(())
         }
@@ -187,6 +216,7 @@ mod tests {
         let (change, changed) = watch::channel(0u64);
         let task = tokio::spawn(run_on(
             Box::new(Calls(Arc::clone(&calls))),
+            Round::Live,
             hub,
             changed,
             stop_rx,

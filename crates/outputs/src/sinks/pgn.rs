@@ -171,8 +171,6 @@ pub struct PgnSink {
     /// games change, not at every update of the round's file).
     rendered: BTreeMap<u32, RenderedBoard>,
     first: bool,
-    /// Where the games come from: the public view, or (`None`) the hub.
-    public: Option<std::sync::Arc<crate::public::Public>>,
     /// The files, replaced atomically and synced at the end.
     files: RebuiltFiles,
 }
@@ -192,15 +190,8 @@ impl PgnSink {
             written: BTreeMap::new(),
             rendered: BTreeMap::new(),
             first: true,
-            public: None,
             files: RebuiltFiles::default(),
         }
-    }
-
-    /// Writes the public view's games (the delayed round) instead of the hub's.
-    pub fn with_public(mut self, public: std::sync::Arc<crate::public::Public>) -> PgnSink {
-        self.public = Some(public);
-        self
     }
 }
 
@@ -209,12 +200,7 @@ impl Sink for PgnSink {
         "pgn"
     }
 
-    fn update(&mut self, hub: &Hub) -> io::Result<()> {
-        let public = self.public.clone();
-        let source: &dyn GamesSource = match &public {
-            Some(p) => p.as_ref(),
-            None => hub,
-        };
+    fn update(&mut self, _live: &Hub, source: &dyn GamesSource) -> io::Result<()> {
         let versions = source.versions();
         if !self.first && versions == self.written {
             return Ok(());
@@ -465,7 +451,7 @@ pub(crate) mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let paths = Paths::new(&dir);
         let mut sink = PgnSink::new(std::sync::Arc::new(config.clone()), paths.clone());
-        sink.update(&hub).unwrap();
+        sink.update(&hub, &hub).unwrap();
         let read = |p: std::path::PathBuf| std::fs::read_to_string(p).unwrap();
         assert_eq!(
             read(paths.round_pgn(3)),
@@ -499,7 +485,7 @@ pub(crate) mod tests {
                 }),
             },
         }]);
-        sink.update(&hub).unwrap();
+        sink.update(&hub, &hub).unwrap();
         assert_eq!(read(board2.clone()), "stale");
         assert!(read(paths.game_pgn(3, 1, 1)).contains("2. Nf3"));
         // The round's file has the new move and board 2's game as rendered before.
@@ -507,7 +493,7 @@ pub(crate) mod tests {
         assert_eq!(round, render_round(&config, &hub.games()));
         // A closed game changes the board's version: its file is written again.
         hub.close_unfinished("stopped");
-        sink.update(&hub).unwrap();
+        sink.update(&hub, &hub).unwrap();
         assert_ne!(read(board2), "stale");
         assert_eq!(
             read(paths.round_pgn(3)),

@@ -167,7 +167,7 @@ impl Tracker {
             },
         };
         // A Chess960 game stays one: its castlings are the king taking its rook.
-        let position = crate::castling::position_like(
+        let position = chess_rules::castling::position_like(
             base,
             self.placement,
             side,
@@ -341,5 +341,5 @@ impl Tracker {
 /// they never moved). In Chess960 the king's square and the rights' rook files are the
 /// game's own (Guidelines II.3), not e1 and the corners.
 pub(super) fn rights_still_possible(base: &Position, placement: &Placement) -> CastlingRights {
-    crate::castling::rights_kept(base, placement)
+    chess_rules::castling::rights_kept(base, placement)
 }

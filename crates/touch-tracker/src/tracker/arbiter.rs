@@ -15,8 +15,8 @@ use chess_rules::{Color, EndReason};
 
 use super::{Phase, Tracker};
 use crate::events::{
-    ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, ClockMs, Decision, EventKind,
-    Penalty,
+    ArbiterDecisionEvent, ArbiterEvent, ArbiterInput, ArbiterResult, ClockMs, Decision,
+    DecisionKind, EventKind, Penalty,
 };
 
 /// The most time a penalty may add: more is a typing error.
@@ -35,7 +35,7 @@ impl Tracker {
     /// Whether the tracker takes this decision now, and if not why (in words for the
     /// arbiter). [`Tracker::arbiter`] takes only what this accepts.
     pub fn check_arbiter(&self, input: &ArbiterInput) -> Result<(), String> {
-        if input.decision.is_penalty() {
+        if let DecisionKind::Penalty(_) = input.decision.kind() {
             let Some(color) = input.color else {
                 return Err("a penalty needs the player (color: white or black)".into());
             };
@@ -94,10 +94,11 @@ impl Tracker {
             return;
         }
         let to_move = self.game.position().side_to_move();
+        let penalty = matches!(input.decision.kind(), DecisionKind::Penalty(_));
         let mut event = ArbiterDecisionEvent {
             decision: input.decision,
-            color: input.color.filter(|_| input.decision.is_penalty()),
-            ply: input.ply.filter(|_| input.decision.is_penalty()),
+            color: input.color.filter(|_| penalty),
+            ply: input.ply.filter(|_| penalty),
             penalty: None,
             result: None,
             board_result: self.result,

@@ -302,7 +302,7 @@ impl Tracker {
                 .intersection(rights_still_possible(pos, pos.placement())),
         );
         let with = |ep: Option<Square>| {
-            crate::castling::position_like(
+            chess_rules::castling::position_like(
                 pos,
                 *pos.placement(),
                 pos.side_to_move(),

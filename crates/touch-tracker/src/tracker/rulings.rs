@@ -512,9 +512,9 @@ pub(super) fn standing_position(
     board: &Placement,
     offender: Color,
 ) -> Option<Position> {
-    let rights = crate::castling::rights_kept(base, board);
+    let rights = chess_rules::castling::rights_kept(base, board);
     let fullmove = base.fullmove_number() + u32::from(offender == Color::Black);
-    crate::castling::position_like(
+    chess_rules::castling::position_like(
         base,
         *board,
         offender.opponent(),

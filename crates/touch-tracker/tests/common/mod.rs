@@ -5,7 +5,7 @@
 use std::io::BufRead;
 use std::path::PathBuf;
 
-use touch_tracker::replay::{Replay, ReplayOptions};
+use capture_replay::{Replay, ReplayOptions};
 use touch_tracker::{ArbiterEvent, EventKind, MoveEvent};
 
 /// Replays captures as fast as possible and returns every event.

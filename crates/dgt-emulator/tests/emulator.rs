@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use chess_rules::{Color, Piece, Placement, Role, Square};
+use dgt_emulator::{Action, BoardMode, Emulator, EmulatorConfig, LineBehaviour};
 use dgt_protocol::{
     BoardMessage, ClockButton, ClockCommand, ClockSide, ClockTime, Decoder, FieldIndex, Hms,
     HostCommand, Orientation, PieceCode, SetAndRunMode,
 };
-use dgt_sim::{Action, BoardMode, Emulator, EmulatorConfig, LineBehaviour};
 
 fn sq(s: &str) -> Square {
     s.parse().unwrap()

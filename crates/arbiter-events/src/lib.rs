@@ -1,3 +1,9 @@
+//! The arbiter's events: what a board's tracker decides, as the JSON objects of formats.md
+//! §2 ([`ArbiterEvent`]), and what an arbiter tells it ([`ArbiterInput`], [`Decision`]).
+//! This crate owns the types and their JSON lines, both ways (serde, and a direct writer
+//! for the frequent kinds in `json`); the tracker that makes them is `touch-tracker`, the
+//! consumers (hub, outputs, dashboard, records) read them here. Pure data, no IO.
+//!
 //! [`ArbiterEvent`]: what the tracker decides, as the JSON objects of formats.md §2. The
 //! common fields are `t_ms`, `board` and `kind`; each kind carries the fields the table
 //! requires (their names and values are a contract) plus a few extensions (`touches` and
@@ -10,7 +16,7 @@ use chess_rules::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::events_json;
+mod json;
 
 /// One decision, as one JSON line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,7 +53,7 @@ impl ArbiterEvent {
     /// The JSON object, appended to `out`: the frequent kinds by hand (the same bytes,
     /// a fraction of the cost), the others through serde.
     fn write_json(&self, out: &mut Vec<u8>) {
-        if events_json::write_direct(self, out) {
+        if json::write_direct(self, out) {
             return;
         }
         let start = out.len();
@@ -258,9 +264,13 @@ impl IllegalMoveEvent {
     /// move (a time control with periods still to come: its move counter must go back by
     /// one, arbiter-rules.md section 5).
     pub fn clock_counted_press(&self) -> bool {
-        self.explanation.contains(crate::explain::COUNTED_PRESS)
+        self.explanation.contains(COUNTED_PRESS)
     }
 }
+
+/// The words of an illegal move's explanation that say the clock counted the illegal press
+/// as a move (arbiter-rules.md section 5): the tracker writes them, [`IllegalMoveEvent::clock_counted_press`] reads them.
+pub const COUNTED_PRESS: &str = "the clock counted this press as a move";
 
 /// A piece as it stood before the turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -552,13 +562,48 @@ pub enum Decision {
     ClockSet,
 }
 
+/// What a [`Decision`] is about: the three kinds are handled apart (a penalty goes on the
+/// move the pieces were displaced with and needs the player and the ply; a result is the
+/// game's; a clock setting is neither), so every decision names its kind here, and a new
+/// decision cannot be taken for one of the others by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecisionKind {
+    /// Art. 12.9 for displaced pieces (art. 7.4): on a player, at a ply.
+    Penalty(PenaltyDecision),
+    /// The game's result as the arbiter has it.
+    Result(ResultDecision),
+    /// Art. 6.10 / 12.9: the clocks set by the arbiter.
+    Clock,
+}
+
+/// A penalty for displaced pieces (art. 7.4, 12.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PenaltyDecision {
+    Warning,
+    TimeAdded,
+    GameLost,
+}
+
+/// An arbiter's decision on the game's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResultDecision {
+    Set,
+    Cleared,
+    Confirmed,
+}
+
 impl Decision {
-    /// Whether it is a penalty for displaced pieces (the others are about results).
-    pub fn is_penalty(self) -> bool {
-        matches!(
-            self,
-            Decision::Warning | Decision::TimeAdded | Decision::GameLost
-        )
+    /// The kind of decision, which says how it is checked, applied and recorded.
+    pub fn kind(self) -> DecisionKind {
+        match self {
+            Decision::Warning => DecisionKind::Penalty(PenaltyDecision::Warning),
+            Decision::TimeAdded => DecisionKind::Penalty(PenaltyDecision::TimeAdded),
+            Decision::GameLost => DecisionKind::Penalty(PenaltyDecision::GameLost),
+            Decision::ResultSet => DecisionKind::Result(ResultDecision::Set),
+            Decision::ResultCleared => DecisionKind::Result(ResultDecision::Cleared),
+            Decision::ResultConfirmed => DecisionKind::Result(ResultDecision::Confirmed),
+            Decision::ClockSet => DecisionKind::Clock,
+        }
     }
 }
 

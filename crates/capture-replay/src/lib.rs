@@ -1,6 +1,6 @@
-//! Replaying `.dgtcap` captures (formats.md §1) through the same pipeline the live daemon
-//! runs: capture bytes -> [`Decoder`] -> [`EventFilter`] -> [`BatchedTracker`] (every
-//! question answered at once, as [`crate::SyncTracker`] does, unless
+//! Replaying `.dgtcap` captures (formats.md §1): this crate owns driving recorded boards,
+//! many at once and in one merged order, through the same pipeline the live daemon runs: capture bytes -> [`Decoder`] -> [`EventFilter`] -> [`BatchedTracker`] (every
+//! question answered at once, as [`touch_tracker::SyncTracker`] does, unless
 //! [`ReplayOptions::dead_position_batch`] asks for batches). One capture is one board.
 //!
 //! Each board is replayed on its own: its records in order, and each of its tracker's
@@ -23,9 +23,8 @@ use chess_rules::{FenError, Position, Variant};
 use dgt_protocol::capture::{CaptureError, CaptureReader, CaptureRecord, Direction, TimeControl};
 use dgt_protocol::{BoardEvent, ClockSide, Decoder, EventFilter, TimedEvent};
 
-use crate::batched::{input_tag, BatchedTracker};
-use crate::config::{Supervision, TrackerConfig};
-use crate::events::ArbiterEvent;
+use touch_tracker::batched::{input_tag, BatchedTracker};
+use touch_tracker::{ArbiterEvent, Supervision, TrackerConfig};
 
 /// Settings that override what the capture headers say.
 #[derive(Debug, Clone, Default)]
@@ -503,7 +502,7 @@ impl<R: BufRead> Replay<R> {
     }
 
     /// The trackers, in the order the captures were given.
-    pub fn trackers(&self) -> impl Iterator<Item = &crate::Tracker> {
+    pub fn trackers(&self) -> impl Iterator<Item = &touch_tracker::Tracker> {
         self.boards.iter().map(|b| b.tracker.tracker())
     }
 

@@ -7,7 +7,7 @@
 
 use chess_rules::{Color, Move, Piece, Square};
 
-use crate::events::{
+use crate::{
     ArbiterEvent, BoardStatus, BoardStatusEvent, ClockMs, EventKind, MoveEvent, Touch, TouchAction,
 };
 
@@ -278,7 +278,7 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::*;
+    use crate::*;
     use chess_rules::{
         Attempt, EndReason, GameResult, IllegalCategory, Obligation, RestoreStep, Role,
     };
@@ -643,7 +643,7 @@ mod tests {
                 explanation: "2 minutes".into(),
             }),
         ];
-        kinds.push(EventKind::TakenBack(crate::events::TakenBackEvent {
+        kinds.push(EventKind::TakenBack(crate::TakenBackEvent {
             to_ply: 20,
             from_ply: 23,
             fen: chess_rules::START_FEN.into(),

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use chess_rules::{Color, Piece, Role};
+use dgt_emulator::{serve_pty, Action, Emulator, EmulatorConfig, Hub, ServeOptions, TimedAction};
 use dgt_protocol::{BoardMessage, ClockCommand, Decoder, HostCommand};
-use dgt_sim::{serve_pty, Action, Emulator, EmulatorConfig, Hub, ServeOptions, TimedAction};
 
 fn open(path: &std::path::Path) -> Box<dyn serialport::SerialPort> {
     serialport::new(path.to_string_lossy(), 9600)

@@ -3,14 +3,14 @@
 //! few seconds. Prints the CPU time the whole
 //! process used, so the cost of serving N boards can be measured.
 //!
-//! `cargo run --release -p dgt-sim --example hub_load -- 1000 10`
+//! `cargo run --release -p dgt-emulator --example hub_load -- 1000 10`
 
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 use chess_rules::Color;
-use dgt_sim::{Action, Emulator, EmulatorConfig, Hub, ServeOptions};
+use dgt_emulator::{Action, Emulator, EmulatorConfig, Hub, ServeOptions};
 use nix::poll::{poll, PollFd, PollFlags};
 
 fn cpu_time() -> Duration {

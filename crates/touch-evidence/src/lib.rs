@@ -1,24 +1,26 @@
 //! Touch-move evidence (arbiter-rules §3, FIDE art. 4.2-4.8) and two-handed evidence
-//! (art. 7.5.4), worked out from a turn's touch log. Pure functions of the position the
+//! (art. 7.5.4), worked out from a turn's touch log: this crate owns what a touch log
+//! proves (which pieces were touched, what the player must move or capture, whether two
+//! hands were used); the tracker records the log and reports what it proves. Pure functions of the position the
 //! turn started from, the log, and the move played.
 
 use chess_rules::{CastleSide, Move, Obligation, Piece, Position, Role, Square, Variant};
 
-use crate::castling::{castle_rook, castles_with, king_home, rook_side};
+use chess_rules::castling::{castle_rook, castles_with, king_home, rook_side};
 
-use crate::events::{Touch, TouchAction, Touched};
+use arbiter_events::{Touch, TouchAction, Touched};
 
 /// A piece read gone and back on its square within this time (game time) was never in a
 /// hand: no player lifts and puts back a piece so fast (a sensor glitch or a scan's miss,
 /// ~80 ms in issue 36), and a touch-move claim (art. 4.3) needs a touch that happened.
-/// The default of [`crate::TrackerConfig::flicker_ms`].
+/// The default of `TrackerConfig::flicker_ms` (touch-tracker).
 pub const FLICKER_MS: u64 = 150;
 
 /// The pieces lifted during a turn, in order, as they stood before it: a lift counts when
 /// the square still held the piece it held at the turn's start (lifting the piece again
 /// from the square it was moved to is not a new touch), once per square, and when it was
 /// not a flicker (back on its square within `flicker_ms` of the log's time, see
-/// [`crate::TrackerConfig::flicker_wall_ms`]).
+/// `TrackerConfig::flicker_wall_ms`).
 ///
 /// Lifts reported at the same instant (one scan of the board) have no order the board can
 /// tell: the player's own pieces count first (arbiter-rules §3), and among them the piece
@@ -273,7 +275,7 @@ pub fn obligation(base: &Position, touched: &[Touched], castling: bool) -> Optio
 ///   pawn's lift.
 ///
 /// The log's times are wall clock; `time_scale` (game time per wall-clock time, see
-/// [`crate::TrackerConfig::time_scale`]) turns each span into game time before it is
+/// `TrackerConfig::time_scale`) turns each span into game time before it is
 /// compared with `window_ms` (game time too) and put in words.
 pub fn two_handed_evidence(
     base: &Position,
@@ -471,13 +473,8 @@ mod tests {
         // with the bound in wall time (`TrackerConfig::flicker_wall_ms`).
         let log = [lift(1000, "e2", 'P'), place(1133, "e2", 'P')];
         assert!(touched_pieces(&p, &log, None, FLICKER_MS).is_empty());
-        let mut cfg = crate::TrackerConfig::new("t");
-        cfg.time_scale = 3.0;
-        assert_eq!(cfg.flicker_wall_ms(), 50);
-        assert_eq!(
-            touched_pieces(&p, &log, None, cfg.flicker_wall_ms()).len(),
-            1
-        );
+        // (touch-tracker's `flicker_wall_ms` at a time scale of 3: 150 / 3.)
+        assert_eq!(touched_pieces(&p, &log, None, FLICKER_MS / 3).len(), 1);
     }
 
     #[test]

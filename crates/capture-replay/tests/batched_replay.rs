@@ -9,13 +9,13 @@
 
 use std::io::Cursor;
 
+use capture_replay::{Replay, ReplayOptions};
 use chess_rules::read_pgn;
 use dgt_protocol::capture::{CaptureHeader, CaptureWriter, TimeControl};
 use dgt_protocol::clock::ClockSide;
 use dgt_protocol::HostCommand;
 use dgt_sim::hands::{generate, GameInput, HandOptions, Irregularity, Script, Variations};
 use dgt_sim::{Emulator, EmulatorConfig};
-use touch_tracker::replay::{Replay, ReplayOptions};
 use touch_tracker::EndReason;
 
 /// Games written here, so that the test needs no shared data.

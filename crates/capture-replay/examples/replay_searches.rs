@@ -9,7 +9,7 @@
 use std::io::BufRead;
 use std::time::Instant;
 
-use touch_tracker::replay::{Replay, ReplayOptions};
+use capture_replay::{Replay, ReplayOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -1,11 +1,11 @@
-//! The castling a position allows, as the tracker needs it, for standard chess and
+//! The castling a position allows, as a board-watcher needs it, for standard chess and
 //! Chess960 alike: where the king stands before castling, which rook a right castles
 //! with, and which rights a placement still allows. In standard chess these are e1/e8 and
 //! the a- and h-rooks; in Chess960 (Guidelines II.3) the king's square is wherever it
 //! started and each right names its rook's file: the tracker must never assume e1/h1 there,
 //! or a legal castling is ruled an illegal move.
 
-use chess_rules::{
+use crate::{
     CastleSide, CastlingRights, Color, Move, Piece, Placement, Position, PositionError, Role,
     Square, Variant,
 };
@@ -170,7 +170,7 @@ mod tests {
         assert!(kept.has(Color::White, CastleSide::QueenSide));
         assert_eq!(
             kept.rook_file(Color::Black, CastleSide::KingSide),
-            Some(chess_rules::File::G)
+            Some(crate::File::G)
         );
         let stands = position_like(&p, moved, Color::Black, kept, None, (0, 1)).unwrap();
         assert_eq!(stands.variant(), Variant::Chess960);

@@ -1,0 +1,30 @@
+//! The log's set-up at the binary's edge: `tracing` to stderr, human-readable by default
+//! or JSON lines (`--log-format json`); the level from `RUST_LOG`. What is logged is the
+//! crates' own (the daemon's decisions: `arbiter_outputs::sinks::log::follow`).
+
+/// The log's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+/// Installs the global subscriber (once; later calls do nothing). The level comes from
+/// `RUST_LOG`, else `default_level` (`info`, `warn`, ...).
+pub fn init(format: LogFormat, default_level: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    // Colours only for a person at a terminal: a file, a pipe or journald gets plain text.
+    let colours = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none();
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(colours)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Human => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
