@@ -56,7 +56,7 @@ fn evidence_query(query: Option<&str>) -> Result<(u32, u64), String> {
     Ok((ply, around))
 }
 
-/// The archive's bytes and what it is, or the status and words of why there is none.
+/// The pack as one archive, and how many files and warnings went in it.
 struct Archive {
     bytes: Vec<u8>,
     files: usize,
