@@ -275,22 +275,23 @@
    */
   function evidenceButton(a, ply) {
     const said = el("span", { class: "evidence-status", role: "status" });
-    const say = (ok, text) => {
-      said.className = ok ? "evidence-status evidence-saved" : "evidence-status card-error";
+    /** `state`: "making", "saved" or "failed" (a card error). */
+    const say = (state, text) => {
+      said.className = `evidence-status ${state === "failed" ? "card-error" : `evidence-${state}`}`;
       said.textContent = text;
     };
     const button = el("button", {
       type: "button", class: "act-evidence", title: t("dash-evidence-title", { board: a.board, ply }),
       onclick: async () => {
         button.disabled = true;
-        say(true, t("dash-evidence-making"));
+        say("making", t("dash-evidence-making"));
         try {
           const r = await fetch(`/api/boards/${a.board}/evidence?ply=${ply}`, {
             headers: authHeaders(), credentials: "same-origin",
           });
           if (!r.ok) {
             const answer = await r.json().catch(() => ({}));
-            say(false, t("dash-refused", { status: r.status, why: answer.error || r.statusText }));
+            say("failed", t("dash-refused", { status: r.status, why: answer.error || r.statusText }));
             if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
             return;
           }
@@ -302,9 +303,9 @@
           link.click();
           link.remove();
           setTimeout(() => URL.revokeObjectURL(url), 60000);
-          say(true, t("dash-evidence-saved", { file: name, kb: Math.ceil(blob.size / 1024) }));
+          say("saved", t("dash-evidence-saved", { file: name, kb: Math.ceil(blob.size / 1024) }));
         } catch (e) {
-          say(false, t("dash-unreachable"));
+          say("failed", t("dash-unreachable"));
         } finally {
           button.disabled = false;
         }
