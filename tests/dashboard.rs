@@ -756,7 +756,35 @@ fn the_dashboard_in_a_real_browser() {
             )))
             .await
             .expect("still acknowledged after a reload");
+        // Issue 40: the card's evidence button fetches the pack of its ply with the
+        // token (200, a .tar) and saves it; the card says what it saved.
+        c.wait()
+            .at_most(Duration::from_secs(5))
+            .for_element(Locator::Css(&format!("{CARD} .act-evidence")))
+            .await
+            .expect("the evidence button on the card")
+            .click()
+            .await
+            .unwrap();
+        let saved = c
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(&format!("{CARD} .evidence-saved")))
+            .await
+            .expect("the evidence pack saved")
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            saved.contains("board-1-ply-") && saved.contains("-evidence.tar"),
+            "{saved}"
+        );
     });
+    let log = std::fs::read_to_string(config.with_extension("log")).unwrap_or_default();
+    assert!(
+        log.contains("evidence pack downloaded"),
+        "the daemon did not answer the pack"
+    );
     let (_, state) = request(&host, "GET", "/api/state", None);
     let alert = state["alerts"]
         .as_array()

@@ -67,6 +67,38 @@ fn folder(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The pack's `manifest.json`, checked: it lists every other file of the pack, each with
+/// its size and its SHA-256 (computed here).
+fn checked_manifest(files: &BTreeMap<String, Vec<u8>>) -> Value {
+    let manifest: Value = serde_json::from_slice(&files["manifest.json"]).unwrap();
+    let listed: BTreeMap<String, String> = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["name"].as_str().unwrap().to_owned(),
+                f["sha256"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let on_disk: Vec<&String> = files.keys().filter(|n| *n != "manifest.json").collect();
+    assert_eq!(listed.keys().collect::<Vec<_>>(), on_disk, "{manifest:#}");
+    for (name, hash) in &listed {
+        assert_eq!(hash, &sha256(&files[name]), "{name}");
+        assert_eq!(
+            manifest["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["name"] == name.as_str())
+                .unwrap()["bytes"],
+            files[name].len(),
+        );
+    }
+    manifest
+}
+
 #[test]
 fn the_evidence_of_an_illegal_move_holds_its_events_diagrams_and_serial_bytes() {
     let _serial = serial();
@@ -127,32 +159,7 @@ fn the_evidence_of_an_illegal_move_holds_its_events_diagrams_and_serial_bytes() 
 
     // The manifest lists every other file of the folder, each SHA-256 right.
     let files = folder(&pack);
-    let manifest: Value = serde_json::from_slice(&files["manifest.json"]).unwrap();
-    let listed: BTreeMap<String, String> = manifest["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["name"].as_str().unwrap().to_owned(),
-                f["sha256"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    let on_disk: Vec<&String> = files.keys().filter(|n| *n != "manifest.json").collect();
-    assert_eq!(listed.keys().collect::<Vec<_>>(), on_disk, "{manifest:#}");
-    for (name, hash) in &listed {
-        assert_eq!(hash, &sha256(&files[name]), "{name}");
-        assert_eq!(
-            manifest["files"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|f| f["name"] == name.as_str())
-                .unwrap()["bytes"],
-            files[name].len(),
-        );
-    }
+    let manifest = checked_manifest(&files);
     assert_eq!(manifest["about"]["kind"], "illegal_move");
     assert_eq!(manifest["about"]["at"], ruling["at"]);
     assert_eq!(manifest["times"]["zone"], "UTC");
@@ -293,5 +300,151 @@ fn the_evidence_of_an_illegal_move_holds_its_events_diagrams_and_serial_bytes() 
 
     let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
     assert!(!log.contains("panicked"), "a panic");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tar -xf` of an archive's bytes into `into` (created): the files it held.
+fn untar(archive: &[u8], into: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::create_dir_all(into).unwrap();
+    let file = into.with_extension("tar");
+    std::fs::write(&file, archive).unwrap();
+    let run = Command::new("tar")
+        .arg("-xf")
+        .arg(&file)
+        .arg("-C")
+        .arg(into)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    folder(into)
+}
+
+/// The dashboard's evidence route (the button on an alert card, issue 40), while the
+/// daemon runs: the same pack as the CLI's, as one `.tar` that `tar` unpacks into files
+/// whose SHA-256 match its manifest; the token required; a missing ply, a missing board
+/// and a bad query answered in JSON; a torn line the daemon's file ends in reported in
+/// the pack, not an error.
+#[test]
+fn the_evidence_route_answers_the_pack_as_a_tar_while_the_daemon_runs() {
+    let _serial = serial();
+    let dir = temp_dir("evidence-route");
+    let s = script_with(
+        0,
+        40,
+        vec![Irregularity::Illegal(IllegalKind::KnightWrong)],
+        Some(PLIES),
+        Faults::default(),
+    );
+    assert!(!s.injected.is_empty(), "no illegal move: {:?}", s.skipped);
+    let boards = Boards::serve(vec![s]);
+    let cfg = config(&dir, &boards, "");
+    let out = dir.join("out");
+    let mut daemon = start_recording(&cfg);
+    wait_events(&out, Duration::from_secs(180), "the ruling", |ev| {
+        board_events(ev, 1)
+            .iter()
+            .any(|e| e["kind"] == "illegal_move")
+    });
+    let ev = events(&out);
+    let ply = board_events(&ev, 1)
+        .into_iter()
+        .find(|e| e["kind"] == "illegal_move")
+        .unwrap()["ply"]
+        .as_u64()
+        .unwrap();
+    let route = format!("/api/boards/1/evidence?ply={ply}&around=60s");
+    let token = token_header(&out);
+    assert!(
+        !token.is_empty(),
+        "the daemon keeps its token in out/arbiter-token"
+    );
+
+    let got = http_get_with(&out, &route, &token);
+    assert_eq!(got.status, 200, "{}", String::from_utf8_lossy(&got.body));
+    assert_eq!(got.header("content-type"), Some("application/x-tar"));
+    assert_eq!(
+        got.header("content-disposition"),
+        Some(format!("attachment; filename=\"board-1-ply-{ply}-evidence.tar\"").as_str())
+    );
+    let files = untar(&got.body, &dir.join("unpacked"));
+    let manifest = checked_manifest(&files);
+    assert_eq!(manifest["about"]["kind"], "illegal_move");
+    assert_eq!(manifest["ply"], ply);
+    assert!(files.contains_key("index.html") && files.contains_key("ruling.json"));
+    assert!(
+        files.keys().any(|n| n.ends_with(".dgtcap")),
+        "the serial bytes: {:?}",
+        files.keys()
+    );
+
+    // The CLI's pack of the same ply, from the same running daemon's files: the same files.
+    let cli_pack = dir.join("cli-pack");
+    let cli = evidence(
+        &cfg,
+        &[
+            "--board",
+            "1",
+            "--ply",
+            &ply.to_string(),
+            "--out",
+            cli_pack.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    assert_eq!(
+        folder(&cli_pack).keys().collect::<Vec<_>>(),
+        files.keys().collect::<Vec<_>>()
+    );
+
+    // Refusals, as JSON with their status; never a panic.
+    let json = |a: &HttpAnswer| -> Value { serde_json::from_slice(&a.body).unwrap() };
+    let no_token = http_get_with(&out, &route, "");
+    assert_eq!(no_token.status, 401);
+    assert!(json(&no_token)["error"].as_str().unwrap().contains("token"));
+    let wrong = http_get_with(&out, &route, "X-Arbiter-Token: not-the-token-at-all\r\n");
+    assert_eq!(wrong.status, 403);
+    for (path, status, want) in [
+        ("/api/boards/1/evidence?ply=999", 404, "ply 999"),
+        ("/api/boards/9/evidence?ply=3", 404, "board \"9\""),
+        ("/api/boards/1/evidence", 400, "which ply"),
+        ("/api/boards/1/evidence?ply=3&around=5days", 400, "days"),
+    ] {
+        let a = http_get_with(&out, path, &token);
+        assert_eq!(
+            a.status,
+            status,
+            "{path}: {}",
+            String::from_utf8_lossy(&a.body)
+        );
+        let why = json(&a)["error"].as_str().unwrap().to_owned();
+        assert!(why.contains(want), "{path}: {why}");
+    }
+
+    // A last line torn (a write cut off): the pack is made and says it skipped it.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out.join("events.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"{\"board\":\"1\",\"kind\":\"mo").unwrap();
+    let torn = http_get_with(&out, &route, &token);
+    assert_eq!(torn.status, 200);
+    let m = checked_manifest(&untar(&torn.body, &dir.join("unpacked-torn")));
+    assert!(m["warnings"].to_string().contains("skipped"), "{m}");
+
+    assert!(terminate(&mut daemon), "exit status 0 on SIGTERM");
+    let log = std::fs::read_to_string(cfg.with_extension("log")).unwrap();
+    assert!(!log.contains("panicked"), "a panic");
+    assert!(
+        log.contains("evidence pack downloaded"),
+        "the route logs its answer"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -415,32 +415,55 @@ pub fn http_json(host: &str, method: &str, path: &str, headers: &str, body: &str
     (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
 
+/// What a GET answered: its status, its headers (names in lower case), its body.
+pub struct HttpAnswer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HttpAnswer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// A GET on the daemon's HTTP endpoint, as the arbiter: status code and body.
 pub fn http_get(out: &Path, path: &str) -> (u16, String) {
-    let (mut s, host) = connect(out, Duration::from_secs(5));
-    let token = token_header(out);
+    let answer = http_get_with(out, path, &token_header(out));
+    (answer.status, String::from_utf8(answer.body).unwrap())
+}
+
+/// A GET on the daemon's HTTP endpoint with `headers` (whole header lines, e.g.
+/// [`token_header`]'s), its body as bytes.
+pub fn http_get_with(out: &Path, path: &str, headers: &str) -> HttpAnswer {
+    let (mut s, host) = connect(out, Duration::from_secs(30));
     write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\n{token}Connection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut reader = BufReader::new(s);
     let mut status = String::new();
     reader.read_line(&mut status).unwrap();
     let code = status.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let mut chunked = false;
+    let mut found = Vec::new();
     loop {
         let mut h = String::new();
         reader.read_line(&mut h).unwrap();
         if h.trim().is_empty() {
             break;
         }
-        if h.to_ascii_lowercase()
-            .starts_with("transfer-encoding: chunked")
-        {
-            chunked = true;
+        if let Some((name, value)) = h.split_once(':') {
+            found.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
     }
+    let chunked = found
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
     let mut body = Vec::new();
     if chunked {
         loop {
@@ -457,7 +480,11 @@ pub fn http_get(out: &Path, path: &str) -> (u16, String) {
     } else {
         reader.read_to_end(&mut body).unwrap();
     }
-    (code, String::from_utf8(body).unwrap())
+    HttpAnswer {
+        status: code,
+        headers: found,
+        body,
+    }
 }
 
 /// Subscribes to `/events` (Server-Sent Events) and returns the first event's `event:`

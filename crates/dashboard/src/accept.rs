@@ -50,7 +50,7 @@ pub(super) async fn accept_board(
         Ok(ply) => ply,
         Err(why) => return error(StatusCode::BAD_REQUEST, why),
     };
-    let number = match known_board(&d, &board, "accept/SIDE") {
+    let number = match known_board(&d, &board, "POST /api/boards/B/accept/SIDE") {
         Ok(n) => n,
         Err(r) => return r,
     };
@@ -96,7 +96,7 @@ pub(super) async fn confirm_serial(
     if let Err(r) = d.gate.check_action(&headers) {
         return refused(r);
     }
-    let number = match known_board(&d, &board, "serial/S") {
+    let number = match known_board(&d, &board, "POST /api/boards/B/serial/S") {
         Ok(n) => n,
         Err(r) => return r,
     };
@@ -119,10 +119,10 @@ pub(super) async fn confirm(d: &Dashboard, number: u32, serial: String) -> Answe
 }
 
 /// The board number of a route's `{B}`, when the hub has that board; else the 404 naming
-/// the route (`POST /api/boards/B/{rest}`).
+/// the route as `usage` says it (`POST /api/boards/B/moves`).
 // The error is the handler's own early answer, returned at once: no need to box it.
 #[allow(clippy::result_large_err)]
-pub(super) fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32, Response> {
+pub(super) fn known_board(d: &Dashboard, board: &str, usage: &str) -> Result<u32, Response> {
     board
         .parse::<u32>()
         .ok()
@@ -131,7 +131,7 @@ pub(super) fn known_board(d: &Dashboard, board: &str, rest: &str) -> Result<u32,
         .ok_or_else(|| {
             error(
                 StatusCode::NOT_FOUND,
-                format!("no board {board:?}: POST /api/boards/B/{rest}, B a board number"),
+                format!("no board {board:?}: {usage}, B a board number"),
             )
         })
 }

@@ -64,6 +64,10 @@ pub fn router(dash: Shared) -> Router {
             post(super::desk::takeback_route),
         )
         .route("/api/boards/{board}/decision", post(decision))
+        .route(
+            "/api/boards/{board}/evidence",
+            get(super::evidence_pack::evidence_route),
+        )
         .route("/api/boards/{board}/clock", post(super::desk::clock_route))
         .route("/api/login", post(login))
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -77,7 +77,7 @@ fn desk_order<T: serde::de::DeserializeOwned>(
     example: &str,
 ) -> Result<(u32, T), Response> {
     d.gate.check_action(headers).map_err(refused)?;
-    let number = known_board(d, board, route)?;
+    let number = known_board(d, board, &format!("POST /api/boards/B/{route}"))?;
     let body = serde_json::from_slice(body)
         .map_err(|e| error(StatusCode::BAD_REQUEST, format!("{example}: {e}")))?;
     Ok((number, body))

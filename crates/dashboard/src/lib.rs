@@ -18,6 +18,7 @@
 //! | `POST /api/boards/{B}/takeback` | take the game back, `{"to_ply": N, "reason": "..."}` ([`desk`]) | arbiter |
 //! | `POST /api/boards/{B}/clock` | the times the arbiter sets, `{"white_ms", "black_ms", "reason"}` ([`desk`]) | arbiter |
 //! | `POST /api/boards/{B}/decision` | an arbiter's decision (penalty, result, clock) | arbiter |
+//! | `GET /api/boards/{B}/evidence?ply=N[&around=60s]` | the evidence pack of the incident at ply `N`, one `.tar` ([`evidence_pack`]) | arbiter |
 //! | `POST /api/login` | a read session cookie for the page's event stream | arbiter |
 //!
 //! Every `POST` but the login is a [`Command`] carried out by [`Dashboard::command`]: by
@@ -37,6 +38,7 @@ mod api;
 pub mod auth;
 mod command;
 mod desk;
+mod evidence_pack;
 pub mod lang;
 
 use std::collections::HashMap;
@@ -133,6 +135,8 @@ pub struct Dashboard {
     archive_path: PathBuf,
     /// Where commands go (the central of a several-PC event: the board's hall).
     forwarder: std::sync::OnceLock<Arc<dyn Forward>>,
+    /// The daemon's output folder, read for the evidence pack.
+    paths: Paths,
 }
 
 /// The alert archive in the output folder: append-only JSON lines, one alert each, framed
@@ -238,6 +242,7 @@ impl Dashboard {
             states_path,
             archive_path,
             forwarder: std::sync::OnceLock::new(),
+            paths: paths.clone(),
         });
         dash.sync();
         let task = tokio::spawn(Arc::clone(&dash).follow());

@@ -625,3 +625,76 @@ fn each_player_counts_down_to_his_time_control() {
     assert_eq!((t.white, t.black), (Some(39), Some(40)));
     assert!(ToControl::at("180+2".parse().unwrap(), 10).is_none());
 }
+
+/// A central's forwarder that never answers: the evidence route must not use it.
+#[derive(Debug)]
+struct NoHall;
+
+impl Forward for NoHall {
+    fn forward(&self, _board: u32, _command: Command) -> ForwardFuture {
+        Box::pin(async { Err(ForwardError::Unreachable("no hall in this test".into())) })
+    }
+}
+
+fn get_as_arbiter(path: &str) -> Request<Body> {
+    Request::get(path)
+        .header(auth::TOKEN_HEADER, TOKEN)
+        .body(Body::empty())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_evidence_route_says_why_it_has_no_pack() {
+    let dir = temp_dir("evidence");
+    let config = Arc::new(config(&dir, &format!("token = \"{TOKEN}\"")));
+    let hub = Arc::new(Hub::new([1, 2]));
+    let (dash, router, task) = Dashboard::start(Arc::clone(&hub), config, &Paths::new(&dir));
+    let (status, _, body) = call(&router, get("/api/boards/1/evidence?ply=3")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    for (path, want, words) in [
+        (
+            "/api/boards/1/evidence",
+            StatusCode::BAD_REQUEST,
+            "which ply",
+        ),
+        (
+            "/api/boards/1/evidence?ply=3&x=1",
+            StatusCode::BAD_REQUEST,
+            "x=1",
+        ),
+        (
+            "/api/boards/7/evidence?ply=3",
+            StatusCode::NOT_FOUND,
+            "no board \"7\"",
+        ),
+        // No events.jsonl yet.
+        (
+            "/api/boards/1/evidence?ply=3",
+            StatusCode::NOT_FOUND,
+            "no events",
+        ),
+    ] {
+        let (status, headers, body) = call(&router, get_as_arbiter(path)).await;
+        assert_eq!(status, want, "{path}: {body}");
+        assert!(headers[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .contains("json"));
+        assert!(
+            body["error"].as_str().unwrap().contains(words),
+            "{path}: {body}"
+        );
+    }
+    // A central: the board's files are on its hall's PC, and the answer says where to
+    // make the pack.
+    dash.forward_actions_to(Arc::new(NoHall));
+    let (status, _, body) = call(&router, get_as_arbiter("/api/boards/1/evidence?ply=3")).await;
+    assert_eq!(status, StatusCode::NOT_IMPLEMENTED, "{body}");
+    let why = body["error"].as_str().unwrap();
+    assert!(
+        why.contains("dgt-arbiter evidence") && why.contains("--ply 3"),
+        "{why}"
+    );
+    task.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+}

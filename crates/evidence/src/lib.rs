@@ -6,8 +6,9 @@
 //! span, the ruling with the arbiter's decisions, an SVG diagram of each position around
 //! the ply, the page `index.html`, and `manifest.json` with every file's SHA-256 and the
 //! times in UTC with the clock they come from. It takes the daemon's files' contents in
-//! and gives the pack's files out; reading and writing them is the CLI's
-//! (`dgt-arbiter evidence`).
+//! and gives the pack's files out, or the pack as one archive ([`tar`]). Reading the
+//! daemon's files is [`read`]'s alone, shared by `dgt-arbiter evidence` (which writes the
+//! pack into a folder) and the dashboard's evidence route (which answers the archive).
 //!
 //! A damaged line in an input (a torn last line of a running daemon's file, a checksum
 //! that does not match) is skipped and reported in [`Pack::warnings`] and in the
@@ -19,8 +20,10 @@ mod files;
 mod html;
 pub mod lines;
 pub mod positions;
+pub mod read;
 pub mod select;
 pub mod svg;
+pub mod tar;
 pub mod time;
 
 use sha2::{Digest, Sha256};

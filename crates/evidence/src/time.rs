@@ -51,6 +51,26 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Milliseconds of a window's width as the arbiter gives it: `60s`, `2m`, `1500ms`, `90`
+/// (a bare number is seconds); the error says what is wrong.
+pub fn parse_duration_ms(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (such as 60s, 2m, 1500ms)"))?;
+    let scale = match unit.trim() {
+        "" | "s" => 1000,
+        "ms" => 1,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        other => return Err(format!("unit {other:?} of {s:?}: use ms, s, m or h")),
+    };
+    n.checked_mul(scale)
+        .ok_or_else(|| format!("{s:?} is too long"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +105,16 @@ mod tests {
         ] {
             assert_eq!(parse_rfc3339(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn durations_read_with_their_units() {
+        assert_eq!(parse_duration_ms("60s"), Ok(60_000));
+        assert_eq!(parse_duration_ms("90"), Ok(90_000));
+        assert_eq!(parse_duration_ms("2m"), Ok(120_000));
+        assert_eq!(parse_duration_ms("1500ms"), Ok(1500));
+        assert!(parse_duration_ms("s").is_err());
+        assert!(parse_duration_ms("5 days").unwrap_err().contains("days"));
+        assert!(parse_duration_ms("99999999999999999999h").is_err());
     }
 }

@@ -329,3 +329,9 @@ dash-bad-ply = give the ply to take the game back to (a number)
 dash-bad-time = { $value } is not a time: give h:mm:ss or m:ss
 dash-taken-back = Taken back to ply { $ply }: the board must show that position again
 dash-clocks-set = Clocks set: White { $white }, Black { $black }
+
+## desk-evidence: the evidence button on an alert card (issue 40)
+dash-evidence = Evidence
+dash-evidence-title = Download the evidence pack of board { $board }, ply { $ply } (events, touches, clocks, serial bytes, diagrams, manifest with SHA-256)
+dash-evidence-making = making the evidence pack…
+dash-evidence-saved = saved { $file } ({ $kb } KB)

@@ -348,3 +348,9 @@ dash-bad-ply = укажите полуход, до которого взять �
 dash-bad-time = «{ $value }» — не время: укажите ч:мм:сс или м:сс
 dash-taken-back = Ход взят назад до полухода { $ply }: восстановите эту позицию на доске
 dash-clocks-set = Время на часах установлено: белые { $white }, чёрные { $black }
+
+## desk-evidence: the evidence button on an alert card (issue 40)
+dash-evidence = Доказательства
+dash-evidence-title = Скачать пакет доказательств доски { $board }, полуход { $ply } (события, касания, часы, байты порта, диаграммы, манифест с SHA-256)
+dash-evidence-making = собираю пакет доказательств…
+dash-evidence-saved = сохранено: { $file } ({ $kb } КБ)

@@ -8,7 +8,7 @@
 //! | [`Group::Open`] | `/healthz`, the dashboard page and its assets and words (`/api/messages`), `/api/login` | always (the page holds no data; login checks the token itself) |
 //! | [`Group::Broadcast`] | `/boards` (the public board state), `/round.pgn`, `/games/{B}.pgn`, `/livechess/...`, all made from the delayed public view | `public_dashboard = true`, or a `[broadcast]` section is configured ([`broadcast_is_public`]) |
 //! | [`Group::ArbiterRead`] | `/events`, `/api/state`, `/api/stream`, `/api/boards/{B}/history` | `public_dashboard = true` |
-//! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}`, `/api/boards/{B}/serial/{S}`, `/api/boards/{B}/decision`, `/api/boards/{B}/moves`, `/api/boards/{B}/takeback`, `/api/boards/{B}/clock` | never: the token, in the header |
+//! | [`Group::ArbiterAct`] | `/api/alerts/{id}/{action}`, `/api/boards/{B}/accept/{side}`, `/api/boards/{B}/serial/{S}`, `/api/boards/{B}/decision`, `/api/boards/{B}/moves`, `/api/boards/{B}/takeback`, `/api/boards/{B}/clock`, `/api/boards/{B}/evidence` (a GET, but the arbiter's whole record) | never: the token, in the header |
 //!
 //! The LiveChess API (`/api/v1.0`, `/api/v1.0/{*path}`, the daemon's `livechess_api`) is in
 //! the Broadcast group but served on its own listener, which exists only when
@@ -82,6 +82,8 @@ pub const ROUTES: &[(&str, Group)] = &[
     ("/api/boards/{board}/moves", Group::ArbiterAct),
     ("/api/boards/{board}/takeback", Group::ArbiterAct),
     ("/api/boards/{board}/clock", Group::ArbiterAct),
+    // A GET, but the arbiter's whole record of an incident (journal, serial bytes).
+    ("/api/boards/{board}/evidence", Group::ArbiterAct),
     // The daemon's livechess_api, on its own listener (`[livechess_api]`): public there, no
     // Host or Origin check (lichess.org's page connects from its own origin), delayed
     // as every broadcast output.

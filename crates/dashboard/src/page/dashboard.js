@@ -254,6 +254,7 @@
       actions.append(...acceptBoardButtons(a));
       actions.append(enterMovesControls(a, ev.candidates || []));
     }
+    if (token() && Number.isInteger(ev.ply)) actions.append(evidenceButton(a, ev.ply));
     if (view.errors.has(a.id)) actions.append(el("span", { class: "card-error", role: "alert" }, view.errors.get(a.id)));
     return el("article", {
       class: `alert-card urgency-${a.urgency}`,
@@ -264,6 +265,53 @@
       el("span", { class: "card-meta" }, `${t("dash-card-board", { board: a.board })} \u00b7 ${localTime(a.at)} `,
         el("span", { class: `state ${a.state}` }, t(`dash-state-${a.state}`)))),
     body, actions);
+  }
+
+  /**
+   * The evidence pack of the card's board and ply (issue 40), one `.tar` from
+   * `GET /api/boards/B/evidence?ply=N`: a link cannot send the token's header, so it is
+   * fetched, then saved through a temporary `<a download>`. What came of it is said
+   * beside the button, in place (the card is not made again for it).
+   */
+  function evidenceButton(a, ply) {
+    const said = el("span", { class: "evidence-status", role: "status" });
+    /** `state`: "making", "saved" or "failed" (a card error). */
+    const say = (state, text) => {
+      said.className = `evidence-status ${state === "failed" ? "card-error" : `evidence-${state}`}`;
+      said.textContent = text;
+    };
+    const button = el("button", {
+      type: "button", class: "act-evidence", title: t("dash-evidence-title", { board: a.board, ply }),
+      onclick: async () => {
+        button.disabled = true;
+        say("making", t("dash-evidence-making"));
+        try {
+          const r = await fetch(`/api/boards/${a.board}/evidence?ply=${ply}`, {
+            headers: authHeaders(), credentials: "same-origin",
+          });
+          if (!r.ok) {
+            const answer = await r.json().catch(() => ({}));
+            say("failed", t("dash-refused", { status: r.status, why: answer.error || r.statusText }));
+            if (r.status === 401 || r.status === 403) $("token-form").hidden = false;
+            return;
+          }
+          const blob = await r.blob();
+          const name = `board-${a.board}-ply-${ply}-evidence.tar`;
+          const url = URL.createObjectURL(blob);
+          const link = el("a", { href: url, download: name, hidden: true });
+          document.body.append(link);
+          link.click();
+          link.remove();
+          setTimeout(() => URL.revokeObjectURL(url), 60000);
+          say("saved", t("dash-evidence-saved", { file: name, kb: Math.ceil(blob.size / 1024) }));
+        } catch (e) {
+          say("failed", t("dash-unreachable"));
+        } finally {
+          button.disabled = false;
+        }
+      },
+    }, t("dash-evidence"));
+    return el("span", { class: "evidence" }, button, said);
   }
 
   // ----- the arbiter's decisions (art. 7.4 / 12.9 penalties, results) -----
