@@ -113,7 +113,7 @@ impl Language {
     pub fn from_locale(var: impl Fn(&str) -> Option<String>) -> Language {
         ["LC_ALL", "LC_MESSAGES", "LANG"]
             .into_iter()
-            .filter_map(|name| var(name))
+            .filter_map(&var)
             .find(|value| !value.trim().is_empty())
             .and_then(|value| value.parse().ok())
             .unwrap_or_default()
