@@ -31,6 +31,57 @@ impl Said {
         self
     }
 
+    /// A time control's text that cannot be followed (`config-time-control`), what is
+    /// wrong with it by its kind and facts; the caller adds `key` and `value`.
+    pub(crate) fn time_control_problem(problem: &time_control::Problem) -> Said {
+        use time_control::Problem;
+        let said = Said::new("config-time-control");
+        match problem {
+            Problem::Empty => said.arg("problem", "empty"),
+            Problem::EmptyPeriod { period } => {
+                said.arg("problem", "empty-period").arg("period", period)
+            }
+            Problem::BadMoves {
+                period,
+                part,
+                moves,
+            } => said
+                .arg("problem", "bad-moves")
+                .arg("period", period)
+                .arg("part", format!("{part:?}"))
+                .arg("number", format!("{moves:?}")),
+            Problem::BadSeconds { period, part, secs } => said
+                .arg("problem", "bad-seconds")
+                .arg("period", period)
+                .arg("part", format!("{part:?}"))
+                .arg("number", format!("{secs:?}")),
+            Problem::BadIncrement {
+                period,
+                part,
+                increment,
+            } => said
+                .arg("problem", "bad-increment")
+                .arg("period", period)
+                .arg("part", format!("{part:?}"))
+                .arg("number", format!("{increment:?}")),
+            Problem::SuddenDeathNotLast { period, part } => said
+                .arg("problem", "sudden-death-not-last")
+                .arg("period", period)
+                .arg("part", format!("{part:?}")),
+            Problem::OutOfBounds { period, part } => said
+                .arg("problem", "out-of-bounds")
+                .arg("period", period)
+                .arg("part", format!("{part:?}")),
+            Problem::TooManyPeriods { periods } => said
+                .arg("problem", "too-many-periods")
+                .arg("periods", periods)
+                .arg("max", time_control::MAX_PERIODS),
+            Problem::Unsupported { part } => said
+                .arg("problem", "unsupported")
+                .arg("part", format!("{part:?}")),
+        }
+    }
+
     /// The catalogue's message id.
     pub fn id(&self) -> &'static str {
         self.id

@@ -673,24 +673,23 @@ impl Validate<'_> {
     /// A time control in the PGN form; `key` names it in messages.
     fn time_control(&self, s: &Spanned<String>, key: &str) -> Result<TimeControl, ConfigError> {
         let text = s.get_ref();
-        let said = |detail: String| {
-            Said::new("config-time-control")
+        let said = |problem: &time_control::Problem| {
+            Said::time_control_problem(problem)
                 .arg("key", key)
                 .arg("value", format!("{text:?}"))
-                .arg("detail", detail)
         };
         let tc: TimeControl =
             text.parse()
                 .map_err(|e: dgt_protocol::capture::TimeControlError| {
                     self.err(s.span(), format!("{key} {e}"))
-                        .said(said(e.problem.to_string()))
+                        .said(said(&e.problem))
                 })?;
         tc.check_bounds().map_err(|e| {
             self.err(
                 s.span(),
                 format!("{key} {text:?} is not a sane time control: {e}"),
             )
-            .said(said(e.to_string()))
+            .said(said(&e))
         })?;
         Ok(tc)
     }

@@ -376,7 +376,17 @@ config-unknown-key = unknown field `{ $key }`, expected one of { $expected }
 config-unknown-key-alone = unknown field `{ $key }`
 config-missing-key = missing field `{ $key }`
 config-out-of-range = { $key } = { $value } is out of range; expected { $low } to { $high }{ $unit }
-config-time-control = { $key } { $value }: { $detail }
+config-time-control = { $key } { $value }: { $problem ->
+        [empty] it is empty
+        [empty-period] period { $period } is empty
+        [bad-moves] period { $period } ({ $part }): the move count { $number } is not a whole number above 0
+        [bad-seconds] period { $period } ({ $part }): the time { $number } is not a whole number of seconds
+        [bad-increment] period { $period } ({ $part }): the increment { $number } is not a whole number of seconds
+        [sudden-death-not-last] period { $period } ({ $part }) has no move count, so it lasts the rest of the game, yet another period follows it
+        [out-of-bounds] period { $period } ({ $part }) is out of bounds: a period gives 1 second to 6 hours (21600) and an increment of 0 to 600 seconds
+        [too-many-periods] { $periods } periods: a time control has at most { $max } (the DGT3000's)
+       *[unsupported] { $part } is a PGN form the daemon cannot follow ('?' unknown, '-' no control, '*SECONDS' a sandclock)
+    } (write BASE+INC in seconds, e.g. 180+2, or periods MOVES/SECONDS[+INC] joined by ':', e.g. 40/5400+30:1800+30)
 config-board-twice = board number { $board } is used twice; expected each board to have its own number
 config-port-missing = board { $board }: port { $port } does not exist; expected the board's device (such as /dev/dgt/board-{ $board } or /dev/ttyACM0; `dgt-arbiter probe` lists them), or give its serial = "..."
 config-port-shared = board { $board }: port { $port } is the device of board { $other } ({ $device }); expected each board on its own port
