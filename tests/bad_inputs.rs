@@ -75,6 +75,10 @@ fn dgt_arbiter() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dgt-arbiter"));
     c.env_remove("RUST_BACKTRACE")
         .env_remove("RUST_LIB_BACKTRACE");
+    // The errors are said in the user's language (issue 41): the tables are English.
+    for locale in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        c.env_remove(locale);
+    }
     c
 }
 
@@ -682,6 +686,126 @@ fn config_mistakes() {
             ),
             &rows,
         ),
+    );
+}
+
+/// Issue 41: the config's mistakes users meet most, in Russian for a Russian locale (or
+/// `--lang ru`), at the same file, line and column as in English; English unchanged
+/// without one.
+#[test]
+fn config_mistakes_in_the_user_s_language() {
+    let dir = temp_dir("bad-configs-ru");
+    let add = |extra: &str| format!("{GOOD}{extra}");
+    let swap = |a: &str, b: &str| GOOD.replace(a, b);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "not TOML",
+            swap("[output]", "[output"),
+            "ошибка синтаксиса TOML",
+        ),
+        (
+            "an unknown key",
+            swap("number = 1", "nummer = 1"),
+            "неизвестный ключ `nummer`",
+        ),
+        (
+            "a key missing",
+            swap("round = 1\n", ""),
+            "нет обязательного ключа `round`",
+        ),
+        (
+            "a time control in words",
+            swap("180+2", "3 min"),
+            "time_control \"3 min\" — не контроль времени",
+        ),
+        (
+            "a board number used twice",
+            add("\n[[board]]\nnumber = 1\nserial = \"01025\"\n"),
+            "номер доски 1 указан дважды",
+        ),
+        (
+            "two boards on one port",
+            add("\n[[board]]\nnumber = 2\nport = \"/dev/null\"\n"),
+            "порт \"/dev/null\" — устройство доски 1",
+        ),
+        (
+            "a bad serial number",
+            swap("port = \"/dev/null\"", "serial = \"0 1\""),
+            "serial \"0 1\" — не серийный номер DGT",
+        ),
+        (
+            "round 0",
+            swap("round = 1", "round = 0"),
+            "вне допустимых пределов",
+        ),
+        (
+            "a pairing file that does not exist",
+            swap("round = 1", "round = 1\ntrf = \"no-such.trf\""),
+            "ожидается файл TRF-16 программы жеребьёвки",
+        ),
+    ];
+    let check = |path: &Path, env: &[(&str, &str)], args: &[&str]| {
+        let mut c = dgt_arbiter();
+        c.envs(env.iter().copied())
+            .args(["run", "--check"])
+            .args(args)
+            .arg("--config")
+            .arg(path);
+        let out = c.output().unwrap();
+        assert!(!out.status.success(), "{path:?} was accepted");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // `file:line:column:` of each mistake.
+    let places = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| {
+                let rest = l.split(".toml:").nth(1)?;
+                let mut parts = rest.splitn(3, ':');
+                Some(format!("{}:{}", parts.next()?, parts.next()?))
+            })
+            .collect()
+    };
+    for (i, (what, text, russian)) in cases.iter().enumerate() {
+        let path = dir.join(format!("c{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let english = check(&path, &[], &[]);
+        let ru = check(&path, &[("LANG", "ru_RU.UTF-8")], &[]);
+        assert!(ru.starts_with("Ошибка: "), "{what}: {ru}");
+        assert!(ru.contains(russian), "{what}: {russian:?} not in {ru}");
+        assert!(
+            !ru.contains("Error:") && !ru.contains("{ $"),
+            "{what}: {ru}"
+        );
+        assert_eq!(places(&ru), places(&english), "{what}: {ru}\n{english}");
+        assert!(!places(&ru).is_empty(), "{what}: {ru}");
+        // `--lang` outranks the locale; a locale not ours is English, as without one.
+        assert_eq!(check(&path, &[("LANG", "C.UTF-8")], &["--lang", "ru"]), ru);
+        assert_eq!(check(&path, &[("LANG", "de_DE.UTF-8")], &[]), english);
+        assert_eq!(
+            check(&path, &[("LANG", "ru_RU.UTF-8")], &["--lang", "en"]),
+            english
+        );
+    }
+    let missing = check(&dir.join("missing.toml"), &[("LC_ALL", "ru_RU.UTF-8")], &[]);
+    assert!(
+        missing.starts_with("Ошибка: не удаётся прочитать файл настроек ")
+            && missing.contains("нет такого файла или каталога"),
+        "{missing}"
+    );
+    // A board's port missing is a warning (`run --check` passes), said the same way.
+    let path = dir.join("port.toml");
+    std::fs::write(&path, swap("/dev/null", "/dev/no-such-board")).unwrap();
+    let out = dgt_arbiter()
+        .env("LANG", "ru_RU.UTF-8")
+        .args(["run", "--check", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.starts_with("предупреждение: ") && said.contains("порта \"/dev/no-such-board\" нет"),
+        "{said}"
     );
 }
 

@@ -200,8 +200,33 @@ fn the_demo_prints_its_rulings_in_russian() {
             Err(_) => break None,
         }
     };
+    // The PGN follows the event's language too (the demo's config has `--lang`'s): the
+    // comments in Russian, the SAN English for PGN readers; the LiveChess folder's too.
+    let russian_pgn = |path: std::path::PathBuf| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains("невозможный ход (") || std::time::Instant::now() > deadline
+            {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let round = russian_pgn(dir.join("pgn/round-1.pgn"));
+    let livechess = russian_pgn(dir.join("livechess/round-1/games.pgn"));
     let _ = child.kill();
     let _ = child.wait();
+    for pgn in [&round, &livechess] {
+        assert!(pgn.contains("невозможный ход ("), "{pgn}");
+        assert!(
+            !pgn.contains("illegal move") && !pgn.contains("{ $"),
+            "{pgn}"
+        );
+        for game in chess_rules::read_pgn(pgn.as_bytes()).unwrap() {
+            game.replay().unwrap();
+        }
+    }
     let text = printed.join("\n");
     let line = ruling.unwrap_or_else(|| panic!("no Russian illegal-move ruling:\n{text}"));
     assert!(line.trim_start().starts_with("доска "), "{line}");

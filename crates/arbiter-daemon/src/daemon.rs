@@ -65,8 +65,15 @@ impl Daemon {
     /// HTTP endpoint. Must run inside a tokio runtime.
     pub async fn start(config: Config, opts: RunOptions) -> Result<Daemon, DaemonError> {
         let http_caps = check_fd_limit(&config, &opts)?;
+        let say = messages::Messages::new(config.event.language);
         for m in config.missing_ports.iter().filter(|_| !opts.remote_boards) {
-            tracing::warn!("{m}; the board's driver keeps trying to open it");
+            tracing::warn!(
+                "{}",
+                say.format(
+                    "config-port-retry",
+                    &messages::Args::new().str("text", m.message(say))
+                )
+            );
         }
         let config = Arc::new(config);
         let paths = Paths::new(&config.output.dir);
@@ -74,7 +81,10 @@ impl Daemon {
             path: paths.root().to_owned(),
             source,
         })?;
-        let hub = Arc::new(Hub::new(config.boards.iter().map(|b| b.number)));
+        let hub = Arc::new(Hub::speaking(
+            config.boards.iter().map(|b| b.number),
+            config.event.language,
+        ));
         let public = Arc::new(Public::new(
             &config,
             Some(paths.published(config.event.round)),
@@ -262,7 +272,8 @@ impl Daemon {
                 Err(e) => tracing::error!("a board task failed: {e}"),
             }
         }
-        let why = "the daemon stopped; the game resumes when it is restarted";
+        let why = messages::Messages::new(self.config.event.language).text("pgn-daemon-stopped");
+        let why = why.as_str();
         self.hub.close_unfinished(why);
         // The public games as far as they are public now, closed the same way.
         self.public.refresh(&self.hub, wall_clock::unix_ms_now());

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use arbiter_daemon::Daemon;
+use messages::Language;
 use tokio::task::JoinHandle;
 
 /// Arguments of `central`.
@@ -17,6 +18,10 @@ pub struct CentralArgs {
     /// Log format on stderr.
     #[arg(long, default_value = "human", value_parser = ["human", "json"])]
     pub log_format: String,
+    /// The language of the rulings on the terminal and in the log (en, ru); overrides
+    /// the config's `[event] language`.
+    #[arg(long, value_name = "LANG")]
+    pub lang: Option<Language>,
 }
 
 pub fn run(args: &CentralArgs) -> anyhow::Result<()> {
@@ -27,7 +32,7 @@ pub fn run(args: &CentralArgs) -> anyhow::Result<()> {
         // Listened for before anything starts (see `arbiter_daemon::signal`).
         let mut stop = std::pin::pin!(arbiter_daemon::signal());
         let central = tokio::select! {
-            c = hall_link::central::start(&args.config) => c?,
+            c = hall_link::central::start(&args.config, args.lang) => c?,
             // Waiting for the halls can take a while: a stop request ends it.
             () = &mut stop => return anyhow::Ok(()),
         };

@@ -1,6 +1,7 @@
 //! `dgt-arbiter`: the command-line entry point. Each subcommand lives in its own module.
 
 use clap::{CommandFactory, Parser, Subcommand};
+use messages::{Args, Language, Messages};
 
 mod central;
 mod decode;
@@ -62,23 +63,63 @@ enum Command {
     Generate(generate::GenerateArgs),
 }
 
+impl Cli {
+    /// The user's language for what is said before a config is read: the command's
+    /// `--lang`, else the locale's (`LC_ALL`, `LC_MESSAGES`, `LANG`), else English.
+    fn language(&self) -> Language {
+        let given = match &self.command {
+            Command::Run(args) => args.lang,
+            Command::Central(args) => args.lang,
+            Command::Demo(args) => args.lang,
+            _ => None,
+        };
+        user_language(given)
+    }
+}
+
+/// The language given (`--lang`), else the locale's (`LC_ALL`, `LC_MESSAGES`, `LANG`),
+/// else English: for what is said before a config is read, or without one.
+pub(crate) fn user_language(given: Option<Language>) -> Language {
+    given.unwrap_or_else(|| Language::from_locale(|name| std::env::var(name).ok()))
+}
+
 fn main() -> std::process::ExitCode {
-    match run(&Cli::parse()) {
+    let cli = Cli::parse();
+    match run(&cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{}", error_text(&e));
+            eprintln!("{}", error_text(&e, Messages::new(cli.language())));
             std::process::ExitCode::FAILURE
         }
     }
 }
 
+/// One error of a chain for people in the language of `m`: a config's mistakes in their
+/// words, the commonest file errors by their kind; others (and all in English) as they
+/// display.
+fn said(e: &(dyn std::error::Error + 'static), m: Messages) -> String {
+    if m.language() == Language::En {
+        return e.to_string();
+    }
+    if let Some(config) = e.downcast_ref::<daemon_config::ConfigError>() {
+        return config.message(m);
+    }
+    match e.downcast_ref::<std::io::Error>().map(std::io::Error::kind) {
+        Some(std::io::ErrorKind::NotFound) => m.text("error-not-found"),
+        Some(std::io::ErrorKind::PermissionDenied) => m.text("error-permission"),
+        _ => e.to_string(),
+    }
+}
+
 /// `Error: ...` and its causes as anyhow prints them, but never a backtrace (a user who
-/// has `RUST_BACKTRACE` set for other programs gets a plain message here too).
-fn error_text(e: &anyhow::Error) -> String {
-    let mut out = format!("Error: {e}");
-    let causes: Vec<String> = e.chain().skip(1).map(|c| c.to_string()).collect();
+/// has `RUST_BACKTRACE` set for other programs gets a plain message here too); in the
+/// language of `m` (English: exactly anyhow's words).
+fn error_text(e: &anyhow::Error, m: Messages) -> String {
+    let mut out = m.format("error", &Args::new().str("text", said(e.as_ref(), m)));
+    let causes: Vec<String> = e.chain().skip(1).map(|c| said(c, m)).collect();
     if !causes.is_empty() {
-        out.push_str("\n\nCaused by:");
+        out.push_str("\n\n");
+        out.push_str(&m.text("error-caused-by"));
         for (i, c) in causes.iter().enumerate() {
             if causes.len() == 1 {
                 out.push_str(&format!("\n    {c}"));
@@ -114,10 +155,14 @@ mod tests {
 
     #[test]
     fn errors_read_as_anyhow_prints_them_without_a_backtrace() {
+        let en = Messages::english();
         let e = anyhow::anyhow!("inner").context("outer");
-        assert_eq!(error_text(&e), "Error: outer\n\nCaused by:\n    inner");
+        assert_eq!(error_text(&e, en), "Error: outer\n\nCaused by:\n    inner");
         let e = anyhow::anyhow!("a").context("b").context("c");
-        assert_eq!(error_text(&e), "Error: c\n\nCaused by:\n    0: b\n    1: a");
-        assert_eq!(error_text(&anyhow::anyhow!("plain")), "Error: plain");
+        assert_eq!(
+            error_text(&e, en),
+            "Error: c\n\nCaused by:\n    0: b\n    1: a"
+        );
+        assert_eq!(error_text(&anyhow::anyhow!("plain"), en), "Error: plain");
     }
 }

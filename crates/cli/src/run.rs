@@ -39,8 +39,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
     if args.check {
         // A cable out is no config mistake: `run` comes up and keeps trying the port
         // (udev removes an unplugged board's link), so the check warns and passes.
+        let say = messages::Messages::new(crate::user_language(args.lang));
         for missing in &config.missing_ports {
-            eprintln!("warning: {missing}");
+            eprintln!(
+                "{}",
+                say.format(
+                    "config-warning",
+                    &messages::Args::new().str("text", missing.message(say))
+                )
+            );
         }
         // The network's files as the link reads them (a seed file holding no seed, a CA
         // file without a certificate), not only opened.

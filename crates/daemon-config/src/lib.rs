@@ -20,6 +20,7 @@ use toml::Spanned;
 use touch_tracker::{Penalties, Supervision, TimeCategory, TrackerConfig};
 
 use crate::pairings::{BoardPairing, TrfRound};
+pub use crate::said::{Said, Warning};
 pub use crate::token::ArbiterToken;
 
 /// The configuration cannot be used.
@@ -40,6 +41,9 @@ pub enum ConfigError {
         line: usize,
         column: usize,
         message: String,
+        /// The mistake in the catalogue's words, for people in their language
+        /// ([`ConfigError::message`]); `None`: said in English only.
+        said: Option<Said>,
     },
     /// More than one mistake (each an [`ConfigError::Invalid`], in the file's order):
     /// one run reports them all, one per line.
@@ -58,6 +62,14 @@ impl ConfigError {
             ConfigError::Several { mistakes, .. } => mistakes.iter().collect(),
             one => vec![one],
         }
+    }
+
+    /// The same mistake with its words for people (an [`ConfigError::Invalid`]'s).
+    fn said(mut self, words: Said) -> ConfigError {
+        if let ConfigError::Invalid { said, .. } = &mut self {
+            *said = Some(words);
+        }
+        self
     }
 }
 
@@ -354,7 +366,7 @@ pub struct Config {
     /// A message (with file, line and column) for each board whose port did not exist
     /// when the file was read: `run` warns and keeps trying to open it, `run --check`
     /// warns too (a cable out is no config mistake).
-    pub missing_ports: Vec<String>,
+    pub missing_ports: Vec<Warning>,
     /// `[network]`: this daemon is a hall of a several-PC event, or its central.
     pub network: Option<hall_network::NetworkConfig>,
 }
@@ -459,6 +471,7 @@ fn invalid(path: &Path, text: &str, offset: usize, message: String) -> ConfigErr
         line,
         column,
         message,
+        said: None,
     }
 }
 
@@ -504,11 +517,42 @@ fn read_raw(text: &str, path: &Path, mistakes: &mut Vec<ConfigError>) -> Option<
             return None;
         }
         let at = e.span().map_or(0, |s| s.start);
-        mistakes.push(invalid(path, text, at, friendly(message)));
+        mistakes.push(invalid(path, text, at, friendly(message)).said(toml_said(syntax, message)));
         if syntax || missing || mistakes.len() >= MAX_MISTAKES || !blank_out(&mut read, at) {
             return None;
         }
     }
+}
+
+/// The TOML reader's mistake in the catalogue's words: a key not known or missing by
+/// name; the parser's own words (English) otherwise, said to be a syntax error or a
+/// wrong value.
+fn toml_said(syntax: bool, message: &str) -> Said {
+    let quoted = |after: &str| {
+        message
+            .strip_prefix(after)
+            .and_then(|rest| rest.strip_prefix('`'))
+            .and_then(|rest| rest.split_once('`'))
+    };
+    if let Some((key, rest)) = quoted("unknown field ") {
+        let expected = rest.strip_prefix(", expected ").unwrap_or_default();
+        if expected.is_empty() {
+            return Said::new("config-unknown-key-alone").arg("key", key);
+        }
+        return Said::new("config-unknown-key").arg("key", key).arg(
+            "expected",
+            expected.strip_prefix("one of ").unwrap_or(expected),
+        );
+    }
+    if let Some((key, _)) = quoted("missing field ") {
+        return Said::new("config-missing-key").arg("key", key);
+    }
+    let id = if syntax {
+        "config-toml-syntax"
+    } else {
+        "config-bad-value"
+    };
+    Said::new(id).arg("detail", friendly(message))
 }
 
 /// Blanks out (with spaces, byte for byte) the line holding byte `at`, or the whole
@@ -573,6 +617,7 @@ pub mod endpoint;
 pub mod pairings;
 pub mod paths;
 mod raw;
+mod said;
 pub mod tls;
 pub mod token;
 mod validate;

@@ -923,3 +923,62 @@ fn the_rulings_language_is_english_unless_the_event_says() {
         "{m}"
     );
 }
+
+/// Issue 41: the commonest mistakes said in Russian at the same place; in English the
+/// error's Display, and the English catalogue says a time control's mistake as it does.
+#[test]
+fn mistakes_are_said_in_the_user_s_language_at_their_place() {
+    use messages::{Language, Messages};
+    let ru = Messages::strict(Language::Ru);
+    for (text, russian) in [
+        (
+            with("\"180+2\"", "\"40/5400+x\""),
+            "event.time_control \"40/5400+x\" — не контроль времени (период 1 (\"40/5400+x\"): \
+             добавление \"x\" — не целое число секунд)",
+        ),
+        (
+            with("\"180+2\"", "\"0+2\""),
+            "— не контроль времени (период 1 (\"0+2\") вне пределов",
+        ),
+        (
+            with("serial = \"01025\"", "serial = \"0 1\""),
+            "доска 2: serial \"0 1\" — не серийный номер DGT",
+        ),
+        (
+            with("number = 2", "number = 1"),
+            "номер доски 1 указан дважды",
+        ),
+        (
+            with("round = 3", "rund = 3"),
+            "неизвестный ключ `rund`; допустимые ключи: `name`",
+        ),
+        (
+            with("round = 3", "round = 0"),
+            "event.round = 0 вне допустимых пределов",
+        ),
+    ] {
+        let e = parse(&text).unwrap_err();
+        let english = e.to_string();
+        let said = e.message(ru);
+        let place = |s: &str| s.splitn(4, ':').take(3).collect::<Vec<_>>().join(":");
+        assert_eq!(place(&said), place(&english), "{said}");
+        assert!(said.contains(russian), "{russian:?} not in {said:?}");
+        assert!(!said.contains('⟪'), "{said}");
+        assert_eq!(e.message(Messages::strict(Language::En)), english);
+    }
+    let e = parse(&with("\"180+2\"", "\"40/5400+x\"")).unwrap_err();
+    let ConfigError::Invalid {
+        said: Some(said), ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert!(e
+        .to_string()
+        .ends_with(&said.say(Messages::strict(Language::En))));
+    // Several mistakes: counted with Russian plurals, each at its place.
+    let two = parse(&with("round = 3", "round = 0\nrund = 1")).unwrap_err();
+    let said = two.message(ru);
+    assert!(said.starts_with("/etc/dgt/cfg.toml: 2 ошибки\n"), "{said}");
+    assert_eq!(said.lines().count(), 3, "{said}");
+}

@@ -641,10 +641,19 @@ impl Validate<'_> {
     ) -> Result<u64, ConfigError> {
         let x = *v.get_ref();
         if x < lo || x > hi {
-            return Err(self.err(
-                v.span(),
-                format!("{key} = {x} is out of range; expected {lo} to {hi}{unit}"),
-            ));
+            return Err(self
+                .err(
+                    v.span(),
+                    format!("{key} = {x} is out of range; expected {lo} to {hi}{unit}"),
+                )
+                .said(
+                    Said::new("config-out-of-range")
+                        .arg("key", key)
+                        .arg("value", x)
+                        .arg("low", lo)
+                        .arg("high", hi)
+                        .arg("unit", unit),
+                ));
         }
         Ok(x as u64)
     }
@@ -664,14 +673,23 @@ impl Validate<'_> {
     /// A time control in the PGN form; `key` names it in messages.
     fn time_control(&self, s: &Spanned<String>, key: &str) -> Result<TimeControl, ConfigError> {
         let text = s.get_ref();
-        let tc: TimeControl = text
-            .parse()
-            .map_err(|e| self.err(s.span(), format!("{key} {e}")))?;
+        let said = |problem: &time_control::Problem| {
+            Said::time_control_problem(problem)
+                .arg("key", key)
+                .arg("value", format!("{text:?}"))
+        };
+        let tc: TimeControl =
+            text.parse()
+                .map_err(|e: dgt_protocol::capture::TimeControlError| {
+                    self.err(s.span(), format!("{key} {e}"))
+                        .said(said(&e.problem))
+                })?;
         tc.check_bounds().map_err(|e| {
             self.err(
                 s.span(),
                 format!("{key} {text:?} is not a sane time control: {e}"),
             )
+            .said(said(&e))
         })?;
         Ok(tc)
     }

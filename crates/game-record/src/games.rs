@@ -3,6 +3,7 @@
 //! The PGN and LiveChess sinks render these; they never look at the trackers.
 
 use chess_rules::{Color, GameResult, Move, Position, START_FEN};
+use messages::{Args, Messages};
 use serde::Serialize;
 use touch_tracker::{ArbiterEvent, DecisionKind, EndReason, EventKind};
 
@@ -112,6 +113,10 @@ pub struct BoardGames {
     /// A followed-on game set aside while the moves of its gap come in.
     #[serde(skip)]
     followed: Option<GameRecord>,
+    /// The language of the comments (the event's: they are for people; SAN stays
+    /// English, PGN readers need it).
+    #[serde(skip)]
+    say: Messages,
 }
 
 impl Default for BoardGames {
@@ -127,7 +132,13 @@ impl BoardGames {
             games: vec![GameRecord::new(1, start_fen)],
             results: Default::default(),
             followed: None,
+            say: Messages::english(),
         }
+    }
+
+    /// The same board with its comments in the language of `say` (English by default).
+    pub fn speaking(self, say: Messages) -> BoardGames {
+        BoardGames { say, ..self }
     }
 
     /// The game being played (or the last one played).
@@ -149,6 +160,7 @@ impl BoardGames {
     }
 
     fn fold(&mut self, e: &ArbiterEvent) -> bool {
+        let say = self.say;
         match &e.kind {
             EventKind::NewGame { fen } => {
                 let cur = self.current_mut();
@@ -156,7 +168,7 @@ impl BoardGames {
                     *cur = GameRecord::new(cur.number, fen);
                 } else {
                     if !cur.is_closed() {
-                        cur.unfinished = Some("the start position was set up again".into());
+                        cur.unfinished = Some(say.text("pgn-set-up-again"));
                     }
                     let n = cur.number + 1;
                     self.games.push(GameRecord::new(n, fen));
@@ -170,21 +182,15 @@ impl BoardGames {
                 let g = self.current_mut();
                 let index = m.ply.saturating_sub(g.first_ply) as usize;
                 g.moves.truncate(index);
-                let mut comments = Vec::new();
-                if m.recovered {
-                    comments.push(
-                        "recorded from the board after a gap in its events (no clock press seen)"
-                            .to_owned(),
-                    );
-                }
-                if m.correction {
-                    comments.push(
-                        "the arbiter's correction: the unpromoted pawn becomes a queen".to_owned(),
-                    );
-                }
-                if m.entered {
-                    comments.push("entered by the arbiter".to_owned());
-                }
+                let comments = [
+                    (m.recovered, "pgn-recovered"),
+                    (m.correction, "pgn-promotion-corrected"),
+                    (m.entered, "pgn-entered"),
+                ]
+                .into_iter()
+                .filter(|(said, _)| *said)
+                .map(|(_, id)| say.text(id))
+                .collect();
                 g.moves.push(RecordedMove {
                     ply: m.ply,
                     color: m.color,
@@ -204,7 +210,7 @@ impl BoardGames {
                 let g = self.current_mut();
                 let keep = c.to_ply.saturating_sub(g.first_ply - 1) as usize;
                 g.moves.truncate(keep);
-                g.comment(words::taken_back(c));
+                g.comment(words::taken_back_in(say, c));
                 true
             }
             // An out-of-sync board the arbiter accepted as it stands: the moves between
@@ -216,41 +222,41 @@ impl BoardGames {
                 // Issue 36: the daemon's own (every line found leads to this position, in
                 // an order not known) or the arbiter's.
                 let by = if a.candidates.is_empty() {
-                    "the arbiter accepted the board as the position".to_owned()
+                    say.text("accepted-as-is")
                 } else {
-                    format!(
-                        "every line found leads to the same position, in an order not known \
-                         ({}): the arbiter picks it",
-                        words::candidate_lines(&a.candidates)
+                    say.format(
+                        "pgn-accepted-lines",
+                        &Args::new().str("lines", words::candidate_lines_in(say, &a.candidates)),
                     )
                 };
                 if !cur.is_closed() {
-                    cur.unfinished = Some(format!(
-                        "the board went out of sync after ply {}; {by}; the game goes on in \
-                         game {}",
-                        a.last_known_ply,
-                        number + 1
-                    ));
+                    cur.unfinished = Some(
+                        say.format(
+                            "pgn-out-of-sync-closed",
+                            &Args::new()
+                                .num("ply", a.last_known_ply.into())
+                                .str("by", by)
+                                .num("next", (number + 1).into()),
+                        ),
+                    );
                 }
                 let mut next = GameRecord::new(number + 1, &a.fen);
                 next.follows_gap = !a.candidates.is_empty();
-                let whose = if a.candidates.is_empty() {
-                    "the position the arbiter accepted"
-                } else {
-                    "the position every line found leads to"
-                };
-                next.intro.push(format!(
-                    "game {number} goes on from {whose} after the board went out of sync ({} \
-                     to move; the moves after ply {} were not seen)",
-                    words::side(a.side_to_move),
-                    a.last_known_ply
-                ));
+                next.intro.push(
+                    say.format(
+                        "pgn-goes-on",
+                        &Args::new()
+                            .num("game", number.into())
+                            .str("whose", if next.follows_gap { "lines" } else { "arbiter" })
+                            .str("side", a.side_to_move.name())
+                            .num("ply", a.last_known_ply.into()),
+                    ),
+                );
                 if a.ply_unknown {
                     // Issue 36: never a silent wrong move number.
-                    next.intro.push(format!(
-                        "how many moves were made unseen is not known (at least {} plies): \
-                         the move numbers from here are the fewest possible and may be too low",
-                        a.ply - a.last_known_ply
+                    next.intro.push(say.format(
+                        "pgn-count-unknown",
+                        &Args::new().num("count", (a.ply - a.last_known_ply).into()),
                     ));
                 }
                 self.games.push(next);
@@ -261,28 +267,22 @@ impl BoardGames {
                 g.result = Some(over.result);
                 g.reason = Some(over.reason);
                 g.unfinished = None;
-                let mut why = format!("game over: {}", crate::words::end_reason(over.reason));
-                if let Some(c) = over.flag {
-                    why.push_str(&format!(", {}'s flag fell", words::side(c)));
-                }
-                if over.undetermined {
-                    why.push_str(" (whether the opponent can still mate is undetermined)");
-                }
-                g.comment(why);
+                g.comment(words::game_over_comment_in(say, over));
                 true
             }
             // Art. 7.4: a comment on the move it happened with, completed once the pieces
             // are back ("pawn c2 knocked over, re-established").
             EventKind::Displaced(d) => {
                 let g = self.current_mut();
+                let first = words::displaced_comment_in(say, d, false);
                 let text = if d.reestablished {
-                    format!("{}, re-established", d.explanation)
+                    words::displaced_comment_in(say, d, true)
                 } else {
-                    d.explanation.clone()
+                    first.clone()
                 };
                 let index = d.ply.checked_sub(g.first_ply).map(|i| i as usize);
                 match index.and_then(|i| g.moves.get_mut(i)) {
-                    Some(m) => match m.comments.iter_mut().find(|c| **c == d.explanation) {
+                    Some(m) => match m.comments.iter_mut().find(|c| **c == first) {
                         Some(c) => *c = text,
                         None => m.comments.push(text),
                     },
@@ -293,7 +293,7 @@ impl BoardGames {
             // The arbiter's decision: a penalty on the move the pieces were displaced
             // with, a result on the game, which then shows the arbiter's result.
             EventKind::ArbiterDecision(d) => {
-                let text = words::comment(e).unwrap_or_else(|| d.explanation.clone());
+                let text = words::comment_in(say, e).unwrap_or_else(|| d.explanation.clone());
                 let arbiter = self.results.arbiter;
                 let g = self.current_mut();
                 if let DecisionKind::Result(_) = d.decision.kind() {
@@ -309,7 +309,7 @@ impl BoardGames {
                 }
                 true
             }
-            _ => match words::comment(e) {
+            _ => match words::comment_in(say, e) {
                 Some(text) => {
                     self.current_mut().comment(text);
                     true
@@ -346,10 +346,10 @@ impl BoardGames {
         let Some(f) = self.followed.take() else {
             return;
         };
+        let gap_entered = self.say.text("pgn-gap-entered");
         let g = self.current_mut();
         if let Some(m) = g.moves.last_mut() {
-            m.comments
-                .push("the moves of the gap were entered by the arbiter".to_owned());
+            m.comments.push(gap_entered);
         }
         g.moves.extend(f.moves);
         g.result = f.result;

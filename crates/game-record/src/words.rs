@@ -331,6 +331,20 @@ pub fn displaced_in(m: Messages, d: &DisplacedEvent) -> String {
     by_side(m, d.color, text)
 }
 
+/// The PGN comment on pieces displaced with a move (art. 7.4), first as seen, then
+/// (`reestablished`) once put back: the tracker's words in English ("pawn c2 knocked
+/// over"), the re-establishing steps in another language.
+pub fn displaced_comment_in(m: Messages, d: &DisplacedEvent, reestablished: bool) -> String {
+    let args = Args::new()
+        .str("what", d.explanation.as_str())
+        .str("steps", steps_in(m, &d.squares));
+    if reestablished {
+        m.format("pgn-displaced-reestablished", &args)
+    } else {
+        m.format("pgn-displaced", &args)
+    }
+}
+
 /// A clock wrong about a period's time (art. 6.10.2: its setting, not the player's
 /// fault): what it did, the move it was due at, and what to set; never a penalty.
 pub fn clock_mismatch(e: &ClockMismatchEvent) -> String {
@@ -364,6 +378,18 @@ pub fn clock_mismatch_in(m: Messages, e: &ClockMismatchEvent) -> String {
     }
     clauses.push(m.text("no-penalty"));
     by_side(m, e.color, clauses.join("; "))
+}
+
+/// A press the board fits more than one way: no ruling. The readings stay the tracker's
+/// (SAN and its words: a JSON field).
+fn unclear(m: Messages, u: &touch_tracker::events::RulingUnclearEvent) -> String {
+    tracker_said(m, &u.explanation, || {
+        let or = m.text("ruling-unclear-or");
+        m.format(
+            "ruling-unclear",
+            &Args::new().str("readings", u.readings.join(&format!("; {or} "))),
+        )
+    })
 }
 
 /// The moves rebuilt after a disconnection, and what else could have been played.
@@ -425,15 +451,18 @@ pub fn ruling_in(m: Messages, e: &ArbiterEvent) -> Option<String> {
         ),
         EventKind::RecoveryUncertain(r) => prefix(r.ply, uncertain(m, r)),
         EventKind::Displaced(d) => prefix(d.ply, displaced_in(m, d)),
-        EventKind::RulingUnclear(u) => prefix(u.ply, by_side(m, u.color, u.explanation.clone())),
+        EventKind::RulingUnclear(u) => prefix(u.ply, by_side(m, u.color, unclear(m, u))),
         // The player's own move number, which from the standard start is the full move.
         EventKind::ClockMismatch(c) => at_move(m, e, c.move_number, clock_mismatch_in(m, c)),
         EventKind::PositionAccepted(a) => at_board(position_accepted(m, a)),
-        EventKind::TakenBack(c) => at_board(format!(
-            "{}; the board must show it again ({})",
-            taken_back(c),
-            c.fen
-        )),
+        EventKind::TakenBack(c) => at_board(
+            m.format(
+                "taken-back-show",
+                &Args::new()
+                    .str("text", taken_back_in(m, c))
+                    .str("fen", c.fen.as_str()),
+            ),
+        ),
         EventKind::ArbiterDecision(d) => match d.ply {
             Some(ply) => prefix(ply, decision_in(m, d)),
             None => at_board(decision_in(m, d)),
@@ -461,17 +490,19 @@ pub fn ruling_in(m: Messages, e: &ArbiterEvent) -> Option<String> {
 /// A takeback in words: `the arbiter took the game back to ply 20 (3 plies annulled):
 /// illegal move found later`.
 pub fn taken_back(c: &touch_tracker::events::TakenBackEvent) -> String {
-    let annulled = c.from_ply.saturating_sub(c.to_ply);
-    let reason = if c.reason.is_empty() {
-        String::new()
+    taken_back_in(EN, c)
+}
+
+pub fn taken_back_in(m: Messages, c: &touch_tracker::events::TakenBackEvent) -> String {
+    let args = Args::new()
+        .num("ply", c.to_ply.into())
+        .num("annulled", c.from_ply.saturating_sub(c.to_ply).into());
+    if c.reason.is_empty() {
+        m.format("taken-back", &args)
     } else {
-        format!(": {}", c.reason)
-    };
-    format!(
-        "the arbiter took the game back to ply {} ({annulled} {} annulled){reason}",
-        c.to_ply,
-        if annulled == 1 { "ply" } else { "plies" }
-    )
+        // The arbiter's reason as he typed it.
+        m.format("taken-back-why", &args.str("reason", c.reason.as_str()))
+    }
 }
 
 /// "board 3, move 14, {text}" with the move number as it is.
@@ -560,25 +591,104 @@ pub fn candidate_lines_in(m: Messages, candidates: &[touch_tracker::GapCandidate
     lines.join("; ")
 }
 
+/// The tracker's own words for an event (a JSON field, in English: formats.md) in
+/// English; in another language the catalogue's, said from the event's facts.
+fn tracker_said(m: Messages, english: &str, said: impl FnOnce() -> String) -> String {
+    if m.language() == Language::En {
+        english.to_owned()
+    } else {
+        said()
+    }
+}
+
 /// An arbiter's decision in words: a clock setting from the catalogue (the times and
-/// his reason), the others as the tracker explained them.
+/// his reason), the others as the tracker explained them (in another language, from
+/// the decision's facts).
 fn decision_in(m: Messages, d: &touch_tracker::ArbiterDecisionEvent) -> String {
+    use touch_tracker::Decision;
     match (d.decision, d.clock_after, d.reason.as_deref()) {
-        (touch_tracker::Decision::ClockSet, Some(after), Some(reason)) => m.format(
+        (Decision::ClockSet, Some(after), Some(reason)) => m.format(
             "arbiter-clock-set",
             &Args::new()
                 .str("white", clock(after.white))
                 .str("black", clock(after.black))
                 .str("reason", reason),
         ),
-        _ => d.explanation.clone(),
+        _ => tracker_said(m, &d.explanation, || decision_said(m, d)),
     }
 }
 
+/// A decision from its facts alone (the tracker's explanation is English).
+fn decision_said(m: Messages, d: &touch_tracker::ArbiterDecisionEvent) -> String {
+    use touch_tracker::Decision;
+    let side = d.color.map_or("", Color::name);
+    let result = d.result.map(|r| r.to_string()).unwrap_or_default();
+    let board = d.board_result.map(|b| b.as_str()).unwrap_or_default();
+    match d.decision {
+        Decision::Warning => m.format("decision-warning", &Args::new().str("side", side)),
+        Decision::TimeAdded => {
+            let (add, to) = d.penalty.map_or((0, ""), |p| (p.add_ms, p.to.name()));
+            m.format(
+                "decision-time-added",
+                &Args::new()
+                    .str("side", side)
+                    .str("to", to)
+                    .str("add", clock(add)),
+            )
+        }
+        Decision::GameLost => m.format(
+            "decision-game-lost",
+            &Args::new().str("side", side).str("result", result),
+        ),
+        Decision::ResultSet | Decision::ResultConfirmed => {
+            let verb = if d.decision == Decision::ResultSet {
+                "set"
+            } else {
+                "confirm"
+            };
+            let args = Args::new().str("verb", verb).str("result", result);
+            // As the tracker says it: the board's result named where it disagrees.
+            match (d.result, d.board_result) {
+                (Some(r), Some(b)) if !r.agrees_with(b) => {
+                    m.format("decision-result-board", &args.str("board", board))
+                }
+                _ => m.format("decision-result", &args),
+            }
+        }
+        Decision::ResultCleared if board.is_empty() => m.text("decision-cleared"),
+        Decision::ResultCleared => {
+            m.format("decision-cleared-board", &Args::new().str("board", board))
+        }
+        Decision::ClockSet => d.explanation.clone(),
+    }
+}
+
+/// The PGN comment on a game's end: `game over: checkmate`, with whose flag fell and
+/// whether mate is still possible.
+pub fn game_over_comment_in(m: Messages, g: &touch_tracker::events::GameOverEvent) -> String {
+    let mut why = m.format(
+        "pgn-game-over",
+        &Args::new().str("reason", end_reason_in(m, g.reason)),
+    );
+    if let Some(c) = g.flag {
+        why.push_str(", ");
+        why.push_str(&m.format("flag-fell", &Args::new().str("side", c.name())));
+    }
+    if g.undetermined {
+        why.push_str(&format!(" ({})", m.text("pgn-mate-undetermined")));
+    }
+    why
+}
+
 /// The PGN comment for an event (the ruling without the board prefix), if it is one.
-/// In English: the PGN's SAN and comments are read by programs and by every arbiter.
+/// In English.
 pub fn comment(e: &ArbiterEvent) -> Option<String> {
-    let m = EN;
+    comment_in(EN, e)
+}
+
+/// The PGN comment for an event in a language: the comments are for people (the
+/// event's language); the PGN's own SAN, outside them, stays English for programs.
+pub fn comment_in(m: Messages, e: &ArbiterEvent) -> Option<String> {
     let text = match &e.kind {
         EventKind::IllegalMove(i) => illegal_in(m, i),
         EventKind::TouchMove(t) if t.violation => touch(m, t),
@@ -591,7 +701,7 @@ pub fn comment(e: &ArbiterEvent) -> Option<String> {
             ),
         ),
         EventKind::RecoveryUncertain(r) => uncertain(m, r),
-        EventKind::RulingUnclear(u) => by_side(m, u.color, u.explanation.clone()),
+        EventKind::RulingUnclear(u) => by_side(m, u.color, unclear(m, u)),
         EventKind::ClockMismatch(c) => clock_mismatch_in(m, c),
         EventKind::ArbiterDecision(d) => m.format(
             "arbiter-decision-comment",

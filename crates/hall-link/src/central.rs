@@ -29,6 +29,7 @@ use hall_network::{
     own_message, worth_logging, Accepted, ActionReply, ActionRequest, Delivery, EventKey, HallId,
     Lag, Merge, Names, Received, StreamPosition,
 };
+use messages::Language;
 use tokio::task::JoinHandle;
 
 use crate::connect::{self, ConnectError};
@@ -216,8 +217,10 @@ fn merged_config(
     Config::parse(&text, path).map_err(CentralError::Merged)
 }
 
-/// Starts the central of the config file at `path`.
-pub async fn start(path: &Path) -> Result<Central, CentralError> {
+/// Starts the central of the config file at `path`; `language` (`central --lang`), if
+/// given, is the language of its terminal lines, log and PGN comments instead of the
+/// config's `[event] language`.
+pub async fn start(path: &Path, language: Option<Language>) -> Result<Central, CentralError> {
     let f = read_central(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let client = connect::connect(&f.net, dir, "dgt-arbiter central").await?;
@@ -237,7 +240,10 @@ pub async fn start(path: &Path) -> Result<Central, CentralError> {
                 .join("\n  "),
         )
     })?;
-    let config = merged_config(path, &f, &manifests)?;
+    let mut config = merged_config(path, &f, &manifests)?;
+    if let Some(language) = language {
+        config.event.language = language;
+    }
     let owner: BTreeMap<u32, HallId> = merge.boards().map(|(b, h)| (b, h.clone())).collect();
     let forwarder = Forwarder {
         client: client.clone(),

@@ -225,7 +225,16 @@ fn applied(hub: &Hub, board: u32) -> u64 {
 
 /// A central following hall A with this `[network]` body, and its hub.
 async fn start_central(dir: &Path, network: &str) -> (hall_link::central::Central, Arc<Hub>) {
-    let central = hall_link::central::start(&central_config(dir, network))
+    start_central_in(dir, network, None).await
+}
+
+/// [`start_central`], speaking `language` (`central --lang`) if given.
+async fn start_central_in(
+    dir: &Path,
+    network: &str,
+    language: Option<messages::Language>,
+) -> (hall_link::central::Central, Arc<Hub>) {
+    let central = hall_link::central::start(&central_config(dir, network), language)
         .await
         .unwrap();
     let hub = Arc::clone(central.daemon().hub());
@@ -473,6 +482,54 @@ async fn the_central_warns_when_it_stays_behind_a_hall() {
         said.contains("board 1 at event 4 here, 8 in the hall"),
         "{said}"
     );
+    central.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 41: `central --lang ru` says the halls' rulings on its terminal in Russian (the
+/// config's `[event] language` is English here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_central_says_the_halls_rulings_in_its_language() {
+    let Some(Started {
+        _server,
+        url,
+        dir,
+        hub,
+        tasks,
+        ..
+    }) = start("central-ru", &[]).await
+    else {
+        return;
+    };
+    let (central, chub) = start_central_in(
+        &dir,
+        &format!("nats = \"{url}\"\nhalls = [\"A\"]"),
+        Some(messages::Language::Ru),
+    )
+    .await;
+    wait_applied(&chub, &[(1, 4)]).await;
+    let mut over = events(1, 5..=5);
+    over[0].event.kind = EventKind::GameOver(touch_tracker::events::GameOverEvent {
+        result: chess_rules::GameResult::WhiteWins,
+        reason: touch_tracker::EndReason::Resignation,
+        flag: None,
+        undetermined: false,
+        plies: 0,
+    });
+    hub.publish(over);
+    wait_for(
+        "the central's ruling line in Russian",
+        Duration::from_secs(25),
+        || {
+            let said = logged().contains("доска 1: партия окончена");
+            async move { said }
+        },
+    )
+    .await;
+    assert!(!logged().contains("board 1: game over"), "{}", logged());
+    for t in tasks {
+        t.abort();
+    }
     central.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

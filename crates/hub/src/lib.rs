@@ -127,8 +127,14 @@ pub struct Hub {
 }
 
 impl Hub {
-    /// A hub for these boards (by number).
+    /// A hub for these boards (by number), its games' comments in English.
     pub fn new(boards: impl IntoIterator<Item = u32>) -> Hub {
+        Hub::speaking(boards, messages::Language::En)
+    }
+
+    /// A hub for these boards whose games' comments are in `language` (the event's).
+    pub fn speaking(boards: impl IntoIterator<Item = u32>, language: messages::Language) -> Hub {
+        let games = Arc::new(BoardGames::default().speaking(messages::Messages::new(language)));
         let boards = boards
             .into_iter()
             .map(|number| {
@@ -138,7 +144,7 @@ impl Hub {
                         number,
                         snapshot: None,
                         driver: None,
-                        games: Arc::default(),
+                        games: Arc::clone(&games),
                         seq: 0,
                         version: 0,
                     },

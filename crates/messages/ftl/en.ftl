@@ -335,3 +335,119 @@ dash-evidence = Evidence
 dash-evidence-title = Download the evidence pack of board { $board }, ply { $ply } (events, touches, clocks, serial bytes, diagrams, manifest with SHA-256)
 dash-evidence-making = making the evidence pack…
 dash-evidence-saved = saved { $file } ({ $kb } KB)
+
+## lang-rest: PGN comments (the event's language; the SAN outside them stays English).
+
+pgn-set-up-again = the start position was set up again
+pgn-recovered = recorded from the board after a gap in its events (no clock press seen)
+pgn-promotion-corrected = the arbiter's correction: the unpromoted pawn becomes a queen
+pgn-entered = entered by the arbiter
+pgn-gap-entered = the moves of the gap were entered by the arbiter
+taken-back = the arbiter took the game back to ply { $ply } ({ $annulled } { $annulled ->
+        [one] ply
+       *[other] plies
+    } annulled)
+taken-back-why = the arbiter took the game back to ply { $ply } ({ $annulled } { $annulled ->
+        [one] ply
+       *[other] plies
+    } annulled): { $reason }
+taken-back-show = { $text }; the board must show it again ({ $fen })
+pgn-accepted-lines = every line found leads to the same position, in an order not known ({ $lines }): the arbiter picks it
+pgn-out-of-sync-closed = the board went out of sync after ply { $ply }; { $by }; the game goes on in game { $next }
+pgn-goes-on = game { $game } goes on from { $whose ->
+        [arbiter] the position the arbiter accepted
+       *[lines] the position every line found leads to
+    } after the board went out of sync ({ $side ->
+        [white] White
+       *[black] Black
+    } to move; the moves after ply { $ply } were not seen)
+pgn-count-unknown = how many moves were made unseen is not known (at least { $count } plies): the move numbers from here are the fewest possible and may be too low
+pgn-game-over = game over: { $reason }
+pgn-mate-undetermined = whether the opponent can still mate is undetermined
+pgn-unfinished = unfinished: { $why }
+pgn-daemon-stopped = the daemon stopped; the game resumes when it is restarted
+
+## lang-rest: the config's mistakes and the command line's errors (said in the user's
+## language: --lang, else LC_ALL / LC_MESSAGES / LANG; English is the errors' own text).
+
+error = Error: { $text }
+error-caused-by = Caused by:
+error-not-found = no such file or directory
+error-permission = permission denied
+config-read = cannot read the config file { $path }
+config-mistakes = { $path }: { $count } mistakes
+config-toml-syntax = { $detail }
+config-bad-value = { $detail }
+config-unknown-key = unknown field `{ $key }`, expected one of { $expected }
+config-unknown-key-alone = unknown field `{ $key }`
+config-missing-key = missing field `{ $key }`
+config-out-of-range = { $key } = { $value } is out of range; expected { $low } to { $high }{ $unit }
+config-time-control = { $key } { $value }: { $problem ->
+        [empty] it is empty
+        [empty-period] period { $period } is empty
+        [bad-moves] period { $period } ({ $part }): the move count { $number } is not a whole number above 0
+        [bad-seconds] period { $period } ({ $part }): the time { $number } is not a whole number of seconds
+        [bad-increment] period { $period } ({ $part }): the increment { $number } is not a whole number of seconds
+        [sudden-death-not-last] period { $period } ({ $part }) has no move count, so it lasts the rest of the game, yet another period follows it
+        [out-of-bounds] period { $period } ({ $part }) is out of bounds: a period gives 1 second to 6 hours (21600) and an increment of 0 to 600 seconds
+        [too-many-periods] { $periods } periods: a time control has at most { $max } (the DGT3000's)
+       *[unsupported] { $part } is a PGN form the daemon cannot follow ('?' unknown, '-' no control, '*SECONDS' a sandclock)
+    } (write BASE+INC in seconds, e.g. 180+2, or periods MOVES/SECONDS[+INC] joined by ':', e.g. 40/5400+30:1800+30)
+config-board-twice = board number { $board } is used twice; expected each board to have its own number
+config-port-missing = board { $board }: port { $port } does not exist; expected the board's device (such as /dev/dgt/board-{ $board } or /dev/ttyACM0; `dgt-arbiter probe` lists them), or give its serial = "..."
+config-port-shared = board { $board }: port { $port } is the device of board { $other } ({ $device }); expected each board on its own port
+config-serial-bad = board { $board }: serial { $serial } is not a DGT serial number; expected 1 to 16 letters or digits, such as "01025" (`dgt-arbiter probe` shows it)
+config-port-and-serial = board { $board } has both port and serial; expected one of them
+config-no-port = board { $board } has neither port nor serial; expected port = "/dev/..." or serial = "..." (or source = "livechess://...")
+config-trf = event.trf: { $detail }; expected the pairing program's TRF-16 file with round { $round } paired
+config-warning = warning: { $text }
+config-port-retry = { $text }; the board's driver keeps trying to open it
+
+## lang-rest: the tracker's explanations (JSON fields, English) said from the events'
+## facts in other languages; in English the tracker's own words are used.
+
+# English says the tracker's own words ($what: "pawn c2 knocked over"); other languages
+# say the re-establishing steps ($steps), which the selector names here for them.
+pgn-displaced = { $steps ->
+       *[other] { $what }
+    }
+pgn-displaced-reestablished = { $steps ->
+       *[other] { $what }, re-established
+    }
+ruling-unclear = the board fits more than one move with pieces knocked over ({ $readings }): arbiter, look; no ruling is made
+ruling-unclear-or = or
+decision-warning = the arbiter warns { $side ->
+        [white] White
+       *[black] Black
+    } for the pieces displaced (art. 7.4, 12.9.1)
+decision-time-added = the arbiter gives { $to ->
+        [white] White
+       *[black] Black
+    } { $add } for the pieces { $side ->
+        [white] White
+       *[black] Black
+    } displaced (art. 7.4, 12.9.2)
+decision-game-lost = the arbiter declares the game lost by { $side ->
+        [white] White
+       *[black] Black
+    } for displacing pieces again (art. 7.4, 12.9.6): { $result }
+decision-result = the arbiter { $verb ->
+        [set] sets
+       *[confirm] confirms
+    } the result { $result }
+decision-result-board = the arbiter { $verb ->
+        [set] sets
+       *[confirm] confirms
+    } the result { $result } (the board's: { $board })
+decision-cleared = the arbiter clears his result
+decision-cleared-board = the arbiter clears his result: the board's { $board } counts
+board-status = board status: { $status ->
+        [connected] Connected
+        [disconnected] Disconnected
+        [clock-connected] ClockConnected
+        [clock-disconnected] ClockDisconnected
+        [orientation] Orientation
+        [white-clock] WhiteClock
+        [out-of-sync] OutOfSync
+       *[in-sync] InSync
+    }

@@ -354,3 +354,122 @@ dash-evidence = Доказательства
 dash-evidence-title = Скачать пакет доказательств доски { $board }, полуход { $ply } (события, касания, часы, байты порта, диаграммы, манифест с SHA-256)
 dash-evidence-making = собираю пакет доказательств…
 dash-evidence-saved = сохранено: { $file } ({ $kb } КБ)
+
+## lang-rest: комментарии PGN (на языке турнира; ходы вне комментариев — английской записью).
+
+pgn-set-up-again = начальная позиция расставлена заново
+pgn-recovered = записан по доске после пропуска в её событиях (нажатия часов не видно)
+pgn-promotion-corrected = исправление арбитра: непревращённая пешка становится ферзём
+pgn-entered = введён арбитром
+pgn-gap-entered = ходы пропуска введены арбитром
+taken-back = арбитр вернул партию к полуходу { $ply } ({ $annulled ->
+        [one] отменён { $annulled } полуход
+        [few] отменены { $annulled } полухода
+       *[other] отменены { $annulled } полуходов
+    })
+taken-back-why = арбитр вернул партию к полуходу { $ply } ({ $annulled ->
+        [one] отменён { $annulled } полуход
+        [few] отменены { $annulled } полухода
+       *[other] отменены { $annulled } полуходов
+    }): { $reason }
+taken-back-show = { $text }; доска должна снова показать эту позицию ({ $fen })
+pgn-accepted-lines = все найденные варианты ведут к одной позиции, порядок ходов неизвестен ({ $lines }): вариант выбирает арбитр
+pgn-out-of-sync-closed = доска перестала совпадать с записью после полухода { $ply }; { $by }; партия продолжается как партия { $next }
+pgn-goes-on = партия { $game } продолжается с { $whose ->
+        [arbiter] позиции, принятой арбитром,
+       *[lines] позиции, к которой ведут все найденные варианты,
+    } после того как доска перестала совпадать с записью (ход { $side ->
+        [white] белых
+       *[black] чёрных
+    }; ходы после полухода { $ply } не видны)
+pgn-count-unknown = сколько ходов сделано незаметно, неизвестно (как минимум { $count } { $count ->
+        [one] полуход
+        [few] полухода
+       *[other] полуходов
+    }): номера ходов отсюда наименьшие возможные и могут быть занижены
+pgn-game-over = партия окончена: { $reason }
+pgn-mate-undetermined = неизвестно, может ли соперник ещё поставить мат
+pgn-unfinished = не закончена: { $why }
+pgn-daemon-stopped = демон остановлен; партия продолжится после его перезапуска
+
+## lang-rest: ошибки файла настроек и командной строки (на языке пользователя: --lang,
+## иначе LC_ALL / LC_MESSAGES / LANG; подробности от разборщика TOML остаются английскими).
+
+error = Ошибка: { $text }
+error-caused-by = Причина:
+error-not-found = нет такого файла или каталога
+error-permission = нет доступа
+config-read = не удаётся прочитать файл настроек { $path }
+config-mistakes = { $path }: { $count } { $count ->
+        [one] ошибка
+        [few] ошибки
+       *[other] ошибок
+    }
+config-toml-syntax = ошибка синтаксиса TOML: { $detail }
+config-bad-value = неверное значение: { $detail }
+config-unknown-key = неизвестный ключ `{ $key }`; допустимые ключи: { $expected }
+config-unknown-key-alone = неизвестный ключ `{ $key }`
+config-missing-key = нет обязательного ключа `{ $key }`
+config-out-of-range = { $key } = { $value } вне допустимых пределов; ожидается от { $low } до { $high }{ $unit }
+config-time-control = { $key } { $value } — не контроль времени ({ $problem ->
+        [empty] пусто
+        [empty-period] период { $period } пуст
+        [bad-moves] период { $period } ({ $part }): число ходов { $number } — не целое число больше 0
+        [bad-seconds] период { $period } ({ $part }): время { $number } — не целое число секунд
+        [bad-increment] период { $period } ({ $part }): добавление { $number } — не целое число секунд
+        [sudden-death-not-last] у периода { $period } ({ $part }) нет числа ходов, он длится до конца партии, а за ним идёт ещё период
+        [out-of-bounds] период { $period } ({ $part }) вне пределов: от 1 секунды до 6 часов (21600) и добавление от 0 до 600 секунд
+        [too-many-periods] периодов: { $periods }, а контроль времени может иметь не больше { $max } (как у DGT3000)
+       *[unsupported] { $part } — форма PGN, которую демон не ведёт («?» неизвестно, «-» без контроля, «*СЕКУНДЫ» — песочные часы)
+    }); пишите ОСНОВНОЕ+ДОБАВЛЕНИЕ в секундах, например 180+2, или периоды ХОДЫ/СЕКУНДЫ[+ДОБАВЛЕНИЕ] через «:», например 40/5400+30:1800+30
+config-board-twice = номер доски { $board } указан дважды; у каждой доски должен быть свой номер
+config-port-missing = доска { $board }: порта { $port } нет; укажите устройство доски (например, /dev/dgt/board-{ $board } или /dev/ttyACM0; их перечисляет `dgt-arbiter probe`) или её serial = "..."
+config-port-shared = доска { $board }: порт { $port } — устройство доски { $other } ({ $device }); у каждой доски должен быть свой порт
+config-serial-bad = доска { $board }: serial { $serial } — не серийный номер DGT; ожидается от 1 до 16 латинских букв или цифр, например "01025" (его показывает `dgt-arbiter probe`)
+config-port-and-serial = у доски { $board } указаны и port, и serial; нужно что-то одно
+config-no-port = у доски { $board } нет ни port, ни serial; укажите port = "/dev/..." или serial = "..." (или source = "livechess://...")
+config-trf = event.trf: { $detail }; ожидается файл TRF-16 программы жеребьёвки с жеребьёвкой тура { $round }
+config-warning = предупреждение: { $text }
+config-port-retry = { $text }; драйвер доски продолжает пытаться открыть его
+
+## lang-rest: пояснения трекера (поля JSON, по-английски) — здесь из фактов события.
+
+pgn-displaced = фигуры сдвинуты при ходе (ст. 7.4: это не невозможный ход); восстановить позицию: { $steps }
+pgn-displaced-reestablished = фигуры, сдвинутые при ходе (ст. 7.4), поставлены на место: { $steps }
+ruling-unclear = доска допускает больше одного хода со сбитыми фигурами ({ $readings }): арбитр, посмотрите; решение не выносится
+ruling-unclear-or = или
+decision-warning = арбитр делает предупреждение { $side ->
+        [white] белым
+       *[black] чёрным
+    } за сдвинутые фигуры (ст. 7.4, 12.9.1)
+decision-time-added = арбитр добавляет { $to ->
+        [white] белым
+       *[black] чёрным
+    } { $add } за фигуры, сдвинутые { $side ->
+        [white] белыми
+       *[black] чёрными
+    } (ст. 7.4, 12.9.2)
+decision-game-lost = арбитр засчитывает поражение { $side ->
+        [white] белым
+       *[black] чёрным
+    } за повторно сдвинутые фигуры (ст. 7.4, 12.9.6): { $result }
+decision-result = арбитр { $verb ->
+        [set] устанавливает
+       *[confirm] подтверждает
+    } результат { $result }
+decision-result-board = арбитр { $verb ->
+        [set] устанавливает
+       *[confirm] подтверждает
+    } результат { $result } (по доске: { $board })
+decision-cleared = арбитр отменяет свой результат
+decision-cleared-board = арбитр отменяет свой результат: действует результат доски { $board }
+board-status = состояние доски: { $status ->
+        [connected] подключена
+        [disconnected] отключена
+        [clock-connected] часы подключены
+        [clock-disconnected] часы отключены
+        [orientation] определена ориентация доски
+        [white-clock] определено, с какой стороны часы белых
+        [out-of-sync] не совпадает с записью
+       *[in-sync] снова совпадает с записью
+    }

@@ -105,6 +105,20 @@ impl Language {
         wanted.first().map(|&(_, l)| l)
     }
 
+    /// The user's language as the locale variables name it, for what is said before any
+    /// config is read (the command line's and the config's errors): the first of
+    /// `LC_ALL`, `LC_MESSAGES`, `LANG` that is set and not empty decides, as POSIX has
+    /// it; a language we do not speak there (`C`, `de_DE.UTF-8`) is English. `var` reads
+    /// a variable (`std::env::var`, or a test's).
+    pub fn from_locale(var: impl Fn(&str) -> Option<String>) -> Language {
+        ["LC_ALL", "LC_MESSAGES", "LANG"]
+            .into_iter()
+            .filter_map(&var)
+            .find(|value| !value.trim().is_empty())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_default()
+    }
+
     /// The codes of every language, for error messages: `en, ru`.
     pub fn choices() -> String {
         Language::ALL

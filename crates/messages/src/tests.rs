@@ -68,8 +68,12 @@ fn inline(i: &ast::InlineExpression<&str>, vars: &mut BTreeSet<String>) {
 
 /// Variables of the English text the tracker writes (what was displaced) that another
 /// language may leave out, saying it its own way.
-const MAY_LEAVE_OUT: &[(&str, &str)] =
-    &[("displaced", "what"), ("displaced-reestablished", "what")];
+const MAY_LEAVE_OUT: &[(&str, &str)] = &[
+    ("displaced", "what"),
+    ("displaced-reestablished", "what"),
+    ("pgn-displaced", "what"),
+    ("pgn-displaced-reestablished", "what"),
+];
 
 #[test]
 fn every_language_has_every_english_message_with_its_variables_and_no_other() {
@@ -291,4 +295,41 @@ fn the_dashboard_s_texts_have_no_selectors() {
             }
         }
     }
+}
+
+#[test]
+fn the_user_s_locale_picks_the_language_as_posix_orders_its_variables() {
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    };
+    assert_eq!(Language::from_locale(env(&[])), Language::En);
+    assert_eq!(
+        Language::from_locale(env(&[("LANG", "ru_RU.UTF-8")])),
+        Language::Ru
+    );
+    assert_eq!(
+        Language::from_locale(env(&[("LANG", "C.UTF-8")])),
+        Language::En
+    );
+    // LC_ALL outranks LC_MESSAGES, which outranks LANG; an empty one does not count.
+    assert_eq!(
+        Language::from_locale(env(&[("LC_ALL", "C"), ("LANG", "ru_RU.UTF-8")])),
+        Language::En
+    );
+    assert_eq!(
+        Language::from_locale(env(&[("LC_MESSAGES", "ru_RU"), ("LANG", "en_GB.UTF-8")])),
+        Language::Ru
+    );
+    assert_eq!(
+        Language::from_locale(env(&[("LC_ALL", ""), ("LANG", "ru")])),
+        Language::Ru
+    );
+    assert_eq!(
+        Language::from_locale(env(&[("LANG", "de_DE.UTF-8")])),
+        Language::En
+    );
 }

@@ -57,6 +57,10 @@ impl Public {
                 view.restore_released(board, seq);
             }
         }
+        // The comments in the event's language, as the hub's.
+        let games = Arc::new(
+            BoardGames::default().speaking(messages::Messages::new(config.event.language)),
+        );
         let boards = config
             .boards
             .iter()
@@ -65,7 +69,7 @@ impl Public {
                     b.number,
                     PublicBoard {
                         version: 0,
-                        games: Arc::default(),
+                        games: Arc::clone(&games),
                     },
                 )
             })

@@ -32,6 +32,11 @@ impl Validate<'_> {
                 t.span(),
                 format!("event.trf: {e}{cause}; expected the pairing program's TRF-16 file with round {round} paired"),
             )
+            .said(
+                Said::new("config-trf")
+                    .arg("detail", format!("{e}{cause}"))
+                    .arg("round", round),
+            )
         })?;
         // A TRF's own control (line 122), where it is written in the PGN form, must be the
         // event's: two controls for one round would leave the category and penalties
@@ -202,7 +207,7 @@ impl Validate<'_> {
         &self,
         raw: &[Spanned<RawBoard>],
         chess960: bool,
-    ) -> (Vec<BoardConfig>, Vec<String>) {
+    ) -> (Vec<BoardConfig>, Vec<Warning>) {
         if raw.is_empty() {
             self.note(invalid(
                 self.path,
@@ -228,10 +233,13 @@ impl Validate<'_> {
             let number = number.map_or_else(|| *b.number.get_ref(), |n| n as i64);
             if usable && out.iter().any(|o| i64::from(o.number) == number) {
                 usable = false;
-                self.note(self.err(
-                    b.number.span(),
-                    format!("board number {number} is used twice; expected each board to have its own number"),
-                ));
+                self.note(
+                    self.err(
+                        b.number.span(),
+                        format!("board number {number} is used twice; expected each board to have its own number"),
+                    )
+                    .said(Said::new("config-board-twice").arg("board", number)),
+                );
             }
             let port = match (&b.port, &b.serial) {
                 _ if b.source.is_some() => self.livechess_source(number, b, &mut usable),
@@ -241,34 +249,46 @@ impl Validate<'_> {
                     // and a daemon restarted then must still come up (the driver keeps
                     // trying to open the port). `run --check` warns about it, to catch typos.
                     if !path.exists() {
-                        missing.push(
-                            self.err(
-                                p.span(),
-                                format!(
-                                    "board {number}: port {:?} does not exist; expected the \
-                                     board's device (such as /dev/dgt/board-{number} or \
-                                     /dev/ttyACM0; `dgt-arbiter probe` lists them), or give \
-                                     its serial = \"...\"",
-                                    p.get_ref()
-                                ),
-                            )
-                            .to_string(),
+                        let port = format!("{:?}", p.get_ref());
+                        let mistake = self.err(
+                            p.span(),
+                            format!(
+                                "board {number}: port {port} does not exist; expected the \
+                                 board's device (such as /dev/dgt/board-{number} or \
+                                 /dev/ttyACM0; `dgt-arbiter probe` lists them), or give \
+                                 its serial = \"...\"",
+                            ),
                         );
+                        missing.push(Warning::at(
+                            &mistake,
+                            Said::new("config-port-missing")
+                                .arg("board", number)
+                                .arg("port", port),
+                        ));
                     }
                     // Two boards on one device (the same path twice, or a link and its
                     // target) would read each other's bytes.
                     let device = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
                     if let Some((other, _)) = devices.iter().find(|(_, d)| *d == device) {
                         usable = false;
-                        self.note(self.err(
-                            p.span(),
-                            format!(
-                                "board {number}: port {:?} is the device of board {other} \
-                                 ({}); expected each board on its own port",
-                                p.get_ref(),
-                                device.display()
+                        self.note(
+                            self.err(
+                                p.span(),
+                                format!(
+                                    "board {number}: port {:?} is the device of board {other} \
+                                     ({}); expected each board on its own port",
+                                    p.get_ref(),
+                                    device.display()
+                                ),
+                            )
+                            .said(
+                                Said::new("config-port-shared")
+                                    .arg("board", number)
+                                    .arg("port", format!("{:?}", p.get_ref()))
+                                    .arg("other", other)
+                                    .arg("device", device.display()),
                             ),
-                        ));
+                        );
                     } else {
                         devices.push((number, device));
                     }
@@ -281,34 +301,49 @@ impl Validate<'_> {
                         || !serial.chars().all(|c| c.is_ascii_alphanumeric())
                     {
                         usable = false;
-                        self.note(self.err(
-                            s.span(),
-                            format!(
-                                "board {number}: serial {serial:?} is not a DGT serial number; \
-                                 expected 1 to 16 letters or digits, such as \"01025\" \
-                                 (`dgt-arbiter probe` shows it)"
+                        self.note(
+                            self.err(
+                                s.span(),
+                                format!(
+                                    "board {number}: serial {serial:?} is not a DGT serial number; \
+                                     expected 1 to 16 letters or digits, such as \"01025\" \
+                                     (`dgt-arbiter probe` shows it)"
+                                ),
+                            )
+                            .said(
+                                Said::new("config-serial-bad")
+                                    .arg("board", number)
+                                    .arg("serial", format!("{serial:?}")),
                             ),
-                        ));
+                        );
                     }
                     BoardPort::Serial(serial.clone())
                 }
                 (Some(p), Some(_)) => {
                     usable = false;
-                    self.note(self.err(
-                        p.span(),
-                        format!("board {number} has both port and serial; expected one of them"),
-                    ));
+                    self.note(
+                        self.err(
+                            p.span(),
+                            format!(
+                                "board {number} has both port and serial; expected one of them"
+                            ),
+                        )
+                        .said(Said::new("config-port-and-serial").arg("board", number)),
+                    );
                     BoardPort::Path(PathBuf::new())
                 }
                 (None, None) => {
                     usable = false;
-                    self.note(self.err(
-                        span,
-                        format!(
-                            "board {number} has neither port nor serial; expected port = \
-                             \"/dev/...\" or serial = \"...\" (or source = \"livechess://...\")"
-                        ),
-                    ));
+                    self.note(
+                        self.err(
+                            span,
+                            format!(
+                                "board {number} has neither port nor serial; expected port = \
+                                 \"/dev/...\" or serial = \"...\" (or source = \"livechess://...\")"
+                            ),
+                        )
+                        .said(Said::new("config-no-port").arg("board", number)),
+                    );
                     BoardPort::Path(PathBuf::new())
                 }
             };

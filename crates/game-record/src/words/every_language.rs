@@ -219,7 +219,152 @@ fn every_kind() -> Vec<ArbiterEvent> {
             candidates,
         })));
     }
+    for reason in ["", "illegal move at ply 3 found later (art. 7.5.1)"] {
+        out.push(event(EventKind::TakenBack(
+            touch_tracker::events::TakenBackEvent {
+                to_ply: 2,
+                from_ply: 4,
+                fen: "x".into(),
+                reason: reason.into(),
+                restore: Vec::new(),
+            },
+        )));
+    }
+    out.extend(
+        decisions()
+            .into_iter()
+            .map(|d| event(EventKind::ArbiterDecision(d))),
+    );
     out
+}
+
+/// Every kind of the arbiter's decision, with the tracker's English words.
+fn decisions() -> Vec<touch_tracker::ArbiterDecisionEvent> {
+    use touch_tracker::{ArbiterDecisionEvent, ArbiterResult, Decision};
+    let decision = |decision, explanation: &str| ArbiterDecisionEvent {
+        decision,
+        color: Some(Color::White),
+        ply: Some(7),
+        penalty: None,
+        result: None,
+        board_result: None,
+        clock_before: None,
+        clock_after: None,
+        reason: None,
+        to_move: Color::Black,
+        explanation: explanation.into(),
+    };
+    let time = ArbiterDecisionEvent {
+        penalty: Some(Penalty {
+            add_ms: 120_000,
+            to: Color::Black,
+        }),
+        ..decision(
+            Decision::TimeAdded,
+            "the arbiter gives Black 2 minutes for the pieces White displaced (art. 7.4, 12.9.2)",
+        )
+    };
+    let lost = ArbiterDecisionEvent {
+        result: Some(ArbiterResult::BlackWins),
+        ..decision(
+            Decision::GameLost,
+            "the arbiter declares the game lost by White for displacing pieces again \
+             (art. 7.4, 12.9.6): 0-1",
+        )
+    };
+    let set = ArbiterDecisionEvent {
+        result: Some(ArbiterResult::Draw),
+        board_result: Some(GameResult::WhiteWins),
+        ..decision(
+            Decision::ResultSet,
+            "the arbiter sets the result 1/2-1/2 (the board's: 1-0)",
+        )
+    };
+    let confirmed = ArbiterDecisionEvent {
+        result: Some(ArbiterResult::WhiteWins),
+        board_result: Some(GameResult::WhiteWins),
+        ..decision(
+            Decision::ResultConfirmed,
+            "the arbiter confirms the result 1-0",
+        )
+    };
+    let cleared = ArbiterDecisionEvent {
+        board_result: Some(GameResult::WhiteWins),
+        ..decision(
+            Decision::ResultCleared,
+            "the arbiter clears his result: the board's 1-0 counts",
+        )
+    };
+    let clocks = ArbiterDecisionEvent {
+        clock_after: Some(ClockMs {
+            white: 300_000,
+            black: 240_000,
+        }),
+        reason: Some("the clock was set wrong".into()),
+        ..decision(Decision::ClockSet, "x")
+    };
+    vec![
+        decision(
+            Decision::Warning,
+            "the arbiter warns White for the pieces displaced (art. 7.4, 12.9.1)",
+        ),
+        time,
+        lost,
+        set,
+        confirmed,
+        cleared,
+        decision(Decision::ResultCleared, "the arbiter clears his result"),
+        clocks,
+    ]
+}
+
+/// Issue 41: what the tracker explains in English (a JSON field) is said from the
+/// event's facts in Russian, on the terminal and in PGN comments alike; in English the
+/// tracker's words stay.
+#[test]
+fn the_tracker_s_english_is_said_from_the_facts_in_russian() {
+    let ru = Messages::strict(Language::Ru);
+    let said: Vec<String> = every_kind()
+        .iter()
+        .flat_map(|e| [ruling_in(ru, e), comment_in(ru, e)])
+        .flatten()
+        .collect();
+    for text in &said {
+        assert!(!text.contains('⟪') && !text.contains("{ $"), "{text}");
+        for english in [
+            "the arbiter",
+            "knocked over",
+            "re-established",
+            "the board fits",
+        ] {
+            assert!(!text.contains(english), "{english:?} in {text}");
+        }
+    }
+    let text = said.join("\n");
+    for term in [
+        "арбитр делает предупреждение белым за сдвинутые фигуры (ст. 7.4, 12.9.1)",
+        "арбитр добавляет чёрным 2:00 за фигуры, сдвинутые белыми",
+        "арбитр засчитывает поражение белым за повторно сдвинутые фигуры (ст. 7.4, 12.9.6): 0-1",
+        "арбитр устанавливает результат 1/2-1/2 (по доске: 1-0)",
+        "арбитр подтверждает результат 1-0",
+        "действует результат доски 1-0",
+        "арбитр вернул партию к полуходу 2 (отменены 2 полухода): illegal move at ply 3",
+        "доска должна снова показать эту позицию",
+        "доска допускает больше одного хода со сбитыми фигурами",
+    ] {
+        assert!(text.contains(term), "no {term:?} in:\n{text}");
+    }
+    // English: the tracker's own words, as the JSON has them.
+    for d in decisions()
+        .into_iter()
+        .filter(|d| d.decision != touch_tracker::Decision::ClockSet)
+    {
+        let e = event(EventKind::ArbiterDecision(d.clone()));
+        assert_eq!(
+            comment_in(Messages::strict(Language::En), &e),
+            Some(format!("the arbiter's decision: {}", d.explanation))
+        );
+    }
 }
 
 #[test]

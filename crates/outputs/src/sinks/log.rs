@@ -6,9 +6,10 @@
 use std::sync::Arc;
 
 use tokio::sync::broadcast::error::RecvError;
-use touch_tracker::EventKind;
+use touch_tracker::events::BoardStatusEvent;
+use touch_tracker::{BoardStatus, EventKind};
 
-use messages::{Language, Messages};
+use messages::{Args, Language, Messages};
 
 use arbiter_hub::Hub;
 use game_record::words;
@@ -47,15 +48,7 @@ pub async fn follow(hub: Arc<Hub>, language: Language) {
                 );
             }
             EventKind::BoardStatus(s) => {
-                tracing::info!(
-                    board,
-                    "board status: {:?}{}",
-                    s.status,
-                    s.detail
-                        .as_deref()
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default()
-                );
+                tracing::info!(board, "{}", status_line(say, s));
             }
             _ => {
                 if let Some(line) = words::ruling_in(say, &e.event) {
@@ -65,6 +58,32 @@ pub async fn follow(hub: Arc<Hub>, language: Language) {
             }
         }
     }
+}
+
+/// A board's status for the log: in English as it always was (`board status: OutOfSync
+/// (...)`), in another language the status in its words. The detail is the tracker's or
+/// the driver's own (a JSON field, English: formats.md) and is kept as it is.
+fn status_line(say: Messages, s: &BoardStatusEvent) -> String {
+    let detail = s
+        .detail
+        .as_deref()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    if say.language() == Language::En {
+        return format!("board status: {:?}{detail}", s.status);
+    }
+    let status = match s.status {
+        BoardStatus::Connected => "connected",
+        BoardStatus::Disconnected => "disconnected",
+        BoardStatus::ClockConnected => "clock-connected",
+        BoardStatus::ClockDisconnected => "clock-disconnected",
+        BoardStatus::Orientation => "orientation",
+        BoardStatus::WhiteClock => "white-clock",
+        BoardStatus::OutOfSync => "out-of-sync",
+        BoardStatus::InSync => "in-sync",
+    };
+    let line = say.format("board-status", &Args::new().str("status", status));
+    format!("{line}{detail}")
 }
 
 /// The ply an event concerns, where it names one.
@@ -81,5 +100,37 @@ pub fn ply_of(kind: &EventKind) -> Option<u32> {
         EventKind::DrawClaimable(d) => Some(d.ply),
         EventKind::GameOver(g) => Some(g.plies),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_status_line_is_said_in_the_log_s_language() {
+        let s = BoardStatusEvent {
+            status: BoardStatus::OutOfSync,
+            detail: Some("last known position: ply 12".into()),
+            candidates: Vec::new(),
+        };
+        assert_eq!(
+            status_line(Messages::english(), &s),
+            "board status: OutOfSync (last known position: ply 12)"
+        );
+        let ru = status_line(Messages::strict(Language::Ru), &s);
+        assert_eq!(
+            ru,
+            "состояние доски: не совпадает с записью (last known position: ply 12)"
+        );
+        let back = BoardStatusEvent {
+            status: BoardStatus::Connected,
+            detail: None,
+            candidates: Vec::new(),
+        };
+        assert_eq!(
+            status_line(Messages::strict(Language::Ru), &back),
+            "состояние доски: подключена"
+        );
     }
 }

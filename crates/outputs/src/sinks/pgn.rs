@@ -99,7 +99,10 @@ pub fn render(config: &Config, board: &BoardConfig, game: &GameRecord, flavour: 
         })
         .collect();
     if let Some(why) = &game.unfinished {
-        let note = format!("unfinished: {why}");
+        let note = messages::Messages::new(config.event.language).format(
+            "pgn-unfinished",
+            &messages::Args::new().str("why", why.as_str()),
+        );
         match pgn.moves.last_mut() {
             Some(m) => m.comments.push(note),
             None => pgn.comments.push(note),
@@ -284,7 +287,12 @@ pub(crate) mod tests {
 
     /// A hub where board 1 played 1. e4 e5 with clocks.
     pub fn hub() -> Hub {
-        let hub = Hub::new([1, 2]);
+        hub_in(messages::Language::En)
+    }
+
+    /// [`hub`], its games' comments in `language`.
+    pub fn hub_in(language: messages::Language) -> Hub {
+        let hub = Hub::speaking([1, 2], language);
         let mv = |seq: u64, uci: &str, san: &str, clock: u64| HubEvent {
             seq,
             board: 1,
@@ -373,6 +381,116 @@ pub(crate) mod tests {
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].tag("White"), Some("?"));
         assert!(games[1].moves.is_empty());
+    }
+
+    #[test]
+    fn comments_follow_the_event_s_language_and_the_san_stays_english() {
+        use messages::Language;
+        let illegal = EventKind::IllegalMove(touch_tracker::events::IllegalMoveEvent {
+            color: chess_rules::Color::White,
+            category: chess_rules::IllegalCategory::ClockWithoutMove,
+            attempt: None,
+            count: 1,
+            restore_fen: String::new(),
+            restore: vec![],
+            must_move: None,
+            penalty: Some(touch_tracker::Penalty {
+                add_ms: 120_000,
+                to: chess_rules::Color::Black,
+            }),
+            result: None,
+            result_undetermined: false,
+            ply: 2,
+            explanation: String::new(),
+            clock_before: None,
+            clock_after: None,
+        });
+        let over = EventKind::GameOver(touch_tracker::events::GameOverEvent {
+            result: chess_rules::GameResult::BlackWins,
+            reason: touch_tracker::EndReason::Flag,
+            flag: Some(chess_rules::Color::White),
+            undetermined: false,
+            plies: 2,
+        });
+        let rendered = |language: Language| {
+            let mut config = config();
+            config.event.language = language;
+            let hub = hub_in(language);
+            let event = |seq: u64, board: u32, kind| HubEvent {
+                seq,
+                board,
+                round: 3,
+                wall_ms: 0,
+                replayed: false,
+                event: ArbiterEvent {
+                    t_ms: seq,
+                    board: board.to_string(),
+                    kind,
+                },
+            };
+            hub.publish(vec![
+                event(3, 1, illegal.clone()),
+                event(4, 1, over.clone()),
+            ]);
+            let why = messages::Messages::new(language).text("pgn-daemon-stopped");
+            hub.close_unfinished(&why);
+            let boards = hub.games();
+            let render_board = |i: usize| {
+                render(
+                    &config,
+                    &config.boards[i],
+                    boards[i].games.current(),
+                    Flavour::Standard,
+                )
+            };
+            (render_board(0), render_board(1))
+        };
+        // Lines break where they fill up: compared on one line.
+        let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (en, en_unfinished) = rendered(Language::En);
+        assert!(
+            flat(&en).contains(
+                "1... e5 {[%clk 1:00:12.3] White: illegal move (clock pressed without a \
+                 move); add 2:00 to Black game over: flag, White's flag fell} 0-1"
+            ),
+            "{en}"
+        );
+        assert!(
+            flat(&en_unfinished).contains(
+                "{unfinished: the daemon stopped; the game resumes when it is restarted}"
+            ),
+            "{en_unfinished}"
+        );
+        let (ru, ru_unfinished) = rendered(Language::Ru);
+        for said in [
+            "невозможный ход (нажатие часов без хода)",
+            "добавить сопернику (чёрным) 2:00",
+            "партия окончена: падение флажка, падение флажка белых",
+        ] {
+            assert!(flat(&ru).contains(said), "{said}: {ru}");
+        }
+        assert!(
+            flat(&ru_unfinished).contains("не закончена: демон остановлен"),
+            "{ru_unfinished}"
+        );
+        // The moves, tags and result are the same: only the comments are said in Russian.
+        let (g_en, g_ru) = (
+            &chess_rules::read_pgn(en.as_bytes()).unwrap()[0],
+            &chess_rules::read_pgn(ru.as_bytes()).unwrap()[0],
+        );
+        assert!(ru.contains("1. e4 {[%clk 0:15:05]} 1... e5"), "{ru}");
+        assert_eq!(
+            g_en.replay().unwrap().moves(),
+            g_ru.replay().unwrap().moves()
+        );
+        assert_eq!(g_en.result, g_ru.result);
+        for text in [&ru, &ru_unfinished] {
+            assert!(!text.contains("{ $") && !text.contains('⟪'), "{text}");
+            assert!(
+                !text.contains("illegal") && !text.contains("game over"),
+                "{text}"
+            );
+        }
     }
 
     #[test]
