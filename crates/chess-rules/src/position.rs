@@ -13,6 +13,8 @@ use crate::bridge::{
     bb, color_from, color_to, move_from, move_to, role_to, square_from, square_to,
 };
 use crate::placement::{Placement, PlacementError};
+
+pub(crate) mod castling_field;
 use crate::types::{Color, File, Move, ParseUciError, Piece, Rank, Role, Square};
 
 /// Which side a castling goes to.
@@ -557,7 +559,7 @@ impl Position {
         };
         let castling = match variant {
             Variant::Standard => parse_castling(fields[2]),
-            Variant::Chess960 => crate::chess960::parse_castling_field(fields[2], &placement),
+            Variant::Chess960 => castling_field::parse_castling_field(fields[2], &placement),
         }
         .ok_or_else(|| FenError::Castling(fields[2].to_owned()))?;
         let ep = match fields[3] {
@@ -780,7 +782,7 @@ impl Position {
             // X-FEN: `K`/`Q` when no other rook of that colour stands further out on that
             // side of the back rank, the rook's file letter otherwise.
             Variant::Chess960 => self.rights960.write_field(out, |color, side, file| {
-                crate::chess960::outermost_rook(&self.placement, color, side, file)
+                castling_field::outermost_rook(&self.placement, color, side, file)
             }),
         }
         out.push(' ');

@@ -27,7 +27,7 @@ pub struct CentralArgs {
 pub fn run(args: &CentralArgs) -> anyhow::Result<()> {
     // The central's config is read inside the runtime (`hall_link::central::start`):
     // tokio's default threads (`[runtime]` is the hall's setting, for its boards).
-    let runtime = crate::run::daemon_runtime(&args.log_format, None)?;
+    let runtime = crate::logging::daemon_runtime(&args.log_format, None)?;
     runtime.block_on(async {
         // Listened for before anything starts (see `arbiter_daemon::signal`).
         let mut stop = std::pin::pin!(arbiter_daemon::signal());

@@ -1,6 +1,9 @@
 //! The log's set-up at the binary's edge: `tracing` to stderr, human-readable by default
 //! or JSON lines (`--log-format json`); the level from `RUST_LOG`. What is logged is the
-//! crates' own (the daemon's decisions: `arbiter_outputs::sinks::log::follow`).
+//! crates' own (the daemon's decisions: `arbiter_outputs::sinks::log::follow`). And the
+//! async runtime of a long-running daemon (`run`, `central`), set up with its logs.
+
+use anyhow::Context;
 
 /// The log's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,4 +30,34 @@ pub fn init(format: LogFormat, default_level: &str) {
         LogFormat::Human => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
+}
+
+/// The logs set up (`human` or `json`) and the async runtime a long-running daemon (`run`,
+/// `central`) works in.
+/// `async_threads`: the runtime's worker threads (`[runtime] async_threads`); `None`:
+/// tokio's default, one per core.
+pub fn daemon_runtime(
+    log_format: &str,
+    async_threads: Option<usize>,
+) -> anyhow::Result<tokio::runtime::Runtime> {
+    init(
+        if log_format == "json" {
+            LogFormat::Json
+        } else {
+            LogFormat::Human
+        },
+        "info",
+    );
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = async_threads {
+        builder.worker_threads(n);
+    }
+    builder
+        .enable_all()
+        // Journal fdatasyncs (`block_in_place`), analyses and sinks run on the blocking
+        // pool; tokio's default of 512 threads let 1,000 boards grow ~500 threads whose
+        // stacks and malloc arenas were most of the daemon's RSS (docs/performance.md).
+        .max_blocking_threads(64)
+        .build()
+        .context("cannot start the async runtime")
 }

@@ -5,8 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::logging::{self, LogFormat};
-use anyhow::Context;
+use crate::logging::daemon_runtime;
 use arbiter_daemon::{Config, Daemon, RunOptions};
 use messages::Language;
 
@@ -100,36 +99,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<()> {
         tracing::info!("stopped");
         anyhow::Ok(())
     })
-}
-
-/// The logs set up (`human` or `json`) and the async runtime a long-running daemon (`run`,
-/// `central`) works in.
-/// `async_threads`: the runtime's worker threads (`[runtime] async_threads`); `None`:
-/// tokio's default, one per core.
-pub fn daemon_runtime(
-    log_format: &str,
-    async_threads: Option<usize>,
-) -> anyhow::Result<tokio::runtime::Runtime> {
-    logging::init(
-        if log_format == "json" {
-            LogFormat::Json
-        } else {
-            LogFormat::Human
-        },
-        "info",
-    );
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if let Some(n) = async_threads {
-        builder.worker_threads(n);
-    }
-    builder
-        .enable_all()
-        // Journal fdatasyncs (`block_in_place`), analyses and sinks run on the blocking
-        // pool; tokio's default of 512 threads let 1,000 boards grow ~500 threads whose
-        // stacks and malloc arenas were most of the daemon's RSS (docs/performance.md).
-        .max_blocking_threads(64)
-        .build()
-        .context("cannot start the async runtime")
 }
 
 #[cfg(test)]

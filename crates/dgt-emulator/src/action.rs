@@ -8,8 +8,6 @@
 use chess_rules::{Color, Piece, Square};
 use dgt_protocol::ClockButton;
 
-use crate::emulator::MoveCount;
-
 /// One physical thing that happens at the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -57,4 +55,26 @@ pub enum Action {
 pub struct TimedAction {
     pub at_ms: u64,
     pub action: Action,
+}
+
+/// The clock's own count of one player's presses, as its move counter shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct MoveCount(pub u32);
+
+impl MoveCount {
+    /// One press more (saturating: a counter never wraps back into period 1).
+    pub fn next(self) -> MoveCount {
+        MoveCount(self.0.saturating_add(1))
+    }
+
+    /// One press fewer, as an arbiter takes the counter back (never below 0).
+    pub fn previous(self) -> MoveCount {
+        MoveCount(self.0.saturating_sub(1))
+    }
+}
+
+impl std::fmt::Display for MoveCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
 }

@@ -6,7 +6,17 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::to_bcd;
+/// A two-digit number as the clock sends it: binary-coded decimal (minutes and seconds
+/// up to 59), `None` for a byte that is not one.
+pub(crate) fn from_bcd(b: u8) -> Option<u8> {
+    let (hi, lo) = (b >> 4, b & 0x0F);
+    (hi <= 5 && lo <= 9).then_some(hi * 10 + lo)
+}
+
+/// The binary-coded decimal of `v` (0-99).
+pub(crate) fn to_bcd(v: u8) -> u8 {
+    ((v / 10) << 4) | (v % 10)
+}
 
 /// A physical side of the clock, seen from the front. The hardware knows only left and
 /// right; which one is White's is configuration (or inferred).
@@ -522,7 +532,6 @@ impl fmt::Display for ClockAck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::from_bcd;
 
     /// One side's three bytes decode by table as `Hms::new` over `from_bcd` decodes them.
     #[test]

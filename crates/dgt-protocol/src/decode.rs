@@ -6,11 +6,8 @@ use crate::board::{FieldIndex, FieldUpdate, PieceCode, RawBoard};
 use crate::clock::{ClockAck, ClockTime};
 use crate::message::{
     id, BatteryStatus, BoardMessage, BusAddress, DraughtsPart, EeMoves, HoursMinutes, SerialNumber,
-    Version,
+    Version, MAX_FRAME_LEN,
 };
-
-/// The longest frame the 14-bit length field can describe.
-pub const MAX_FRAME_LEN: usize = 0x3FFF;
 
 /// A decoding problem and the stream offset (bytes since the decoder started) where the
 /// offending bytes began.
@@ -470,7 +467,7 @@ mod tests {
                 |(sides, status)| {
                     let mut f = vec![0x8D, 0, 10];
                     for (h, m, s) in sides {
-                        f.extend([h, crate::message::to_bcd(m), crate::message::to_bcd(s)]);
+                        f.extend([h, crate::clock::to_bcd(m), crate::clock::to_bcd(s)]);
                     }
                     f.push(status);
                     f

@@ -35,8 +35,9 @@ pub use command::{
     ClockCommand, ClockIcons, ClockText, ClockTextError, CommandDecoder, CommandError,
     CommandProblem, DecodedCommand, HostCommand, LedCommand, SetAndRunMode, XlDisplay,
 };
-pub use decode::{DecodeError, DecodeErrorKind, Decoded, Decoder, PayloadProblem, MAX_FRAME_LEN};
+pub use decode::{DecodeError, DecodeErrorKind, Decoded, Decoder, PayloadProblem};
 pub use event::{BoardEvent, BoardIdentity, EventFilter, TimedEvent};
+pub use message::MAX_FRAME_LEN;
 pub use message::{
     BatteryStatus, BoardMessage, BusAddress, DraughtsPart, EeMoves, EeRecord, HoursMinutes,
     SerialNumber, Version,

@@ -5,7 +5,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{FieldIndex, FieldUpdate, PieceCode, RawBoard};
-use crate::clock::{ClockAck, ClockSide, ClockTime, Hms};
+use crate::clock::{from_bcd, to_bcd, ClockAck, ClockSide, ClockTime, Hms};
+
+/// The longest frame the 14-bit length field can describe.
+pub const MAX_FRAME_LEN: usize = 0x3FFF;
 
 /// Message ids (the first byte of a frame, bit 7 set).
 pub mod id {
@@ -261,15 +264,6 @@ impl EeMoves {
     }
 }
 
-pub(crate) fn from_bcd(b: u8) -> Option<u8> {
-    let (hi, lo) = (b >> 4, b & 0x0F);
-    (hi <= 5 && lo <= 9).then_some(hi * 10 + lo)
-}
-
-pub(crate) fn to_bcd(v: u8) -> u8 {
-    ((v / 10) << 4) | (v % 10)
-}
-
 impl BoardMessage {
     /// The message id byte.
     pub fn id(&self) -> u8 {
@@ -346,7 +340,7 @@ impl BoardMessage {
     /// carry (16380 bytes) are cut.
     pub fn encode(&self) -> Vec<u8> {
         let mut payload = self.payload();
-        payload.truncate(crate::decode::MAX_FRAME_LEN - 3);
+        payload.truncate(MAX_FRAME_LEN - 3);
         let len = payload.len() + 3;
         let mut out = Vec::with_capacity(len);
         out.push(self.id());

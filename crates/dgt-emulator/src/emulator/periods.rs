@@ -6,27 +6,7 @@
 
 use dgt_protocol::capture::TimeControl;
 
-/// The clock's own count of one player's presses, as its move counter shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct MoveCount(pub u32);
-
-impl MoveCount {
-    /// One press more (saturating: a counter never wraps back into period 1).
-    pub fn next(self) -> MoveCount {
-        MoveCount(self.0.saturating_add(1))
-    }
-
-    /// One press fewer, as an arbiter takes the counter back (never below 0).
-    pub fn previous(self) -> MoveCount {
-        MoveCount(self.0.saturating_sub(1))
-    }
-}
-
-impl std::fmt::Display for MoveCount {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+pub use crate::action::MoveCount;
 
 /// The 0-based period a player's clock is in (a repeating last period counts on:
 /// `40/7200` is in period 2 after 80 counted presses).
