@@ -139,41 +139,9 @@ impl Validate<'_> {
         let round = self
             .keep(self.in_range(&e.round, "event.round", 1, 999, ""))
             .unwrap_or(1);
-        let date = match &e.date {
-            Some(d) => parse_date(d.get_ref()).unwrap_or_else(|| {
-                self.note(self.err(
-                    d.span(),
-                    format!(
-                        "event.date {:?} is not a date; expected YYYY-MM-DD (or YYYY.MM.DD)",
-                        d.get_ref()
-                    ),
-                ));
-                today()
-            }),
-            None => today(),
-        };
+        let date = self.event_date(e);
         let time_control = self.keep(self.time_control(&e.time_control, "event.time_control"));
-        let category = match &e.category {
-            Some(c) => match c.get_ref().as_str() {
-                "blitz" => TimeCategory::Blitz,
-                "rapid" => TimeCategory::Rapid,
-                "standard" => TimeCategory::Standard,
-                other => {
-                    let hint = time_control.map_or_else(String::new, |tc| {
-                        format!(" (or leave it out: {tc} is {})", TimeCategory::of(tc))
-                    });
-                    self.note(self.err(
-                        c.span(),
-                        format!(
-                            "event.category {other:?} is not a FIDE category; expected blitz, \
-                             rapid or standard{hint}"
-                        ),
-                    ));
-                    TimeCategory::Blitz
-                }
-            },
-            None => time_control.map_or(TimeCategory::Blitz, TimeCategory::of),
-        };
+        let category = self.category(e, time_control);
         // A stand-in for a time control already reported as a mistake.
         let time_control = time_control.unwrap_or(TimeControl::sudden_death(180, 2));
         let supervision = match &e.supervision {
@@ -198,59 +166,9 @@ impl Validate<'_> {
             None => Language::default(),
         };
         let p = &raw.penalties;
-        let penalty_ms = match &p.first_illegal_secs {
-            Some(s) => {
-                1000 * self
-                    .keep(self.in_range(s, "penalties.first_illegal_secs", 1, 600, " seconds"))
-                    .unwrap_or(60)
-            }
-            None => Penalties::default().for_category(category),
-        };
-        let penalise_two_handed = match &p.two_handed {
-            None => false,
-            Some(s) => match s.get_ref().as_str() {
-                "report" => false,
-                "penalise" | "penalize" => true,
-                other => {
-                    self.note(self.err(
-                        s.span(),
-                        format!(
-                            "penalties.two_handed {other:?} is unknown; expected report (tell \
-                             the arbiter) or penalise (rule it like an illegal move)"
-                        ),
-                    ));
-                    false
-                }
-            },
-        };
-        let dir = raw.output.dir.get_ref().trim();
-        if dir.is_empty() {
-            self.note(self.err(
-                raw.output.dir.span(),
-                "output.dir is empty; expected the folder for journal, events, PGN and LiveChess files",
-            ));
-        }
-        let dir = PathBuf::from(dir);
-        let dir = if dir.is_relative() {
-            self.path.parent().unwrap_or(Path::new(".")).join(dir)
-        } else {
-            dir
-        };
-        let default_bind = SocketAddr::from(([127, 0, 0, 1], 8080));
-        let bind = match &raw.http.bind {
-            Some(b) => b.get_ref().parse::<SocketAddr>().unwrap_or_else(|_| {
-                self.note(self.err(
-                    b.span(),
-                    format!(
-                        "http.bind {:?} is not an address; expected IP:PORT such as \
-                         127.0.0.1:8080 (or [::1]:8080)",
-                        b.get_ref()
-                    ),
-                ));
-                default_bind
-            }),
-            None => default_bind,
-        };
+        let (penalty_ms, penalise_two_handed) = self.penalties(p, category);
+        let dir = self.output_dir(&raw.output);
+        let bind = self.http_bind(&raw.http);
         let livechess_api = match &raw.livechess_api {
             None => None,
             Some(l) => Some(LiveChessApiConfig {
@@ -269,113 +187,15 @@ impl Validate<'_> {
                 },
             }),
         };
-        let t = &raw.timing;
-        let d = Timing::default();
-        let ms = |v: &Option<Spanned<i64>>, key: &str, lo: i64, hi: i64, default: u64| {
-            self.keep(self.opt_range(v, key, lo, hi))
-                .flatten()
-                .unwrap_or(default)
-        };
-        let timing = Timing {
-            settle_window_ms: ms(
-                &t.settle_window_ms,
-                "timing.settle_window_ms",
-                10,
-                5000,
-                d.settle_window_ms,
-            ),
-            two_handed_window_ms: ms(
-                &t.two_handed_window_ms,
-                "timing.two_handed_window_ms",
-                1,
-                5000,
-                d.two_handed_window_ms,
-            ),
-            flicker_ms: ms(&t.flicker_ms, "timing.flicker_ms", 1, 1000, d.flicker_ms),
-            analysis_budget_ms: ms(
-                &t.analysis_budget_ms,
-                "timing.analysis_budget_ms",
-                10,
-                600_000,
-                d.analysis_budget_ms,
-            ),
-            journal_sync_ms: ms(
-                &t.journal_sync_ms,
-                "timing.journal_sync_ms",
-                0,
-                10_000,
-                d.journal_sync_ms,
-            ),
-            ruling_text_ms: ms(
-                &t.ruling_text_ms,
-                "timing.ruling_text_ms",
-                0,
-                10_000,
-                d.ruling_text_ms,
-            ),
-            time_scale: match &t.time_scale {
-                None => d.time_scale,
-                Some(v) => {
-                    let x = *v.get_ref();
-                    if !(0.01..=1000.0).contains(&x) {
-                        self.note(self.err(
-                            v.span(),
-                            format!(
-                                "timing.time_scale = {x} is out of range; expected 0.01 to 1000 \
-                                 (1 for real boards; an emulated hall's --speed)"
-                            ),
-                        ));
-                    }
-                    x
-                }
-            },
-        };
-        let token = match &raw.http.token {
-            None => None,
-            Some(t) => self.keep(ArbiterToken::new(t.get_ref()).map_err(|e| {
-                self.err(
-                    t.span(),
-                    format!(
-                        "http.token is not usable: {e}; expected 16 to 200 printable ASCII \
-                         characters without spaces (or leave it out: the daemon then makes \
-                         one and keeps it in the output folder's arbiter-token file)"
-                    ),
-                )
-            })),
-        };
+        let timing = self.timing(&raw.timing);
+        let token = self.token(&raw.http);
         let http_enabled = raw.http.enabled.unwrap_or(true);
         let names = self.host_names(&raw.http);
         let tls = self.tls_files(&raw.http, http_enabled);
         let start = self.event_start(e);
         let (mut boards, missing_ports) = self.boards(&raw.boards, start.is_chess960());
         if let Some(n) = &raw.network {
-            let net = n.get_ref();
-            if let Err(e) = net.check() {
-                self.note(self.err(n.span(), e.to_string()));
-            }
-            // The files the link reads when it connects, opened now: a missing one is a
-            // mistake that `run --check` finds, not an exit after the daemon started.
-            let dir = self.path.parent().unwrap_or(Path::new("."));
-            let files = [
-                ("network.password_file", &net.password_file),
-                ("network.creds", &net.creds),
-                ("network.nkey_seed_file", &net.nkey_seed_file),
-                ("network.tls_ca", &net.tls_ca),
-            ];
-            for (key, file) in files {
-                let Some(f) = file else { continue };
-                let path = if f.is_absolute() {
-                    f.clone()
-                } else {
-                    dir.join(f)
-                };
-                if let Err(e) = std::fs::File::open(&path) {
-                    self.note(self.err(
-                        n.span(),
-                        format!("{key}: cannot read {}: {e}", path.display()),
-                    ));
-                }
-            }
+            self.network(n);
         }
         let trf = match &e.trf {
             Some(t) => self.keep(self.trf_players(
@@ -448,6 +268,228 @@ impl Validate<'_> {
             missing_ports,
             network: raw.network.map(Spanned::into_inner),
         })
+    }
+
+    /// `output.dir`, relative to the config file's folder.
+    fn output_dir(&self, output: &RawOutput) -> PathBuf {
+        let dir = output.dir.get_ref().trim();
+        if dir.is_empty() {
+            self.note(self.err(
+                output.dir.span(),
+                "output.dir is empty; expected the folder for journal, events, PGN and LiveChess files",
+            ));
+        }
+        let dir = PathBuf::from(dir);
+        if dir.is_relative() {
+            self.path.parent().unwrap_or(Path::new(".")).join(dir)
+        } else {
+            dir
+        }
+    }
+
+    /// `http.bind`, or this machine's port 8080.
+    fn http_bind(&self, http: &RawHttp) -> SocketAddr {
+        let default_bind = SocketAddr::from(([127, 0, 0, 1], 8080));
+        match &http.bind {
+            Some(b) => b.get_ref().parse::<SocketAddr>().unwrap_or_else(|_| {
+                self.note(self.err(
+                    b.span(),
+                    format!(
+                        "http.bind {:?} is not an address; expected IP:PORT such as \
+                         127.0.0.1:8080 (or [::1]:8080)",
+                        b.get_ref()
+                    ),
+                ));
+                default_bind
+            }),
+            None => default_bind,
+        }
+    }
+
+    /// `http.token`, when the file sets one.
+    fn token(&self, http: &RawHttp) -> Option<ArbiterToken> {
+        match &http.token {
+            None => None,
+            Some(t) => self.keep(ArbiterToken::new(t.get_ref()).map_err(|e| {
+                self.err(
+                    t.span(),
+                    format!(
+                        "http.token is not usable: {e}; expected 16 to 200 printable ASCII \
+                         characters without spaces (or leave it out: the daemon then makes \
+                         one and keeps it in the output folder's arbiter-token file)"
+                    ),
+                )
+            })),
+        }
+    }
+
+    /// `event.date`, or today.
+    fn event_date(&self, e: &RawEvent) -> String {
+        match &e.date {
+            Some(d) => parse_date(d.get_ref()).unwrap_or_else(|| {
+                self.note(self.err(
+                    d.span(),
+                    format!(
+                        "event.date {:?} is not a date; expected YYYY-MM-DD (or YYYY.MM.DD)",
+                        d.get_ref()
+                    ),
+                ));
+                today()
+            }),
+            None => today(),
+        }
+    }
+
+    /// `event.category`, or the one the time control gives (art. A.1, B.1: blitz up to
+    /// 10 minutes, rapid under 60).
+    fn category(&self, e: &RawEvent, time_control: Option<TimeControl>) -> TimeCategory {
+        match &e.category {
+            Some(c) => match c.get_ref().as_str() {
+                "blitz" => TimeCategory::Blitz,
+                "rapid" => TimeCategory::Rapid,
+                "standard" => TimeCategory::Standard,
+                other => {
+                    let hint = time_control.map_or_else(String::new, |tc| {
+                        format!(" (or leave it out: {tc} is {})", TimeCategory::of(tc))
+                    });
+                    self.note(self.err(
+                        c.span(),
+                        format!(
+                            "event.category {other:?} is not a FIDE category; expected blitz, \
+                             rapid or standard{hint}"
+                        ),
+                    ));
+                    TimeCategory::Blitz
+                }
+            },
+            None => time_control.map_or(TimeCategory::Blitz, TimeCategory::of),
+        }
+    }
+
+    /// `[penalties]`: the time for a first illegal move (art. 7.5.5; the category's when
+    /// not named) and whether a two-handed move is penalised (art. 7.5.4).
+    fn penalties(&self, p: &RawPenalties, category: TimeCategory) -> (u64, bool) {
+        let penalty_ms = match &p.first_illegal_secs {
+            Some(s) => {
+                1000 * self
+                    .keep(self.in_range(s, "penalties.first_illegal_secs", 1, 600, " seconds"))
+                    .unwrap_or(60)
+            }
+            None => Penalties::default().for_category(category),
+        };
+        let penalise_two_handed = match &p.two_handed {
+            None => false,
+            Some(s) => match s.get_ref().as_str() {
+                "report" => false,
+                "penalise" | "penalize" => true,
+                other => {
+                    self.note(self.err(
+                        s.span(),
+                        format!(
+                            "penalties.two_handed {other:?} is unknown; expected report (tell \
+                             the arbiter) or penalise (rule it like an illegal move)"
+                        ),
+                    ));
+                    false
+                }
+            },
+        };
+        (penalty_ms, penalise_two_handed)
+    }
+
+    /// `[timing]`, each within its range.
+    fn timing(&self, t: &RawTiming) -> Timing {
+        let d = Timing::default();
+        let ms = |v: &Option<Spanned<i64>>, key: &str, lo: i64, hi: i64, default: u64| {
+            self.keep(self.opt_range(v, key, lo, hi))
+                .flatten()
+                .unwrap_or(default)
+        };
+        Timing {
+            settle_window_ms: ms(
+                &t.settle_window_ms,
+                "timing.settle_window_ms",
+                10,
+                5000,
+                d.settle_window_ms,
+            ),
+            two_handed_window_ms: ms(
+                &t.two_handed_window_ms,
+                "timing.two_handed_window_ms",
+                1,
+                5000,
+                d.two_handed_window_ms,
+            ),
+            flicker_ms: ms(&t.flicker_ms, "timing.flicker_ms", 1, 1000, d.flicker_ms),
+            analysis_budget_ms: ms(
+                &t.analysis_budget_ms,
+                "timing.analysis_budget_ms",
+                10,
+                600_000,
+                d.analysis_budget_ms,
+            ),
+            journal_sync_ms: ms(
+                &t.journal_sync_ms,
+                "timing.journal_sync_ms",
+                0,
+                10_000,
+                d.journal_sync_ms,
+            ),
+            ruling_text_ms: ms(
+                &t.ruling_text_ms,
+                "timing.ruling_text_ms",
+                0,
+                10_000,
+                d.ruling_text_ms,
+            ),
+            time_scale: match &t.time_scale {
+                None => d.time_scale,
+                Some(v) => {
+                    let x = *v.get_ref();
+                    if !(0.01..=1000.0).contains(&x) {
+                        self.note(self.err(
+                            v.span(),
+                            format!(
+                                "timing.time_scale = {x} is out of range; expected 0.01 to 1000 \
+                                 (1 for real boards; an emulated hall's --speed)"
+                            ),
+                        ));
+                    }
+                    x
+                }
+            },
+        }
+    }
+
+    /// `[network]`: the hall link's settings, and its files readable now.
+    fn network(&self, n: &Spanned<hall_network::NetworkConfig>) {
+        let net = n.get_ref();
+        if let Err(e) = net.check() {
+            self.note(self.err(n.span(), e.to_string()));
+        }
+        // The files the link reads when it connects, opened now: a missing one is a
+        // mistake that `run --check` finds, not an exit after the daemon started.
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let files = [
+            ("network.password_file", &net.password_file),
+            ("network.creds", &net.creds),
+            ("network.nkey_seed_file", &net.nkey_seed_file),
+            ("network.tls_ca", &net.tls_ca),
+        ];
+        for (key, file) in files {
+            let Some(f) = file else { continue };
+            let path = if f.is_absolute() {
+                f.clone()
+            } else {
+                dir.join(f)
+            };
+            if let Err(e) = std::fs::File::open(&path) {
+                self.note(self.err(
+                    n.span(),
+                    format!("{key}: cannot read {}: {e}", path.display()),
+                ));
+            }
+        }
     }
 
     /// `[http] names`: host names such as `arbiter.local`.

@@ -241,153 +241,10 @@ impl Validate<'_> {
                     .said(Said::new("config-board-twice").arg("board", number)),
                 );
             }
-            let port = match (&b.port, &b.serial) {
-                _ if b.source.is_some() => self.livechess_source(number, b, &mut usable),
-                (Some(p), None) => {
-                    let path = PathBuf::from(p.get_ref());
-                    // Not an error: udev removes a board's link while its cable is out,
-                    // and a daemon restarted then must still come up (the driver keeps
-                    // trying to open the port). `run --check` warns about it, to catch typos.
-                    if !path.exists() {
-                        let port = format!("{:?}", p.get_ref());
-                        let mistake = self.err(
-                            p.span(),
-                            format!(
-                                "board {number}: port {port} does not exist; expected the \
-                                 board's device (such as /dev/dgt/board-{number} or \
-                                 /dev/ttyACM0; `dgt-arbiter probe` lists them), or give \
-                                 its serial = \"...\"",
-                            ),
-                        );
-                        missing.push(Warning::at(
-                            &mistake,
-                            Said::new("config-port-missing")
-                                .arg("board", number)
-                                .arg("port", port),
-                        ));
-                    }
-                    // Two boards on one device (the same path twice, or a link and its
-                    // target) would read each other's bytes.
-                    let device = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-                    if let Some((other, _)) = devices.iter().find(|(_, d)| *d == device) {
-                        usable = false;
-                        self.note(
-                            self.err(
-                                p.span(),
-                                format!(
-                                    "board {number}: port {:?} is the device of board {other} \
-                                     ({}); expected each board on its own port",
-                                    p.get_ref(),
-                                    device.display()
-                                ),
-                            )
-                            .said(
-                                Said::new("config-port-shared")
-                                    .arg("board", number)
-                                    .arg("port", format!("{:?}", p.get_ref()))
-                                    .arg("other", other)
-                                    .arg("device", device.display()),
-                            ),
-                        );
-                    } else {
-                        devices.push((number, device));
-                    }
-                    BoardPort::Path(path)
-                }
-                (None, Some(s)) => {
-                    let serial = s.get_ref();
-                    if serial.is_empty()
-                        || serial.len() > 16
-                        || !serial.chars().all(|c| c.is_ascii_alphanumeric())
-                    {
-                        usable = false;
-                        self.note(
-                            self.err(
-                                s.span(),
-                                format!(
-                                    "board {number}: serial {serial:?} is not a DGT serial number; \
-                                     expected 1 to 16 letters or digits, such as \"01025\" \
-                                     (`dgt-arbiter probe` shows it)"
-                                ),
-                            )
-                            .said(
-                                Said::new("config-serial-bad")
-                                    .arg("board", number)
-                                    .arg("serial", format!("{serial:?}")),
-                            ),
-                        );
-                    }
-                    BoardPort::Serial(serial.clone())
-                }
-                (Some(p), Some(_)) => {
-                    usable = false;
-                    self.note(
-                        self.err(
-                            p.span(),
-                            format!(
-                                "board {number} has both port and serial; expected one of them"
-                            ),
-                        )
-                        .said(Said::new("config-port-and-serial").arg("board", number)),
-                    );
-                    BoardPort::Path(PathBuf::new())
-                }
-                (None, None) => {
-                    usable = false;
-                    self.note(
-                        self.err(
-                            span,
-                            format!(
-                                "board {number} has neither port nor serial; expected port = \
-                                 \"/dev/...\" or serial = \"...\" (or source = \"livechess://...\")"
-                            ),
-                        )
-                        .said(Said::new("config-no-port").arg("board", number)),
-                    );
-                    BoardPort::Path(PathBuf::new())
-                }
-            };
-            let white_clock = match &b.white_clock {
-                None => None,
-                Some(w) => match w.get_ref().as_str() {
-                    "left" => Some(ClockSide::Left),
-                    "right" => Some(ClockSide::Right),
-                    "infer" => None,
-                    other => {
-                        self.note(self.err(
-                            w.span(),
-                            format!(
-                                "board {number}: white_clock {other:?} is unknown; expected \
-                                 left, right or infer"
-                            ),
-                        ));
-                        None
-                    }
-                },
-            };
-            let player = |p: &Option<Spanned<String>>, key: &str| -> Option<String> {
-                match p {
-                    None => None,
-                    Some(s) => {
-                        let name = s.get_ref().trim();
-                        if name.is_empty() || name.chars().count() > 100 || name.contains('"') {
-                            self.note(self.err(
-                                s.span(),
-                                format!(
-                                    "board {number}: {key} {:?} is not a player's name; expected \
-                                     \"Surname, First name\" (1 to 100 characters, no quotes), \
-                                     or leave it out",
-                                    s.get_ref()
-                                ),
-                            ));
-                            return None;
-                        }
-                        Some(name.to_owned())
-                    }
-                }
-            };
-            let white = player(&b.white, "white");
-            let black = player(&b.black, "black");
+            let port = self.board_port(number, b, span, &mut usable, &mut devices, &mut missing);
+            let white_clock = self.white_clock(number, &b.white_clock);
+            let white = self.player_name(number, &b.white, "white");
+            let black = self.player_name(number, &b.black, "black");
             if let (true, BoardPort::LiveChess(_), Some(src)) = (b.unattended, &port, &b.source) {
                 usable = false;
                 self.note(self.err(
@@ -426,5 +283,169 @@ impl Validate<'_> {
         }
         out.sort_by_key(|b| b.number);
         (out, missing)
+    }
+
+    /// Where board `number` is read from: its port (which need not exist yet: a warning),
+    /// its serial, or its LiveChess source; `usable` turns false on a mistake that leaves
+    /// the board out. `devices`: the ports of the boards so far, as canonical paths (two
+    /// boards on one device would read each other's bytes).
+    fn board_port(
+        &self,
+        number: i64,
+        b: &RawBoard,
+        span: Range<usize>,
+        usable: &mut bool,
+        devices: &mut Vec<(i64, PathBuf)>,
+        missing: &mut Vec<Warning>,
+    ) -> BoardPort {
+        match (&b.port, &b.serial) {
+            _ if b.source.is_some() => self.livechess_source(number, b, usable),
+            (Some(p), None) => {
+                let path = PathBuf::from(p.get_ref());
+                // Not an error: udev removes a board's link while its cable is out,
+                // and a daemon restarted then must still come up (the driver keeps
+                // trying to open the port). `run --check` warns about it, to catch typos.
+                if !path.exists() {
+                    let port = format!("{:?}", p.get_ref());
+                    let mistake = self.err(
+                        p.span(),
+                        format!(
+                            "board {number}: port {port} does not exist; expected the \
+                             board's device (such as /dev/dgt/board-{number} or \
+                             /dev/ttyACM0; `dgt-arbiter probe` lists them), or give \
+                             its serial = \"...\"",
+                        ),
+                    );
+                    missing.push(Warning::at(
+                        &mistake,
+                        Said::new("config-port-missing")
+                            .arg("board", number)
+                            .arg("port", port),
+                    ));
+                }
+                // Two boards on one device (the same path twice, or a link and its
+                // target) would read each other's bytes.
+                let device = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if let Some((other, _)) = devices.iter().find(|(_, d)| *d == device) {
+                    *usable = false;
+                    self.note(
+                        self.err(
+                            p.span(),
+                            format!(
+                                "board {number}: port {:?} is the device of board {other} \
+                                 ({}); expected each board on its own port",
+                                p.get_ref(),
+                                device.display()
+                            ),
+                        )
+                        .said(
+                            Said::new("config-port-shared")
+                                .arg("board", number)
+                                .arg("port", format!("{:?}", p.get_ref()))
+                                .arg("other", other)
+                                .arg("device", device.display()),
+                        ),
+                    );
+                } else {
+                    devices.push((number, device));
+                }
+                BoardPort::Path(path)
+            }
+            (None, Some(s)) => {
+                let serial = s.get_ref();
+                if serial.is_empty()
+                    || serial.len() > 16
+                    || !serial.chars().all(|c| c.is_ascii_alphanumeric())
+                {
+                    *usable = false;
+                    self.note(
+                        self.err(
+                            s.span(),
+                            format!(
+                                "board {number}: serial {serial:?} is not a DGT serial number; \
+                                 expected 1 to 16 letters or digits, such as \"01025\" \
+                                 (`dgt-arbiter probe` shows it)"
+                            ),
+                        )
+                        .said(
+                            Said::new("config-serial-bad")
+                                .arg("board", number)
+                                .arg("serial", format!("{serial:?}")),
+                        ),
+                    );
+                }
+                BoardPort::Serial(serial.clone())
+            }
+            (Some(p), Some(_)) => {
+                *usable = false;
+                self.note(
+                    self.err(
+                        p.span(),
+                        format!("board {number} has both port and serial; expected one of them"),
+                    )
+                    .said(Said::new("config-port-and-serial").arg("board", number)),
+                );
+                BoardPort::Path(PathBuf::new())
+            }
+            (None, None) => {
+                *usable = false;
+                self.note(
+                    self.err(
+                        span,
+                        format!(
+                            "board {number} has neither port nor serial; expected port = \
+                             \"/dev/...\" or serial = \"...\" (or source = \"livechess://...\")"
+                        ),
+                    )
+                    .said(Said::new("config-no-port").arg("board", number)),
+                );
+                BoardPort::Path(PathBuf::new())
+            }
+        }
+    }
+
+    /// `white_clock`: the side of the clock White's time is on, `None` to infer it.
+    fn white_clock(&self, number: i64, white_clock: &Option<Spanned<String>>) -> Option<ClockSide> {
+        match white_clock {
+            None => None,
+            Some(w) => match w.get_ref().as_str() {
+                "left" => Some(ClockSide::Left),
+                "right" => Some(ClockSide::Right),
+                "infer" => None,
+                other => {
+                    self.note(self.err(
+                        w.span(),
+                        format!(
+                            "board {number}: white_clock {other:?} is unknown; expected \
+                             left, right or infer"
+                        ),
+                    ));
+                    None
+                }
+            },
+        }
+    }
+
+    /// A player's name (`white`, `black`): 1 to 100 characters, no quotes.
+    fn player_name(&self, number: i64, p: &Option<Spanned<String>>, key: &str) -> Option<String> {
+        match p {
+            None => None,
+            Some(s) => {
+                let name = s.get_ref().trim();
+                if name.is_empty() || name.chars().count() > 100 || name.contains('"') {
+                    self.note(self.err(
+                        s.span(),
+                        format!(
+                            "board {number}: {key} {:?} is not a player's name; expected \
+                                 \"Surname, First name\" (1 to 100 characters, no quotes), \
+                                 or leave it out",
+                            s.get_ref()
+                        ),
+                    ));
+                    return None;
+                }
+                Some(name.to_owned())
+            }
+        }
     }
 }
