@@ -115,27 +115,7 @@ impl Daemon {
         }
 
         let (stop_sinks, stop_rx) = watch::channel(false);
-        // The arbiter's stream follows the hub; the PGN and LiveChess files are public:
-        // they follow the public view (the broadcast delay, boards off the air). Each is
-        // subscribed before the view's follower starts: no change is missed.
-        let delayed = Round::Delayed(Arc::clone(&public));
-        let registered: [(Box<dyn Sink>, Round); 3] = [
-            (Box::new(jsonl), Round::Live),
-            (
-                Box::new(PgnSink::new(Arc::clone(&config), paths.clone())),
-                delayed.clone(),
-            ),
-            (
-                Box::new(LiveChessSink::new(Arc::clone(&config), paths.livechess())),
-                delayed,
-            ),
-        ];
-        let sinks: Vec<_> = registered
-            .into_iter()
-            .map(|(sink, round)| {
-                tokio::spawn(sinks::run(sink, round, Arc::clone(&hub), stop_rx.clone()))
-            })
-            .collect();
+        let sinks = spawn_sinks(jsonl, &config, &paths, &hub, &public, &stop_rx);
         let log = tokio::spawn(sinks::log::follow(Arc::clone(&hub), config.event.language));
         let mut tasks: Vec<JoinHandle<()>> = if opts.remote_boards {
             // Each hall controls its own clocks.
@@ -382,6 +362,38 @@ async fn start_http(
     }
     tracing::info!("HTTP endpoint on {scheme}://{addr}/");
     Ok((addr, task, dash_of))
+}
+
+/// Starts the file sinks, each on the round it is registered for.
+fn spawn_sinks(
+    jsonl: JsonlSink,
+    config: &Arc<Config>,
+    paths: &Paths,
+    hub: &Arc<Hub>,
+    public: &Arc<Public>,
+    stop_rx: &watch::Receiver<bool>,
+) -> Vec<JoinHandle<()>> {
+    // The arbiter's stream follows the hub; the PGN and LiveChess files are public:
+    // they follow the public view (the broadcast delay, boards off the air). Each is
+    // subscribed before the view's follower starts: no change is missed.
+    let delayed = Round::Delayed(Arc::clone(public));
+    let registered: [(Box<dyn Sink>, Round); 3] = [
+        (Box::new(jsonl), Round::Live),
+        (
+            Box::new(PgnSink::new(Arc::clone(config), paths.clone())),
+            delayed.clone(),
+        ),
+        (
+            Box::new(LiveChessSink::new(Arc::clone(config), paths.livechess())),
+            delayed,
+        ),
+    ];
+    registered
+        .into_iter()
+        .map(|(sink, round)| {
+            tokio::spawn(sinks::run(sink, round, Arc::clone(hub), stop_rx.clone()))
+        })
+        .collect()
 }
 
 /// Starts each resumed board's task on its input: a serial driver, or a LiveChess feed.

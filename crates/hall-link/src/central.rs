@@ -271,16 +271,20 @@ pub async fn start(path: &Path, language: Option<Language>) -> Result<Central, C
         let path = folder.join(format!("{h}.jsonl"));
         let (file, had, position) = reload(&path, &merge, &hub, f.round)?;
         tracing::info!(hall = %h, "central: {had} events of hall {h} from {}, going on after stream message {}", path.display(), position.kept());
-        tasks.push(tokio::spawn(follow(
-            js.clone(),
-            f.names.clone(),
-            h.clone(),
+        let follower = HallFollower {
+            js: js.clone(),
+            names: f.names.clone(),
+            hall: h.clone(),
             file,
             position,
-            Arc::clone(&merge),
-            Arc::clone(&hub),
-            f.round,
-        )));
+            merge: Arc::clone(&merge),
+            hub: Arc::clone(&hub),
+            round: f.round,
+            gap_since: None,
+            reread_for_gap: false,
+            foreign: 0,
+        };
+        tasks.push(tokio::spawn(follower.follow()));
     }
     let reported = Arc::new(Mutex::new(BTreeMap::new()));
     tasks.push(tokio::spawn(follow_states(
@@ -416,208 +420,260 @@ fn framed_line(stream_seq: u64, payload: &[u8]) -> Vec<u8> {
 /// where the central's position says: a stream made afresh under the same name).
 const GAP_PATIENCE: Duration = Duration::from_secs(10);
 
-/// Follows one hall's stream for good: fetch a batch, keep it, apply it, acknowledge it.
-/// The consumer is made at the central's own position each time ([`StreamPosition`]),
-/// and made again when it delivers past it.
-#[allow(clippy::too_many_arguments)]
-async fn follow(
+/// One hall's stream as the central follows it: where it has read to, the file that keeps
+/// what it took, and what it says about the stream.
+struct HallFollower {
     js: jetstream::Context,
     names: Names,
     hall: HallId,
-    mut file: std::fs::File,
-    mut position: StreamPosition,
+    file: std::fs::File,
+    position: StreamPosition,
     merge: Arc<Mutex<Merge>>,
     hub: Arc<Hub>,
     round: u32,
-) {
-    let stream_name = names.stream(&hall);
-    let durable = Names::consumer(&hall);
-    let mut warned = false;
-    // Since when events of this hall wait for a missing one, and whether the stream was
-    // read again for that gap already.
-    let mut gap_since: Option<std::time::Instant> = None;
-    let mut reread_for_gap = false;
-    // Messages of the stream that the hall did not publish, since the central started.
-    let mut foreign = 0u64;
-    loop {
-        let consumer = async {
-            let mut stream = js
-                .get_stream(&stream_name)
-                .await
-                .map_err(|e| e.to_string())?;
-            let state = stream
-                .info()
-                .await
-                .map_err(|e| e.to_string())?
-                .state
-                .clone();
-            let start = position.start(state.first_sequence, state.last_sequence);
-            // The consumer's own place is not trusted (see `StreamPosition`): made anew
-            // at the central's.
-            let _ = stream.delete_consumer(&durable).await;
-            stream
-                .create_consumer(consumer::pull::Config {
-                    durable_name: Some(durable.clone()),
-                    ack_policy: consumer::AckPolicy::All,
-                    deliver_policy: consumer::DeliverPolicy::ByStartSequence {
-                        start_sequence: start,
-                    },
-                    ack_wait: Duration::from_secs(30),
-                    ..Default::default()
-                })
-                .await
-                .map_err(|e| e.to_string())
-        }
-        .await;
-        let consumer = match consumer {
-            Ok(c) => {
-                warned = false;
-                hub.set_warning(&format!("network-{hall}"), None);
-                c
-            }
-            Err(e) => {
-                if !warned {
-                    tracing::warn!(hall = %hall, "central: cannot follow hall {hall}'s stream {stream_name}: {e}; retrying");
-                    warned = true;
-                }
-                hub.set_warning(
-                    &format!("network-{hall}"),
-                    Some(format!("Hall {hall}'s stream cannot be read ({e}): its boards show what came before.")),
-                );
-                tokio::time::sleep(RETRY_AFTER).await;
-                continue;
-            }
-        };
+    /// Since when events of this hall wait for a missing one.
+    gap_since: Option<std::time::Instant>,
+    /// Whether the stream was read again for that gap already.
+    reread_for_gap: bool,
+    /// Messages of the stream that the hall did not publish, since the central started.
+    foreign: u64,
+}
+
+/// What the central takes of one fetched batch.
+struct Taken<'m> {
+    /// The position after the messages taken.
+    position: StreamPosition,
+    /// The new events' lines for the central's file.
+    lines: Vec<u8>,
+    /// The new events, to apply once kept.
+    envelopes: Vec<Envelope>,
+    /// The last message taken (acknowledges the batch).
+    last: Option<&'m jetstream::Message>,
+    /// The stream must be read again from the position.
+    again: bool,
+}
+
+impl HallFollower {
+    /// Follows the hall's stream for good: fetch a batch, keep it, apply it, acknowledge
+    /// it. The consumer is made at the central's own position each time
+    /// ([`StreamPosition`]), and made again when it delivers past it.
+    async fn follow(mut self) {
+        let mut warned = false;
         loop {
-            let batch = consumer
-                .fetch()
-                .max_messages(BATCH)
-                .expires(FETCH_WAIT)
-                .messages()
-                .await;
-            let mut batch = match batch {
-                Ok(b) => b,
+            let consumer = match self.consumer().await {
+                Ok(c) => {
+                    warned = false;
+                    self.hub
+                        .set_warning(&format!("network-{}", self.hall), None);
+                    c
+                }
                 Err(e) => {
-                    tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
-                    break;
-                }
-            };
-            let mut got = Vec::new();
-            let mut again = false;
-            while let Some(m) = batch.next().await {
-                match m {
-                    Ok(m) => got.push(m),
-                    Err(e) => {
-                        tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
-                        again = true;
-                        break;
+                    let (hall, stream_name) = (&self.hall, self.names.stream(&self.hall));
+                    if !warned {
+                        tracing::warn!(hall = %hall, "central: cannot follow hall {hall}'s stream {stream_name}: {e}; retrying");
+                        warned = true;
                     }
-                }
-            }
-            // The batch's messages the central takes: the next ones of the stream, up to
-            // the first that is not.
-            let mut taken = position;
-            let mut lines = Vec::new();
-            let mut envelopes = Vec::new();
-            let mut last_taken = None;
-            for m in &got {
-                let Some(stream_seq) = m.info().ok().map(|i| i.stream_sequence) else {
-                    tracing::warn!(hall = %hall, "central: a message of hall {hall}'s stream without its sequence; reading again from {}", taken.kept() + 1);
-                    again = true;
-                    break;
-                };
-                match taken.delivered(stream_seq) {
-                    Delivery::Again => {
-                        last_taken = Some(m);
-                        continue;
-                    }
-                    Delivery::Gone { expected, got } => {
-                        tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds no messages {expected} to {}: deleted; going on from {got}", got - 1);
-                    }
-                    Delivery::Skipped { expected, got } => {
-                        tracing::warn!(hall = %hall, "central: hall {hall}'s consumer delivered message {got} before {expected}; reading again from {expected}");
-                        again = true;
-                        break;
-                    }
-                    Delivery::Next => {}
-                }
-                taken.keep(stream_seq);
-                last_taken = Some(m);
-                let board = Names::board_of_subject(m.subject.as_str());
-                let msg_id = m
-                    .headers
-                    .as_ref()
-                    .and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID))
-                    .map(|v| v.as_str());
-                match own_message(&hall, board, &m.payload, msg_id) {
-                    Ok(e) if e.round == round => {
-                        let is_new = merge.lock().unwrap_or_else(|p| p.into_inner()).is_new(&e);
-                        if is_new {
-                            lines.extend(framed_line(stream_seq, &m.payload));
-                            envelopes.push(e);
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(why) => {
-                        foreign += 1;
-                        if worth_logging(foreign) {
-                            tracing::warn!(hall = %hall, board, stream_seq, "central: hall {hall}'s stream message {stream_seq} on {} was not published by hall {hall}: {why}; skipped", m.subject);
-                        }
-                        hub.set_warning(
-                            &format!("foreign-{hall}"),
-                            Some(format!("Hall {hall}'s stream holds {foreign} messages hall {hall} did not publish (last: stream message {stream_seq} on {}: {why}). They are skipped; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", m.subject)),
-                        );
-                    }
-                }
-            }
-            if !lines.is_empty() {
-                let kept = file.write_all(&lines).and_then(|()| file.sync_data());
-                if let Err(e) = kept {
-                    tracing::error!("central: cannot keep hall {hall}'s events: {e}; not acknowledged, the server delivers them again");
-                    hub.set_warning(
-                        &format!("central-file-{hall}"),
-                        Some(format!("Cannot keep hall {hall}'s events: {e}")),
+                    self.hub.set_warning(
+                        &format!("network-{hall}"),
+                        Some(format!("Hall {hall}'s stream cannot be read ({e}): its boards show what came before.")),
                     );
                     tokio::time::sleep(RETRY_AFTER).await;
+                    continue;
+                }
+            };
+            while self.next_batch(&consumer).await {}
+            tokio::time::sleep(RETRY_AFTER).await;
+        }
+    }
+
+    /// A consumer of the hall's stream from the central's position (the consumer's own
+    /// place is not trusted, see [`StreamPosition`]: it is made anew).
+    async fn consumer(&mut self) -> Result<consumer::PullConsumer, String> {
+        let mut stream = self
+            .js
+            .get_stream(&self.names.stream(&self.hall))
+            .await
+            .map_err(|e| e.to_string())?;
+        let state = stream
+            .info()
+            .await
+            .map_err(|e| e.to_string())?
+            .state
+            .clone();
+        let start = self
+            .position
+            .start(state.first_sequence, state.last_sequence);
+        let durable = Names::consumer(&self.hall);
+        let _ = stream.delete_consumer(&durable).await;
+        stream
+            .create_consumer(consumer::pull::Config {
+                durable_name: Some(durable),
+                ack_policy: consumer::AckPolicy::All,
+                deliver_policy: consumer::DeliverPolicy::ByStartSequence {
+                    start_sequence: start,
+                },
+                ack_wait: Duration::from_secs(30),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Fetches, keeps, applies and acknowledges one batch. False when the consumer must be
+    /// made again (a fetch failed, the stream must be read again, the file cannot be
+    /// written).
+    async fn next_batch(&mut self, consumer: &consumer::PullConsumer) -> bool {
+        let hall = self.hall.clone();
+        let batch = consumer
+            .fetch()
+            .max_messages(BATCH)
+            .expires(FETCH_WAIT)
+            .messages()
+            .await;
+        let mut batch = match batch {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
+                return false;
+            }
+        };
+        let mut got = Vec::new();
+        let mut fetch_failed = false;
+        while let Some(m) = batch.next().await {
+            match m {
+                Ok(m) => got.push(m),
+                Err(e) => {
+                    tracing::warn!(hall = %hall, "central: fetching from hall {hall}: {e}");
+                    fetch_failed = true;
                     break;
                 }
-                hub.set_warning(&format!("central-file-{hall}"), None);
-            }
-            position = taken;
-            for e in envelopes {
-                apply(&merge, &hub, e, false);
-            }
-            if let Some(last) = last_taken {
-                // AckPolicy::All: the last acknowledges the batch.
-                if let Err(e) = last.ack().await {
-                    tracing::warn!(hall = %hall, "central: cannot acknowledge hall {hall}'s batch: {e} (delivered again; dropped by seq)");
-                }
-            }
-            // Events that wait for a missing one past GAP_PATIENCE: read the stream again
-            // from the start, once per gap.
-            let held = merge
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .held_by(&hall);
-            if held == 0 {
-                gap_since = None;
-                reread_for_gap = false;
-            } else if gap_since
-                .get_or_insert_with(std::time::Instant::now)
-                .elapsed()
-                > GAP_PATIENCE
-                && !reread_for_gap
-            {
-                tracing::warn!(hall = %hall, "central: {held} events of hall {hall} wait for a missing one; reading its stream again from the start");
-                reread_for_gap = true;
-                position.rewind();
-                again = true;
-            }
-            if again {
-                break;
             }
         }
-        tokio::time::sleep(RETRY_AFTER).await;
+        let taken = self.take(&got);
+        if !taken.lines.is_empty() {
+            let mut file = &self.file;
+            let kept = file
+                .write_all(&taken.lines)
+                .and_then(|()| self.file.sync_data());
+            if let Err(e) = kept {
+                tracing::error!("central: cannot keep hall {hall}'s events: {e}; not acknowledged, the server delivers them again");
+                self.hub.set_warning(
+                    &format!("central-file-{hall}"),
+                    Some(format!("Cannot keep hall {hall}'s events: {e}")),
+                );
+                tokio::time::sleep(RETRY_AFTER).await;
+                return false;
+            }
+            self.hub.set_warning(&format!("central-file-{hall}"), None);
+        }
+        self.position = taken.position;
+        for e in taken.envelopes {
+            apply(&self.merge, &self.hub, e, false);
+        }
+        if let Some(last) = taken.last {
+            // AckPolicy::All: the last acknowledges the batch.
+            if let Err(e) = last.ack().await {
+                tracing::warn!(hall = %hall, "central: cannot acknowledge hall {hall}'s batch: {e} (delivered again; dropped by seq)");
+            }
+        }
+        let reread = self.gap_waited_too_long();
+        !(fetch_failed || taken.again || reread)
+    }
+
+    /// The batch's messages the central takes: the next ones of the stream, up to the
+    /// first that is not; the hall's own events of this round that are new.
+    fn take<'m>(&mut self, got: &'m [jetstream::Message]) -> Taken<'m> {
+        let hall = &self.hall;
+        let mut taken = Taken {
+            position: self.position,
+            lines: Vec::new(),
+            envelopes: Vec::new(),
+            last: None,
+            again: false,
+        };
+        for m in got {
+            let Some(stream_seq) = m.info().ok().map(|i| i.stream_sequence) else {
+                tracing::warn!(hall = %hall, "central: a message of hall {hall}'s stream without its sequence; reading again from {}", taken.position.kept() + 1);
+                taken.again = true;
+                break;
+            };
+            match taken.position.delivered(stream_seq) {
+                Delivery::Again => {
+                    taken.last = Some(m);
+                    continue;
+                }
+                Delivery::Gone { expected, got } => {
+                    tracing::warn!(hall = %hall, "central: hall {hall}'s stream holds no messages {expected} to {}: deleted; going on from {got}", got - 1);
+                }
+                Delivery::Skipped { expected, got } => {
+                    tracing::warn!(hall = %hall, "central: hall {hall}'s consumer delivered message {got} before {expected}; reading again from {expected}");
+                    taken.again = true;
+                    break;
+                }
+                Delivery::Next => {}
+            }
+            taken.position.keep(stream_seq);
+            taken.last = Some(m);
+            let board = Names::board_of_subject(m.subject.as_str());
+            let msg_id = m
+                .headers
+                .as_ref()
+                .and_then(|h| h.get(async_nats::header::NATS_MESSAGE_ID))
+                .map(|v| v.as_str());
+            match own_message(hall, board, &m.payload, msg_id) {
+                Ok(e) if e.round == self.round => {
+                    let is_new = self
+                        .merge
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .is_new(&e);
+                    if is_new {
+                        taken.lines.extend(framed_line(stream_seq, &m.payload));
+                        taken.envelopes.push(e);
+                    }
+                }
+                Ok(_) => {}
+                Err(why) => {
+                    self.foreign += 1;
+                    let foreign = self.foreign;
+                    if worth_logging(foreign) {
+                        tracing::warn!(hall = %hall, board, stream_seq, "central: hall {hall}'s stream message {stream_seq} on {} was not published by hall {hall}: {why}; skipped", m.subject);
+                    }
+                    self.hub.set_warning(
+                        &format!("foreign-{hall}"),
+                        Some(format!("Hall {hall}'s stream holds {foreign} messages hall {hall} did not publish (last: stream message {stream_seq} on {}: {why}). They are skipped; someone else publishes on the hall's subjects: give only the hall's user the right to publish there (docs/deployment.md).", m.subject)),
+                    );
+                }
+            }
+        }
+        taken
+    }
+
+    /// Events that wait for a missing one past [`GAP_PATIENCE`]: the stream is read again
+    /// from the start, once per gap (true: read it again now).
+    fn gap_waited_too_long(&mut self) -> bool {
+        let held = self
+            .merge
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .held_by(&self.hall);
+        if held == 0 {
+            self.gap_since = None;
+            self.reread_for_gap = false;
+            return false;
+        }
+        let waited = self
+            .gap_since
+            .get_or_insert_with(std::time::Instant::now)
+            .elapsed();
+        if waited <= GAP_PATIENCE || self.reread_for_gap {
+            return false;
+        }
+        let hall = &self.hall;
+        tracing::warn!(hall = %hall, "central: {held} events of hall {hall} wait for a missing one; reading its stream again from the start");
+        self.reread_for_gap = true;
+        self.position.rewind();
+        true
     }
 }
 
