@@ -28,7 +28,7 @@ use board_journal::{Durability, Journal, Record, Syncer};
 use daemon_config::paths::Paths;
 use daemon_config::{BoardConfig, Config};
 
-mod orders;
+mod commands;
 mod port;
 mod resume;
 
@@ -73,9 +73,6 @@ pub(crate) struct BoardTask {
     in_flight: usize,
     replayed: u64,
     journal_failed: bool,
-    /// The arbiter's decisions for this board ([`arbiter_hub::decisions`]).
-    inbox_tx: arbiter_hub::decisions::Inbox,
-    inbox: mpsc::Receiver<arbiter_hub::decisions::Request>,
     /// The latest input time fed to the tracker (a decision is never before it).
     last_t: u64,
     /// Keep the hub's physical view (what the board shows, its clock frames) for the
@@ -336,8 +333,7 @@ impl BoardTask {
         let mut forwarded = routes.register(self.number);
         let mut route_changes = routes.watch();
         self.routes = routes;
-        let mut orders = self.hub.orders.register(self.number);
-        self.hub.set_inbox(self.number, self.inbox_tx.clone());
+        let mut commands = self.hub.commands.register(self.number);
         let mut status = handle.control.watch_status();
         let instant_of =
             |t: u64, offset: u64| epoch + Duration::from_millis(t.saturating_sub(offset));
@@ -390,14 +386,8 @@ impl BoardTask {
                         self.follow_route(None, &handle.control, epoch).await;
                     }
                 }
-                Some(order) = orders.recv() => {
-                    self.on_order(order, &mut handle, epoch).await;
-                }
-                Some(req) = self.inbox.recv() => {
-                    // Board time now, after the events delivered so far.
-                    let now = Instant::now().saturating_duration_since(epoch).as_millis() as u64;
-                    let t = self.last_t.max(now + self.offset);
-                    self.decide(t, req).await;
+                Some(command) = commands.recv() => {
+                    self.on_command(command, &mut handle, epoch).await;
                 }
                 _ = journal_tick.tick() => {
                     let r = self.journal.retry();

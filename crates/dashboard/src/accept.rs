@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 
 use super::api::{error, refused};
 use super::{Answer, Command, Dashboard};
-use arbiter_hub::orders::{ArbiterOrder, OrderError};
+use arbiter_hub::commands::{ArbiterCommand, CommandError};
 
 /// How long the answer may take (the board task journals the order durably first).
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);
@@ -62,7 +62,7 @@ pub(super) async fn accept_board(
 /// Carries an acceptance out ([`Dashboard::execute`]).
 pub(super) async fn accept(d: &Dashboard, number: u32, side: Color, ply: Option<u32>) -> Answer {
     let (reply, answer) = oneshot::channel();
-    let order = ArbiterOrder::AcceptBoard { side, ply, reply };
+    let order = ArbiterCommand::AcceptBoard { side, ply, reply };
     match ask_board(d, number, order, answer).await {
         Ok(a) => {
             tracing::info!(
@@ -108,7 +108,7 @@ pub(super) async fn confirm_serial(
 /// Carries a serial's confirmation out ([`Dashboard::execute`]).
 pub(super) async fn confirm(d: &Dashboard, number: u32, serial: String) -> Answer {
     let (reply, answer) = oneshot::channel();
-    let order = ArbiterOrder::ConfirmSerial {
+    let order = ArbiterCommand::ConfirmSerial {
         serial: serial.clone(),
         reply,
     };
@@ -142,18 +142,18 @@ pub(super) fn known_board(d: &Dashboard, board: &str, usage: &str) -> Result<u32
 pub(super) async fn ask_board<T>(
     d: &Dashboard,
     number: u32,
-    order: ArbiterOrder,
+    order: ArbiterCommand,
     answer: oneshot::Receiver<Result<T, String>>,
 ) -> Result<T, Answer> {
-    match d.hub.orders.send(number, order) {
+    match d.hub.commands.send(number, order) {
         Ok(()) => {}
-        Err(e @ OrderError::NotRunning(_)) => {
+        Err(e @ CommandError::NotRunning(_)) => {
             return Err(Answer::error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 e.to_string(),
             ))
         }
-        Err(e @ OrderError::Busy(_)) => {
+        Err(e @ CommandError::Busy(_)) => {
             return Err(Answer::error(StatusCode::TOO_MANY_REQUESTS, e.to_string()))
         }
     }

@@ -209,6 +209,7 @@ fn decision_answer(
             let status = match e {
                 DecisionError::NoBoard(_) => StatusCode::NOT_FOUND,
                 DecisionError::NotRunning(_) => StatusCode::SERVICE_UNAVAILABLE,
+                DecisionError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
                 DecisionError::Refused { .. } => StatusCode::CONFLICT,
             };
             Answer::error(status, e.to_string())

@@ -29,7 +29,7 @@ use tokio::sync::oneshot;
 use super::accept::{ask_board, known_board};
 use super::api::{error, refused};
 use super::{Answer, Command, Dashboard};
-use arbiter_hub::orders::ArbiterOrder;
+use arbiter_hub::commands::ArbiterCommand;
 
 /// Largest body of the moves route: a long gap's moves in SAN (the others take 1 KiB).
 pub const MAX_MOVES_BODY: usize = 16 * 1024;
@@ -129,7 +129,7 @@ pub(super) async fn enter(
     }
     let count = moves.len();
     let (reply, answer) = oneshot::channel();
-    let order = ArbiterOrder::EnterMoves {
+    let order = ArbiterCommand::EnterMoves {
         from_ply,
         moves,
         reply,
@@ -191,7 +191,7 @@ pub(super) async fn take_back(d: &Dashboard, number: u32, to_ply: u32, reason: S
         );
     }
     let (reply, answer) = oneshot::channel();
-    let order = ArbiterOrder::TakeBack {
+    let order = ArbiterCommand::TakeBack {
         to_ply,
         reason: reason.trim().to_owned(),
         reply,

@@ -3,7 +3,8 @@
 //! the opponent, the game declared lost for a second displacement), and a board's result
 //! set, cleared or confirmed.
 //!
-//! A decision is a tracker input like a board event: [`crate::decide`] hands it to the board's
+//! A decision is a tracker input like a board event: [`crate::decide`] sends it as a
+//! [`crate::commands::ArbiterCommand::Decide`] to the board's
 //! task, which checks it with the tracker, journals it (durable before it acts), feeds it
 //! to the tracker and publishes the `arbiter_decision` event it emits (and a `game_over`
 //! for a game declared lost). So it is numbered in the board's events, regenerated from
@@ -19,21 +20,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
-use tokio::sync::{mpsc, oneshot};
-use touch_tracker::{ArbiterEvent, ArbiterInput};
+use touch_tracker::ArbiterEvent;
 
 pub use game_record::ResultState;
-
-/// A decision on its way to a board's task, with where the answer goes.
-#[derive(Debug)]
-pub struct Request {
-    pub input: ArbiterInput,
-    /// The events the decision made, or why the tracker refused it.
-    pub reply: oneshot::Sender<Result<Vec<ArbiterEvent>, String>>,
-}
-
-/// Where a running board's task takes decisions (registered in the [`Hub`]).
-pub type Inbox = mpsc::Sender<Request>;
 
 /// Why a decision was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +31,8 @@ pub enum DecisionError {
     NoBoard(u32),
     #[error("board {0} is not running: its decision cannot be journaled now")]
     NotRunning(u32),
+    #[error("board {0} has commands waiting already; try again")]
+    Busy(u32),
     #[error("board {board}: {why}")]
     Refused { board: u32, why: String },
 }
@@ -126,7 +117,7 @@ mod tests {
     use chess_rules::GameResult;
     use touch_tracker::events::{ArbiterDecisionEvent, GameOverEvent};
     use touch_tracker::EndReason;
-    use touch_tracker::{ArbiterResult, Decision, EventKind};
+    use touch_tracker::{ArbiterInput, ArbiterResult, Decision, EventKind};
 
     fn decision(decision: Decision, result: Option<ArbiterResult>) -> EventKind {
         EventKind::ArbiterDecision(ArbiterDecisionEvent {

@@ -18,8 +18,8 @@ use touch_tracker::{ArbiterEvent, ArbiterInput, Decision, Snapshot};
 
 use game_record::games::BoardGames;
 
+pub mod commands;
 pub mod decisions;
-pub mod orders;
 mod push_status;
 pub mod serials;
 
@@ -107,8 +107,6 @@ struct State {
     warnings: BTreeMap<String, String>,
     /// The last push to a broadcast server (the daemon's `push`).
     push: Option<crate::PushStatus>,
-    /// Where each running board task takes the arbiter's decisions ([`crate::decisions`]).
-    inboxes: BTreeMap<u32, crate::decisions::Inbox>,
     physical: BTreeMap<u32, Physical>,
 }
 
@@ -120,8 +118,8 @@ pub struct Hub {
     state: Mutex<State>,
     stream: broadcast::Sender<Arc<HubEvent>>,
     changed: watch::Sender<u64>,
-    /// The arbiter's orders to the running board tasks ([`crate::orders`]).
-    pub orders: crate::orders::Orders,
+    /// The arbiter's commands to the running board tasks ([`crate::commands`]).
+    pub commands: crate::commands::Commands,
     /// Bumped when a board's [`Physical`] state or driver status changes.
     physical_changed: watch::Sender<u64>,
 }
@@ -158,12 +156,11 @@ impl Hub {
                 controls: BTreeMap::new(),
                 warnings: BTreeMap::new(),
                 push: None,
-                inboxes: BTreeMap::new(),
                 physical: BTreeMap::new(),
             }),
             stream: broadcast::channel(STREAM_CAPACITY).0,
             changed: watch::channel(0).0,
-            orders: crate::orders::Orders::default(),
+            commands: crate::commands::Commands::default(),
             physical_changed: watch::channel(0).0,
         }
     }
@@ -309,16 +306,6 @@ impl Hub {
         self.lock().controls.get(&board).cloned()
     }
 
-    /// Registers where a running board task takes the arbiter's decisions.
-    pub fn set_inbox(&self, board: u32, inbox: crate::decisions::Inbox) {
-        self.lock().inboxes.insert(board, inbox);
-    }
-
-    /// Where a board takes the arbiter's decisions, while its task runs.
-    pub fn inbox(&self, board: u32) -> Option<crate::decisions::Inbox> {
-        self.lock().inboxes.get(&board).cloned()
-    }
-
     /// Records the last push to a broadcast server (the dashboard shows it).
     pub fn set_push_status(&self, status: crate::PushStatus) {
         self.lock().push = Some(status);
@@ -426,14 +413,13 @@ pub async fn decide(
             .check_confirmation(input.result)
             .map_err(|why| decisions::DecisionError::Refused { board, why })?;
     }
-    let inbox = hub
-        .inbox(board)
-        .ok_or(decisions::DecisionError::NotRunning(board))?;
     let (reply, answer) = oneshot::channel();
-    inbox
-        .send(decisions::Request { input, reply })
-        .await
-        .map_err(|_| decisions::DecisionError::NotRunning(board))?;
+    hub.commands
+        .send(board, commands::ArbiterCommand::Decide { input, reply })
+        .map_err(|e| match e {
+            commands::CommandError::NotRunning(_) => decisions::DecisionError::NotRunning(board),
+            commands::CommandError::Busy(_) => decisions::DecisionError::Busy(board),
+        })?;
     match answer.await {
         Ok(Ok(events)) => Ok(events),
         Ok(Err(why)) => Err(decisions::DecisionError::Refused { board, why }),

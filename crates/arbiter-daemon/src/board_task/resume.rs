@@ -88,7 +88,6 @@ impl BoardTask {
         let plan = board_journal::replay_plan(&opened.records, &opened.skipped);
         let hold = why_held(&opened, &plan, published);
         let (answers_tx, answers) = mpsc::channel(16);
-        let (inbox_tx, inbox) = mpsc::channel(8);
         let mut task = BoardTask {
             number: b.number,
             round,
@@ -106,8 +105,6 @@ impl BoardTask {
             in_flight: 0,
             replayed: 0,
             journal_failed: false,
-            inbox_tx,
-            inbox,
             last_t: 0,
             physical_view: config.livechess_api.is_some(),
             journal_serial: None,

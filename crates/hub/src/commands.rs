@@ -1,16 +1,19 @@
-//! [`Orders`]: the arbiter's orders to a running board task (the dashboard's actions that
-//! change what a tracker decides, such as accepting an out-of-sync board as the
-//! position). Each board task registers a channel when it starts; an order carries a
-//! reply, so the dashboard answers with what the tracker did or why it refused.
+//! [`Commands`]: the one way back to a running board task, for every arbiter command that
+//! changes what its tracker decides (a decision, accepting an out-of-sync board as the
+//! position, entering a gap's moves, a takeback, confirming a serial). The dashboard, a
+//! central's forwarded actions and the CLI all send here. Each board task registers a
+//! channel when it starts; a command carries a reply, so the caller answers with what
+//! the tracker did or why it refused.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use chess_rules::Color;
 use tokio::sync::{mpsc, oneshot};
+use touch_tracker::{ArbiterEvent, ArbiterInput};
 
-/// How many orders may wait for one board task.
-pub const ORDERS_PER_BOARD: usize = 16;
+/// How many commands may wait for one board task.
+pub const COMMANDS_PER_BOARD: usize = 16;
 
 /// What the tracker said: the accepted position, or why not.
 pub type AcceptReply = Result<Accepted, String>;
@@ -43,7 +46,13 @@ pub struct MovesRefused {
 
 /// One order for a board task.
 #[derive(Debug)]
-pub enum ArbiterOrder {
+pub enum ArbiterCommand {
+    /// The arbiter's decision ([`crate::decisions`], [`crate::decide`]): the events it
+    /// made once journaled and published, or why the tracker refused it.
+    Decide {
+        input: ArbiterInput,
+        reply: oneshot::Sender<Result<Vec<ArbiterEvent>, String>>,
+    },
     /// Accept what the out-of-sync board shows as the position, `side` to move, at `ply`
     /// when the arbiter gives it (from the scoresheets).
     AcceptBoard {
@@ -74,41 +83,41 @@ pub enum ArbiterOrder {
 
 /// Why an order did not reach its board.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OrderError {
+pub enum CommandError {
     #[error("board {0} is not running")]
     NotRunning(u32),
-    #[error("board {0} has {ORDERS_PER_BOARD} orders waiting already; try again")]
+    #[error("board {0} has {COMMANDS_PER_BOARD} commands waiting already; try again")]
     Busy(u32),
 }
 
 /// The running boards' order channels, by board number.
 #[derive(Debug, Default)]
-pub struct Orders {
-    senders: Mutex<BTreeMap<u32, mpsc::Sender<ArbiterOrder>>>,
+pub struct Commands {
+    senders: Mutex<BTreeMap<u32, mpsc::Sender<ArbiterCommand>>>,
 }
 
-impl Orders {
+impl Commands {
     /// A board task starts: the receiving end of its channel.
-    pub fn register(&self, board: u32) -> mpsc::Receiver<ArbiterOrder> {
-        let (tx, rx) = mpsc::channel(ORDERS_PER_BOARD);
+    pub fn register(&self, board: u32) -> mpsc::Receiver<ArbiterCommand> {
+        let (tx, rx) = mpsc::channel(COMMANDS_PER_BOARD);
         self.lock().insert(board, tx);
         rx
     }
 
     /// Sends an order to a board's task.
-    pub fn send(&self, board: u32, order: ArbiterOrder) -> Result<(), OrderError> {
+    pub fn send(&self, board: u32, order: ArbiterCommand) -> Result<(), CommandError> {
         let tx = self
             .lock()
             .get(&board)
             .cloned()
-            .ok_or(OrderError::NotRunning(board))?;
+            .ok_or(CommandError::NotRunning(board))?;
         tx.try_send(order).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => OrderError::Busy(board),
-            mpsc::error::TrySendError::Closed(_) => OrderError::NotRunning(board),
+            mpsc::error::TrySendError::Full(_) => CommandError::Busy(board),
+            mpsc::error::TrySendError::Closed(_) => CommandError::NotRunning(board),
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u32, mpsc::Sender<ArbiterOrder>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u32, mpsc::Sender<ArbiterCommand>>> {
         self.senders.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -1,20 +1,26 @@
-//! The arbiter's orders and decisions for this board (the one way back from the dashboard,
-//! the central and the CLI): checked against the tracker, journaled before they act,
-//! answered with what came of them.
+//! The arbiter's commands for this board ([`arbiter_hub::commands`], the one way back
+//! from the dashboard, the central and the CLI): checked against the tracker, journaled
+//! before they act, answered with what came of them.
 
 use super::*;
 
 impl BoardTask {
     /// An order from the arbiter (the dashboard): checked against the tracker, journaled
     /// (so a restart keeps it), applied; the reply says what came of it.
-    pub(crate) async fn on_order(
+    pub(crate) async fn on_command(
         &mut self,
-        order: arbiter_hub::orders::ArbiterOrder,
+        command: arbiter_hub::commands::ArbiterCommand,
         handle: &mut dgt_serial::BoardHandle,
         epoch: Instant,
     ) {
-        match order {
-            arbiter_hub::orders::ArbiterOrder::AcceptBoard { side, ply, reply } => {
+        match command {
+            arbiter_hub::commands::ArbiterCommand::Decide { input, reply } => {
+                // Board time now, after the events delivered so far.
+                let now = Instant::now().saturating_duration_since(epoch).as_millis() as u64;
+                let t = self.last_t.max(now + self.offset);
+                self.decide(t, input, reply).await;
+            }
+            arbiter_hub::commands::ArbiterCommand::AcceptBoard { side, ply, reply } => {
                 // What the board sent before the order comes first.
                 while let Ok(ev) = handle.events.try_recv() {
                     self.on_port_event(ev, &handle.control, epoch).await;
@@ -31,7 +37,7 @@ impl BoardTask {
                         );
                         self.input(Record::Accept { t_ms, side, ply }, Durability::Now)
                             .await;
-                        Ok(arbiter_hub::orders::Accepted {
+                        Ok(arbiter_hub::commands::Accepted {
                             fen: pos.fen(),
                             ply: pos.plies(),
                             ply_unknown: accepted.ply_unknown,
@@ -41,7 +47,7 @@ impl BoardTask {
                 };
                 let _ = reply.send(answer);
             }
-            arbiter_hub::orders::ArbiterOrder::EnterMoves {
+            arbiter_hub::commands::ArbiterCommand::EnterMoves {
                 from_ply,
                 moves,
                 reply,
@@ -60,14 +66,14 @@ impl BoardTask {
                         self.input(record, Durability::Now).await;
                         Ok(self.recorded())
                     }
-                    Err(e) => Err(arbiter_hub::orders::MovesRefused {
+                    Err(e) => Err(arbiter_hub::commands::MovesRefused {
                         why: e.to_string(),
                         culprit: e.culprit().map(|(i, text)| (i, text.to_owned())),
                     }),
                 };
                 let _ = reply.send(Ok(answer));
             }
-            arbiter_hub::orders::ArbiterOrder::TakeBack {
+            arbiter_hub::commands::ArbiterCommand::TakeBack {
                 to_ply,
                 reason,
                 reply,
@@ -88,7 +94,7 @@ impl BoardTask {
                 };
                 let _ = reply.send(answer);
             }
-            arbiter_hub::orders::ArbiterOrder::ConfirmSerial { serial, reply } => {
+            arbiter_hub::commands::ArbiterCommand::ConfirmSerial { serial, reply } => {
                 let (answer, warnings) = self
                     .routes
                     .update(|s| s.confirm(self.number, self.number, &serial));
@@ -120,9 +126,9 @@ impl BoardTask {
     }
 
     /// The record's last position, as an order's answer.
-    pub(crate) fn recorded(&self) -> arbiter_hub::orders::Recorded {
+    pub(crate) fn recorded(&self) -> arbiter_hub::commands::Recorded {
         let pos = self.tracker.position();
-        arbiter_hub::orders::Recorded {
+        arbiter_hub::commands::Recorded {
             fen: pos.fen(),
             ply: pos.plies(),
         }
@@ -131,15 +137,17 @@ impl BoardTask {
     /// The arbiter's decision ([`arbiter_hub::decisions`]), at board time `t_ms`: checked with
     /// the tracker, journaled and durable before the tracker takes it, published; the
     /// events go back to the caller.
-    pub(crate) async fn decide(&mut self, t_ms: u64, req: arbiter_hub::decisions::Request) {
-        if let Err(why) = self.tracker.check_arbiter(&req.input) {
-            let _ = req.reply.send(Err(why));
+    pub(crate) async fn decide(
+        &mut self,
+        t_ms: u64,
+        input: touch_tracker::ArbiterInput,
+        reply: tokio::sync::oneshot::Sender<Result<Vec<ArbiterEvent>, String>>,
+    ) {
+        if let Err(why) = self.tracker.check_arbiter(&input) {
+            let _ = reply.send(Err(why));
             return;
         }
-        let rec = Record::Arbiter {
-            t_ms,
-            input: req.input,
-        };
+        let rec = Record::Arbiter { t_ms, input };
         let written = self.journal.append(&rec, Durability::Now);
         self.journal_health(written);
         self.journal.durable().await;
@@ -158,6 +166,6 @@ impl BoardTask {
         self.publish(out, false);
         self.hub.set_snapshot(self.number, self.tracker.snapshot());
         // Answered once published: the caller's next look at the hub shows it.
-        let _ = req.reply.send(Ok(answer));
+        let _ = reply.send(Ok(answer));
     }
 }
