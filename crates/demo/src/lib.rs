@@ -25,7 +25,7 @@ use dgt_sim::hands::{
     chess960_game, generate, Expected, GameInput, HandOptions, IllegalKind, Irregularity, Script,
 };
 use dgt_sim::{Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
-use messages::{Language, Messages};
+use messages::{Args, Language, Messages};
 use tokio::sync::broadcast::error::RecvError;
 
 use arbiter_daemon::daemon::{Daemon, DaemonError, RunOptions};
@@ -364,8 +364,15 @@ pub async fn run(
     let out_dir = dir.clone();
     let daemon = Daemon::start(config, RunOptions::default()).await?;
 
-    print_banner(out, &boards, &daemon, opts.speed, &config_path, &out_dir)?;
-    print_line(out, "Rulings as they happen (Ctrl-C to stop early):".into())?;
+    print_banner(
+        out,
+        say,
+        &boards,
+        &daemon,
+        opts.speed,
+        (&config_path, &out_dir),
+    )?;
+    print_line(out, say.text("demo-rulings"))?;
 
     let hub = Arc::clone(daemon.hub());
     let mut rx = hub.subscribe();
@@ -378,7 +385,7 @@ pub async fn run(
         tokio::select! {
             _ = &mut stop => {
                 if !done {
-                    print_line(out, "interrupted".into())?;
+                    print_line(out, say.text("demo-interrupted"))?;
                 }
                 break;
             }
@@ -411,13 +418,13 @@ pub async fn run(
                     }
                     done = true;
                     results = summary(&hub, &boards);
-                    print_summary(out, &results, &out_dir)?;
+                    print_summary(out, say, &results, &out_dir)?;
                     if opts.exit_when_done {
                         break;
                     }
                     // The boards stay on and the dashboard keeps showing the results.
                     if let Some(a) = daemon.http_addr() {
-                        print_line(out, format!("The games are over; the dashboard stays up at http://{a}/ (Ctrl-C to stop)."))?;
+                        print_line(out, say.format("demo-over", &Args::new().str("addr", a.to_string())))?;
                     }
                 }
             }
@@ -425,7 +432,7 @@ pub async fn run(
     }
     if !done {
         results = summary(&hub, &boards);
-        print_summary(out, &results, &out_dir)?;
+        print_summary(out, say, &results, &out_dir)?;
     }
     daemon.shutdown().await;
     drop(sim);
@@ -526,25 +533,30 @@ fn demo_config(boards: &[DemoBoard], opts: &DemoOptions, http: SocketAddr) -> St
 }
 
 /// What the demo runs and where to look: the config, the outputs, the addresses, and each
-/// board with the irregularities its game carries.
+/// board with the irregularities its game carries, in the demo's language.
 fn print_banner(
     out: &mut (dyn Write + Send),
+    say: Messages,
     boards: &[DemoBoard],
     daemon: &Daemon,
     speed: f64,
-    config_path: &Path,
-    out_dir: &Path,
+    paths: (&Path, &Path),
 ) -> Result<(), DemoError> {
+    let (config_path, out_dir) = paths;
+    let banner = Args::new()
+        .num("boards", boards.len() as u64)
+        .str("tc", TIME_CONTROL.to_string())
+        .str("speed", speed.to_string());
+    print_line(out, say.format("demo-banner", &banner))?;
+    let path = |p: &Path| Args::new().str("path", p.display().to_string());
     print_line(
         out,
-        format!(
-            "dgt-arbiter demo: {} emulated boards, {TIME_CONTROL} blitz, speed {}x",
-            boards.len(),
-            speed
-        ),
+        format!("  {}", say.format("demo-config", &path(config_path))),
     )?;
-    print_line(out, format!("  config:  {}", config_path.display()))?;
-    print_line(out, format!("  outputs: {}", out_dir.display()))?;
+    print_line(
+        out,
+        format!("  {}", say.format("demo-outputs", &path(out_dir))),
+    )?;
     if let Some(a) = daemon.http_addr() {
         print_line(
             out,
@@ -552,13 +564,9 @@ fn print_banner(
                 "  HTTP:    http://{a}/round.pgn  /boards  /events  /livechess/tournament.json"
             ),
         )?;
-        print_line(
-            out,
-            format!(
-                "  dashboard: http://{a}/ (the arbiter token is in {})",
-                out_dir.join("arbiter-token").display()
-            ),
-        )?;
+        let token = out_dir.join("arbiter-token").display().to_string();
+        let args = Args::new().str("addr", a.to_string()).str("token", token);
+        print_line(out, format!("  {}", say.format("demo-dashboard", &args)))?;
     }
     if let Some(a) = daemon.livechess_api_addr() {
         print_line(
@@ -571,31 +579,29 @@ fn print_banner(
             .script
             .injected
             .iter()
-            .map(|i| format!("{} (ply {})", i.irregularity, i.ply))
+            .map(|i| {
+                let args = Args::new()
+                    .str("what", i.irregularity.to_string())
+                    .num("ply", u64::from(i.ply));
+                say.format("demo-irregularity", &args)
+            })
             .collect();
-        print_line(
-            out,
-            format!(
-                "  board {}: {} - {} on {}{}",
-                b.number,
-                b.white,
-                b.black,
-                b.pty.display(),
-                if what.is_empty() {
-                    String::new()
-                } else {
-                    format!("; irregularities: {}", what.join(", "))
-                }
-            ),
-        )?;
+        let args = Args::new()
+            .num("board", u64::from(b.number))
+            .str("white", b.white.as_str())
+            .str("black", b.black.as_str())
+            .str("pty", b.pty.display().to_string());
+        let mut line = format!("  {}", say.format("demo-board", &args));
+        if !what.is_empty() {
+            let list = Args::new().str("list", what.join(", "));
+            line.push_str(&say.format("demo-irregularities", &list));
+        }
+        print_line(out, line)?;
         for s in &b.script.skipped {
-            print_line(
-                out,
-                format!(
-                    "    ({} does not fit this game: {})",
-                    s.irregularity, s.reason
-                ),
-            )?;
+            let args = Args::new()
+                .str("what", s.irregularity.to_string())
+                .str("why", s.reason.as_str());
+            print_line(out, format!("    {}", say.format("demo-skipped", &args)))?;
         }
     }
     Ok(())
@@ -619,55 +625,51 @@ fn arbiter_sets_the_clock(board: &DemoBoard, event: &touch_tracker::ArbiterEvent
     }
 }
 
-/// The summary: each board's result, then where the files are.
+/// The summary: each board's result, then where the files are, in the demo's language.
 fn print_summary(
     out: &mut (dyn Write + Send),
+    say: Messages,
     results: &[DemoResult],
     out_dir: &Path,
 ) -> Result<(), DemoError> {
-    print_line(out, "Summary:".into())?;
+    print_line(out, say.text("demo-summary"))?;
     for r in results {
+        let termination = r
+            .termination
+            .as_deref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        let args = Args::new()
+            .num("board", u64::from(r.number))
+            .str("white", r.white.as_str())
+            .str("black", r.black.as_str())
+            .str("result", r.result.to_string())
+            .str("termination", termination)
+            .num("plies", r.plies as u64)
+            .num("rulings", r.rulings as u64);
         print_line(
             out,
-            format!(
-                "  board {}: {} - {}: {}{}, {} plies, rulings: {}",
-                r.number,
-                r.white,
-                r.black,
-                r.result,
-                r.termination
-                    .as_deref()
-                    .map(|t| format!(" ({t})"))
-                    .unwrap_or_default(),
-                r.plies,
-                r.rulings
-            ),
+            format!("  {}", say.format("demo-summary-board", &args)),
         )?;
     }
     let paths = daemon_config::paths::Paths::new(out_dir);
-    print_line(out, format!("Files in {}:", out_dir.display()))?;
-    print_line(
-        out,
-        format!(
-            "  {}  every game of the round",
-            paths.round_pgn(1).display()
+    let dir = Args::new().str("dir", out_dir.display().to_string());
+    print_line(out, say.format("demo-files", &dir))?;
+    let files = [
+        (paths.round_pgn(1).display().to_string(), "demo-file-round"),
+        (
+            format!("{}/", paths.livechess().display()),
+            "demo-file-livechess",
         ),
-    )?;
-    print_line(
-        out,
-        format!(
-            "  {}/  the LiveChess folder (tournament.json, round-1/...)",
-            paths.livechess().display()
+        (paths.events().display().to_string(), "demo-file-events"),
+        (
+            dir_of(&paths.journal(1, 1)).display().to_string(),
+            "demo-file-journals",
         ),
-    )?;
-    print_line(
-        out,
-        format!("  {}  the JSON events", paths.events().display()),
-    )?;
-    print_line(
-        out,
-        format!("  {}  the journals", dir_of(&paths.journal(1, 1)).display()),
-    )?;
+    ];
+    for (path, what) in files {
+        print_line(out, format!("  {path}  {}", say.text(what)))?;
+    }
     Ok(())
 }
 

@@ -10,7 +10,7 @@
 //! gets a new pty, with the stable symlink (if asked for) re-pointed to it, as udev would.
 //!
 //! ```no_run
-//! use dgt_sim::{serve_pty, Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
+//! use dgt_emulator::{serve_pty, Action, Emulator, EmulatorConfig, ServeOptions, TimedAction};
 //! use std::time::Duration;
 //!
 //! let script = vec![TimedAction { at_ms: 1000, action: Action::Lift("e2".parse().unwrap()) }];

@@ -451,3 +451,23 @@ board-status = board status: { $status ->
         [out-of-sync] OutOfSync
        *[in-sync] InSync
     }
+
+## The demo's terminal lines (`dgt-arbiter demo`; the leading spaces are the program's).
+demo-banner = dgt-arbiter demo: { $boards } emulated boards, { $tc } blitz, speed { $speed }x
+demo-config = config:  { $path }
+demo-outputs = outputs: { $path }
+demo-dashboard = dashboard: http://{ $addr }/ (the arbiter token is in { $token })
+demo-board = board { $board }: { $white } - { $black } on { $pty }
+demo-irregularities = ; irregularities: { $list }
+demo-irregularity = { $what } (ply { $ply })
+demo-skipped = ({ $what } does not fit this game: { $why })
+demo-rulings = Rulings as they happen (Ctrl-C to stop early):
+demo-interrupted = interrupted
+demo-over = The games are over; the dashboard stays up at http://{ $addr }/ (Ctrl-C to stop).
+demo-summary = Summary:
+demo-summary-board = board { $board }: { $white } - { $black }: { $result }{ $termination }, { $plies } plies, rulings: { $rulings }
+demo-files = Files in { $dir }:
+demo-file-round = every game of the round
+demo-file-livechess = the LiveChess folder (tournament.json, round-1/...)
+demo-file-events = the JSON events
+demo-file-journals = the journals

@@ -473,3 +473,27 @@ board-status = состояние доски: { $status ->
         [out-of-sync] не совпадает с записью
        *[in-sync] снова совпадает с записью
     }
+
+## The demo's terminal lines (`dgt-arbiter demo`; the leading spaces are the program's).
+demo-banner = dgt-arbiter demo: { $boards } { $boards ->
+        [one] эмулированная доска
+        [few] эмулированные доски
+       *[other] эмулированных досок
+    }, блиц { $tc }, скорость { $speed }x
+demo-config = настройки: { $path }
+demo-outputs = выходные файлы: { $path }
+demo-dashboard = панель арбитра: http://{ $addr }/ (токен арбитра в { $token })
+demo-board = доска { $board }: { $white } - { $black } на { $pty }
+demo-irregularities = ; нарушения: { $list }
+demo-irregularity = { $what } (полуход { $ply })
+demo-skipped = ({ $what } не подходит к этой партии: { $why })
+demo-rulings = Решения по мере игры (Ctrl-C, чтобы остановить раньше):
+demo-interrupted = прервано
+demo-over = Партии окончены; панель арбитра остаётся на http://{ $addr }/ (Ctrl-C, чтобы остановить).
+demo-summary = Итог:
+demo-summary-board = доска { $board }: { $white } - { $black }: { $result }{ $termination }, полуходов: { $plies }, решений арбитра: { $rulings }
+demo-files = Файлы в { $dir }:
+demo-file-round = все партии тура
+demo-file-livechess = папка LiveChess (tournament.json, round-1/...)
+demo-file-events = события в JSON
+demo-file-journals = журналы досок
