@@ -417,7 +417,7 @@ pub async fn run(
                         }
                     }
                     done = true;
-                    results = summary(&hub, &boards);
+                    results = summary(&hub, &boards, say);
                     print_summary(out, say, &results, &out_dir)?;
                     if opts.exit_when_done {
                         break;
@@ -431,7 +431,7 @@ pub async fn run(
         }
     }
     if !done {
-        results = summary(&hub, &boards);
+        results = summary(&hub, &boards, say);
         print_summary(out, say, &results, &out_dir)?;
     }
     daemon.shutdown().await;
@@ -677,7 +677,7 @@ fn dir_of(p: &Path) -> PathBuf {
     p.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
-fn summary(hub: &Hub, boards: &[DemoBoard]) -> Vec<DemoResult> {
+fn summary(hub: &Hub, boards: &[DemoBoard], say: Messages) -> Vec<DemoResult> {
     let views = hub.boards();
     let mut rulings = std::collections::BTreeMap::<u32, usize>::new();
     for e in hub.events_since(0) {
@@ -699,8 +699,8 @@ fn summary(hub: &Hub, boards: &[DemoBoard]) -> Vec<DemoResult> {
                     .to_owned(),
                 termination: game.and_then(|g| {
                     g.reason
-                        .map(words::end_reason)
-                        .or_else(|| g.unfinished.as_ref().map(|_| "unfinished".to_owned()))
+                        .map(|r| words::end_reason_in(say, r))
+                        .or_else(|| g.unfinished.as_ref().map(|_| say.text("demo-unfinished")))
                 }),
                 plies: game.map_or(0, |g| g.moves.len()),
                 rulings: rulings.get(&b.number).copied().unwrap_or(0),

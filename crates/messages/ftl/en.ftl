@@ -464,6 +464,7 @@ demo-skipped = ({ $what } does not fit this game: { $why })
 demo-rulings = Rulings as they happen (Ctrl-C to stop early):
 demo-interrupted = interrupted
 demo-over = The games are over; the dashboard stays up at http://{ $addr }/ (Ctrl-C to stop).
+demo-unfinished = unfinished
 demo-summary = Summary:
 demo-summary-board = board { $board }: { $white } - { $black }: { $result }{ $termination }, { $plies } plies, rulings: { $rulings }
 demo-files = Files in { $dir }:

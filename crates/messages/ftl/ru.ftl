@@ -490,6 +490,7 @@ demo-skipped = ({ $what } не подходит к этой партии: { $why
 demo-rulings = Решения по мере игры (Ctrl-C, чтобы остановить раньше):
 demo-interrupted = прервано
 demo-over = Партии окончены; панель арбитра остаётся на http://{ $addr }/ (Ctrl-C, чтобы остановить).
+demo-unfinished = не доиграна
 demo-summary = Итог:
 demo-summary-board = доска { $board }: { $white } - { $black }: { $result }{ $termination }, полуходов: { $plies }, решений арбитра: { $rulings }
 demo-files = Файлы в { $dir }:
