@@ -16,8 +16,7 @@ impl BoardTask {
         match command {
             arbiter_hub::commands::ArbiterCommand::Decide { input, reply } => {
                 // Board time now, after the events delivered so far.
-                let now = Instant::now().saturating_duration_since(epoch).as_millis() as u64;
-                let t = self.last_t.max(now + self.offset);
+                let t = self.last_t.max(self.order_time(epoch));
                 self.decide(t, input, reply).await;
             }
             arbiter_hub::commands::ArbiterCommand::AcceptBoard { side, ply, reply } => {
@@ -28,8 +27,7 @@ impl BoardTask {
                 let answer = match self.tracker.accepted_position_at(side, ply) {
                     Ok(accepted) => {
                         let pos = accepted.position;
-                        let now = Instant::now().saturating_duration_since(epoch).as_millis();
-                        let t_ms = u64::try_from(now).unwrap_or(u64::MAX) + self.offset;
+                        let t_ms = self.order_time(epoch);
                         tracing::info!(
                             board = self.number,
                             "the arbiter accepts the board as the position, {side} to move: {}",
